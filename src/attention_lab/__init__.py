@@ -1,0 +1,44 @@
+"""attention_lab: the small, tested library behind the course "Attention, from hard to soft".
+
+Notation (used in every notebook, docstring and variable name):
+query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, bandwidth h, w = 1/h.
+"""
+
+from .attention import attention
+from .data import RegressionData, make_regression_data, true_function
+from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
+from .normalisers import (
+    entropy,
+    gumbel_softmax,
+    hard_attention,
+    logsumexp,
+    sample_attention,
+    softmax,
+    sparsemax,
+)
+from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "KERNELS",
+    "SCORES",
+    "RegressionData",
+    "attention",
+    "cosine_score",
+    "dot_score",
+    "entropy",
+    "gaussian_score",
+    "gumbel_softmax",
+    "hard_attention",
+    "logsumexp",
+    "loo_bandwidth",
+    "loo_errors",
+    "make_regression_data",
+    "nadaraya_watson",
+    "sample_attention",
+    "scaled_dot_score",
+    "softmax",
+    "sparsemax",
+    "true_function",
+]

@@ -1,0 +1,59 @@
+"""Every course notebook runs top to bottom in a fresh kernel, cleanly; and the harness can fail."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbcheck import check_notebook, static_problems
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs_clean_in_a_fresh_kernel(path, record_property):
+    problems, seconds = check_notebook(path)
+    record_property("seconds", round(seconds, 1))
+    print(f"{path.name}: {seconds:.1f} s")
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+# --- the harness fails when it should ----------------------------------------------------------------
+
+def make_notebook(tmp_path, *sources, kernelspec=True):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    if kernelspec:
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_harness_passes_a_clean_notebook_in_its_folder(tmp_path):
+    (tmp_path / "marker.txt").write_text("here")
+    path = make_notebook(tmp_path, "from pathlib import Path\nassert Path('marker.txt').exists()")
+    assert check_notebook(path)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        (("1 / 0",), "ZeroDivisionError"),
+        (("import warnings\nwarnings.warn('careful')",), "wrote to stderr"),
+        (("import sys\nprint('oops', file=sys.stderr)",), "wrote to stderr"),
+    ],
+)
+def test_harness_fails_on_errors_and_stderr(tmp_path, sources, expected):
+    problems, _ = check_notebook(make_notebook(tmp_path, *sources))
+    assert any(expected in p for p in problems), problems
+
+
+def test_harness_rejects_outputs_counts_and_missing_kernelspec(tmp_path):
+    nb = nbformat.read(make_notebook(tmp_path, "1 + 1", kernelspec=False), as_version=4)
+    nb.cells[0].outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=1)]
+    nb.cells[0].execution_count = 1
+    problems = static_problems(nb)
+    assert any("kernelspec" in p for p in problems)
+    assert any("outputs" in p for p in problems)
+    assert any("execution count" in p for p in problems)

@@ -1,0 +1,85 @@
+"""The set-up promises: pinned dependencies, conda/Binder environment in step with pip, README commands, lint."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONDA_NAMES = {"pytorch-cpu": "torch"}  # conda-forge name -> pip name
+SETUP_COMMAND = 'python -m pip install -e . && jupyter lab notebooks/'
+TEST_COMMAND = 'python -m pip install -e ".[test]" && python -m pytest'
+
+
+def pip_pins():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = {}
+    for requirement in project["dependencies"]:
+        name, _, version = requirement.partition("==")
+        assert version, f"runtime dependency {requirement!r} is not pinned with =="
+        pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def conda_specs():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    specs, pip_section = {}, []
+    for entry in env["dependencies"]:
+        if isinstance(entry, dict):
+            pip_section += entry.get("pip", [])
+            continue
+        name, _, version = entry.partition("=")
+        specs[CONDA_NAMES.get(name, name)] = version
+    return env, specs, pip_section
+
+
+def test_torch_is_pinned_exactly_to_the_cpu_wheel_on_disk():
+    assert pip_pins()["torch"] == "2.13.0"
+
+
+def test_test_extra_is_pinned():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert all("==" in requirement for requirement in extra), extra
+    assert {"pytest", "hypothesis", "nbclient"} <= {r.split("==")[0] for r in extra}
+
+
+def test_environment_yml_matches_pyproject():
+    env, specs, pip_section = conda_specs()
+    assert env["channels"] == ["conda-forge"]
+    assert re.fullmatch(r"3\.11(\.\d+)?", specs.pop("python")), "python must be pinned to 3.11"
+    specs.pop("pip")
+    pins = pip_pins()
+    assert set(specs) == set(pins), f"conda has {sorted(specs)}, pip has {sorted(pins)}"
+    for name, version in pins.items():
+        conda_version = specs[name]
+        assert conda_version and (version == conda_version or version.startswith(conda_version + ".")), (
+            f"{name}: pyproject pins {version}, environment.yml asks for {conda_version!r}"
+        )
+    assert "pytorch" not in specs and "cudatoolkit" not in specs  # the CPU-only build, nothing GPU-sized
+    assert "-e ." in pip_section, "environment.yml must install the project itself (pip: -e .)"
+
+
+def test_readme_has_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    assert SETUP_COMMAND in readme
+    assert TEST_COMMAND in readme
+    assert "conda env create -f environment.yml" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert TEST_COMMAND in ci, ".ci/run must run the README's test command verbatim"
+
+
+def test_every_notebook_imports_only_declared_packages():
+    pins = set(pip_pins()) | {"attention_lab", "ipympl", "matplotlib", "mpl_toolkits"}
+    stdlib = set(sys.stdlib_module_names)
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for module in re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", path.read_text(), flags=re.M):
+            assert module in pins or module in stdlib or module in {"IPython"}, f"{path.name} imports {module}"
+
+
+def test_ruff_is_clean():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "notebooks"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
