@@ -1,0 +1,90 @@
+"""Figure plumbing: the course style, colour-blind-safe colours, and figures for explorers.
+
+Static figures in the notebooks use plain matplotlib (the inline backend, so they survive as images in a
+saved notebook or an HTML page). Explorers get an interactive ipympl canvas from
+:func:`interactive_figure`, created without pyplot so it is displayed exactly once, where the explorer
+puts it.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib as mpl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "png_bytes"]
+
+# Okabe-Ito: distinguishable with every common form of colour blindness.
+COLORS = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "sky": "#56B4E9",
+    "purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "black": "#000000",
+    "grey": "#999999",
+}
+CYCLE = [COLORS[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "black")]
+CMAP = "viridis"  # perceptually uniform and colour-blind safe, for every heatmap of the course
+
+
+def course_style(scale: float = 1.0) -> dict:
+    """rcParams of the course: readable fonts, the Okabe-Ito cycle, light grids. ``scale`` enlarges all."""
+    return {
+        "font.size": 11 * scale,
+        "axes.titlesize": 12 * scale,
+        "axes.labelsize": 11 * scale,
+        "xtick.labelsize": 10 * scale,
+        "ytick.labelsize": 10 * scale,
+        "legend.fontsize": 9.5 * scale,
+        "lines.linewidth": 2.0 * scale,
+        "lines.markersize": 7 * scale,
+        "axes.linewidth": 1.0 * scale,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.prop_cycle": mpl.cycler(color=CYCLE),
+        "image.cmap": CMAP,
+        "figure.dpi": 100,
+        "figure.constrained_layout.use": True,
+    }
+
+
+def use_course_style(scale: float = 1.0) -> None:
+    """Apply :func:`course_style` to matplotlib for the rest of this notebook session."""
+    mpl.rcParams.update(course_style(scale))
+
+
+def interactive_figure(figsize, *, dpi=80, interactive=True):
+    """A figure for an explorer: an ipympl canvas widget when ``interactive``, else a plain Agg canvas.
+
+    Returns ``(figure, canvas)``. The ipympl canvas is configured for projection: no toolbar, header,
+    footer or resize handle, so the figure is all the reader sees. Made without pyplot, so it is not
+    shown until the explorer displays it (and then only once).
+    """
+    figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    if interactive:
+        from ipympl.backend_nbagg import Canvas, FigureManager
+
+        canvas = Canvas(figure)
+        FigureManager(canvas, 0)
+        canvas.header_visible = False
+        canvas.footer_visible = False
+        canvas.toolbar_visible = False
+        canvas.resizable = False
+        canvas.capture_scroll = False
+    else:
+        canvas = FigureCanvasAgg(figure)
+    return figure, canvas
+
+
+def png_bytes(figure) -> bytes:
+    """The figure rendered to PNG (for the non-interactive fallback and for static pages)."""
+    with io.BytesIO() as buffer:
+        figure.savefig(buffer, format="png")
+        return buffer.getvalue()
