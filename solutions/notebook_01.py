@@ -1,0 +1,18 @@
+"""Reference answers for notebooks/01_queries_keys_values.ipynb."""
+
+import numpy as np
+
+
+def softmax_with_temperature(alpha, temperature):
+    z = alpha / temperature
+    z = z - z.max(axis=-1, keepdims=True)  # every exponent <= 0: no overflow
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def weighted_average(weights, values):
+    return weights @ values  # (n_q, n_keys) @ (n_keys, d_v) -> (n_q, d_v)
+
+
+# softmax(log lambda) = lambda / sum(lambda) = lambda: the logs of the weights (plus any constant) work
+SCORES_FOR_WEIGHTS = np.log([0.1, 0.8, 0.05, 0.05])
