@@ -223,4 +223,5 @@ def check_temperature_for_weight(temperature, scores, target=0.5, tolerance=0.01
     if abs(top - target) <= tolerance:
         return Feedback(name, True, [f"At T = {temperature:g} the largest weight is {top:.3f}."])
     direction = "raise T (more heat spreads the weights)" if top > target else "lower T (colder is more peaked)"
-    return Feedback(name, False, [f"At T = {temperature:g} the largest weight is {top:.3f}, not {target:g}: {direction}."])
+    return Feedback(name, False, [f"At T = {temperature:g} the largest weight is {top:.3f}, not {target:g}: "
+                                  f"{direction}."])
