@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from ._checks import as_float_array
 from .normalisers import entropy, gumbel_softmax, hard_attention, softmax, sparsemax
-from .plots import CMAP, COLORS, CYCLE, interactive_figure, png_bytes
+from .plots import CMAP, COLORS, CYCLE, buffer_png, interactive_figure, png_bytes
 from .scores import gaussian_score
 
 __all__ = [
@@ -149,8 +149,8 @@ class Explorer:
         self.canvas.restore_region(self._background)
         self._draw_animated()
         self.canvas.blit(self.figure.bbox)
-        if self._image is not None:
-            self._image.value = png_bytes(self.figure)
+        if self._image is not None:  # the fallback view: encode the already-blitted pixels, no full redraw
+            self._image.value = buffer_png(self.canvas)
 
     def _on_change(self, change):
         self.update()

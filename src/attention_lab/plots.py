@@ -9,12 +9,14 @@ puts it.
 from __future__ import annotations
 
 import io
+import warnings
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "png_bytes"]
+__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "png_bytes", "buffer_png"]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
 COLORS = {
@@ -72,7 +74,9 @@ def interactive_figure(figsize, *, dpi=80, interactive=True):
         from ipympl.backend_nbagg import Canvas, FigureManager
 
         canvas = Canvas(figure)
-        FigureManager(canvas, 0)
+        with warnings.catch_warnings():  # ipympl's toolbar trips a traitlets DeprecationWarning (not ours to fix)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            FigureManager(canvas, 0)
         canvas.header_visible = False
         canvas.footer_visible = False
         canvas.toolbar_visible = False
@@ -81,6 +85,15 @@ def interactive_figure(figsize, *, dpi=80, interactive=True):
     else:
         canvas = FigureCanvasAgg(figure)
     return figure, canvas
+
+
+def buffer_png(canvas) -> bytes:
+    """The canvas' current pixels as PNG, without drawing anything again."""
+    from PIL import Image
+
+    with io.BytesIO() as buffer:
+        Image.fromarray(np.asarray(canvas.buffer_rgba())).save(buffer, format="png")
+        return buffer.getvalue()
 
 
 def png_bytes(figure) -> bytes:

@@ -1,0 +1,99 @@
+"""The exercise checks: reference answers pass, unfinished stubs read as not attempted, mistakes are explained."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_lab import exercises as ex
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, SOLUTIONS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def nb01():
+    return load("notebook_01")
+
+
+@pytest.fixture(scope="module")
+def nb02():
+    return load("notebook_02")
+
+
+def test_reference_answers_pass(nb01, nb02):
+    assert ex.check_softmax(nb01.softmax_with_temperature).passed
+    assert ex.check_weighted_average(nb01.weighted_average).passed
+    assert ex.check_scores_for_weights(nb01.SCORES_FOR_WEIGHTS).passed
+    assert ex.check_logsumexp(nb02.smooth_max).passed
+    assert ex.check_top_k(nb02.top_k).passed
+    assert ex.check_temperature_for_weight(nb02.temperature_for_half(ALPHA), ALPHA).passed
+
+
+def stub(*args):
+    ...
+
+
+@pytest.mark.parametrize("check", [ex.check_softmax, ex.check_weighted_average, ex.check_logsumexp, ex.check_top_k])
+def test_unfinished_stub_is_not_attempted_and_does_not_raise(check):
+    feedback = check(stub)
+    assert not feedback.passed and not feedback.attempted
+    assert "not attempted" in feedback._repr_markdown_()
+    assert not ex.check_scores_for_weights(...).attempted
+    assert not ex.check_temperature_for_weight(..., ALPHA).attempted
+
+
+def naive_softmax(alpha, temperature):
+    e = np.exp(alpha / temperature)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lambda a, t: naive_softmax(a - a.max(-1, keepdims=True), 1.0), "divide the scores by the temperature"),
+        (lambda a, t: np.exp(a * t - (a * t).max()) / np.exp(a * t - (a * t).max()).sum(-1, keepdims=True),
+         "You multiplied the scores by T"),
+        (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(), "each row must"),
+        (lambda a, t: a / a.sum(-1, keepdims=True), "alpha / sum(alpha)"),
+        (lambda a, t: np.exp(a / t), "must sum to 1"),
+        (lambda a, t: naive_softmax(a, t)[..., :1], "same shape"),
+        (lambda a, t: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
+def test_softmax_mistakes_are_explained(answer, expected):
+    feedback = ex.check_softmax(answer)
+    assert not feedback.passed and feedback.attempted
+    assert expected in " ".join(feedback.messages), feedback
+
+
+def test_overflow_is_explained():
+    with np.errstate(over="ignore", invalid="ignore"):
+        feedback = ex.check_softmax(naive_softmax)
+    assert "overflows" in " ".join(feedback.messages)
+
+
+def test_other_mistakes_are_explained():
+    assert "plain average" in repr(ex.check_weighted_average(lambda w, v: np.broadcast_to(v.mean(0), (3, 2))))
+    assert "without weighting" in repr(ex.check_weighted_average(lambda w, v: np.broadcast_to(v.sum(0), (3, 2))))
+    assert "output has shape (3, 2)" in repr(ex.check_weighted_average(lambda w, v: w.T @ w))
+    assert "weights themselves" in repr(ex.check_scores_for_weights([0.1, 0.8, 0.05, 0.05]))
+    assert "order is right" in repr(ex.check_scores_for_weights([1.0, 3.0, 0.0, 0.0]))
+    assert "forgot the factor T" in repr(ex.check_logsumexp(
+        lambda a, t: np.log(np.sum(np.exp((a - a.max()) / t))) + a.max() / t))
+    assert "hard max" in repr(ex.check_logsumexp(lambda a, t: a.max()))
+    with np.errstate(over="ignore"):
+        assert "overflows" in repr(ex.check_logsumexp(lambda a, t: t * np.log(np.sum(np.exp(a / t)))))
+    assert "each gets 1/k" in repr(ex.check_top_k(lambda a, k: (np.argsort(np.argsort(-a)) < k).astype(float)))
+    assert "k smallest" in repr(ex.check_top_k(lambda a, k: (np.argsort(np.argsort(a)) < k) / k))
+    assert "raise T" in repr(ex.check_temperature_for_weight(0.01, ALPHA))
+    assert "lower T" in repr(ex.check_temperature_for_weight(100.0, ALPHA))
+    assert "temperature must be" in repr(ex.check_temperature_for_weight(-1.0, ALPHA))

@@ -1,0 +1,149 @@
+"""Explorers, headless: every slider position gives finite artists that changed, drawn in place, nothing rebuilt."""
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from attention_lab import entropy, softmax, sparsemax
+from attention_lab.explorers import (
+    TEMPERATURE_OPTIONS,
+    GumbelExplorer,
+    LookupExplorer,
+    TemperatureExplorer,
+    gumbel_small_multiples,
+    lookup_small_multiples,
+    nearest_temperature,
+    temperature_small_multiples,
+)
+
+KEYS = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
+VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
+LABELS = ["apple", "orange", "pear", "cherry"]
+QUERIES = {"cherry": [9.0, 3.0], "mix": [7.5, 6.0]}
+ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
+TEMPERATURES = [value for _, value in TEMPERATURE_OPTIONS]
+
+
+def pixels(explorer):
+    return np.asarray(explorer.canvas.buffer_rgba()).copy()
+
+
+def artist_count(explorer):
+    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
+
+
+def sweep(explorer, name="temperature"):
+    """Move the slider over its whole range, both ways; yield after each step."""
+    before = pixels(explorer)
+    for value in TEMPERATURES + TEMPERATURES[::-1]:
+        if explorer.controls[name].value == value:
+            continue
+        explorer.controls[name].value = value
+        now = pixels(explorer)
+        yield value, not np.array_equal(now, before)
+        before = now
+
+
+@pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])
+def interactive(request):
+    return request.param
+
+
+def test_slider_reaches_both_limits_exactly():
+    assert TEMPERATURES[0] == 0.0 and TEMPERATURES[-1] == np.inf
+    assert np.all(np.diff(TEMPERATURES) > 0)
+    assert nearest_temperature(0.98) == 1.0 and nearest_temperature(1e-9) == 0.0 and nearest_temperature(1e9) == np.inf
+
+
+def test_lookup_explorer_over_the_whole_range(interactive):
+    explorer = LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=interactive)
+    figure, count = explorer.figure, artist_count(explorer)
+    for query in QUERIES:
+        explorer.set(query=query)
+        changed = []
+        for temperature, pixels_changed in sweep(explorer):
+            alpha, lam, out = explorer.compute(query, temperature)
+            heights = np.array([bar.get_height() for bar in explorer.weight_bars])
+            np.testing.assert_allclose(heights, lam)
+            np.testing.assert_allclose(heights.sum(), 1.0)
+            np.testing.assert_allclose([bar.get_height() for bar in explorer.out_bars], lam @ VALUES)
+            assert np.all(np.isfinite([bar.get_height() for bar in explorer.score_bars]))
+            changed.append(pixels_changed)
+        assert np.mean(changed) > 0.5, "most slider steps must change the picture"
+    assert explorer.figure is figure and artist_count(explorer) == count  # updated in place, nothing added
+
+
+def test_temperature_explorer_over_the_whole_range(interactive):
+    explorer = TemperatureExplorer(ALPHA, V2, interactive=interactive)
+    count = artist_count(explorer)
+    for normaliser, fn in (("softmax", softmax), ("sparsemax", sparsemax)):
+        explorer.set(normaliser=normaliser)
+        changed = []
+        for temperature, pixels_changed in sweep(explorer):
+            lam = fn(ALPHA, temperature)
+            np.testing.assert_allclose([bar.get_height() for bar in explorer.weight_bars], lam)
+            x, y = explorer.output.get_data()
+            np.testing.assert_allclose([x[0], y[0]], lam @ V2)
+            _, h = explorer.entropy_now.get_data()
+            assert np.isclose(h[0], entropy(lam)) and np.isfinite(h[0])
+            for line in (explorer.sample_one, explorer.sample_mean, explorer.path, explorer.entropy_curve):
+                assert np.all(np.isfinite(np.asarray(line.get_data(), dtype=float)))
+            changed.append(pixels_changed)
+        assert np.mean(changed) > 0.5
+    # the path runs from the argmax value (T = 0) to the mean (T = inf)
+    x, y = explorer.path.get_data()
+    np.testing.assert_allclose([x[0], y[0]], V2[np.argmax(ALPHA)])
+    np.testing.assert_allclose([x[-1], y[-1]], V2.mean(axis=0))
+    assert artist_count(explorer) == count
+
+
+def test_gumbel_explorer_over_the_whole_range(interactive):
+    explorer = GumbelExplorer(ALPHA, interactive=interactive)
+    np.testing.assert_allclose(explorer.argmax_frequency, softmax(ALPHA), atol=0.03)
+    changed = []
+    for temperature, pixels_changed in sweep(explorer):
+        rows = np.asarray(explorer.image.get_array())
+        assert np.all(np.isfinite(rows))
+        np.testing.assert_allclose(rows.sum(axis=1), 1.0)
+        if temperature == 0:
+            assert set(np.unique(rows)) <= {0.0, 1.0}
+        if temperature == np.inf:
+            np.testing.assert_allclose(rows, 1 / ALPHA.size)
+        changed.append(pixels_changed)
+    assert np.mean(changed) > 0.5
+
+
+def test_set_rejects_unknown_controls():
+    explorer = GumbelExplorer(ALPHA, interactive=False)
+    with pytest.raises(ValueError, match=r"unknown control 'bandwidth'; this explorer has \['temperature'\]"):
+        explorer.set(bandwidth=1.0)
+
+
+def test_explorer_input_errors():
+    with pytest.raises(ValueError, match=r"keys must be 2-D points of shape \(n, 2\)"):
+        LookupExplorer(np.zeros((4, 3)), VALUES, LABELS, QUERIES, interactive=False)
+    with pytest.raises(ValueError, match=r"one entry per key"):
+        LookupExplorer(KEYS, VALUES, LABELS[:3], QUERIES, interactive=False)
+    with pytest.raises(ValueError, match=r"normaliser must be one of \['softmax', 'sparsemax'\]"):
+        TemperatureExplorer(ALPHA, V2, normaliser="plain", interactive=False)
+    with pytest.raises(ValueError, match=r"values shape \(n, 2\)"):
+        TemperatureExplorer(ALPHA, V2[:3], interactive=False)
+
+
+def test_explorer_is_displayed_as_one_widget_with_its_canvas():
+    explorer = TemperatureExplorer(ALPHA, V2)
+    bundle = explorer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert explorer.canvas in explorer.widget.children and explorer.canvas.toolbar_visible is False
+
+
+def test_static_small_multiples():
+    for fig, n_axes in [
+        (lookup_small_multiples(KEYS, VALUES, LABELS, [7.5, 6.0], temperatures=[0, 1, np.inf]), 3),
+        (temperature_small_multiples(ALPHA, V2, temperatures=[0, 1, 3, np.inf]), 8),
+        (gumbel_small_multiples(ALPHA, temperatures=[0, 0.5, 10]), 4),  # 3 panels and a colour bar
+    ]:
+        assert isinstance(fig, Figure) and len(fig.axes) == n_axes
+        for ax in fig.axes[:1]:
+            assert ax.get_ylabel()
