@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._checks import as_float_array
@@ -65,18 +66,18 @@ def temperature_slider(value: float = 1.0, description: str = "T") -> widgets.Se
 
 
 def _temperature_axis_position(t: float) -> float:
-    """Where temperature T sits on a log10 axis that also shows T = 0 (at -2.5) and T = inf (at 2.5)."""
+    """Where temperature T sits on a log10 axis that also shows T = 0 (at -2.8) and T = inf (at 2.8)."""
     if t == 0:
-        return -2.5
+        return -2.8
     if t == np.inf:
-        return 2.5
+        return 2.8
     return float(np.log10(t))
 
 
 def _temperature_axis(ax, label="temperature T (log scale)"):
-    ticks = [-2.5, -2, -1, 0, 1, 2, 2.5]
+    ticks = [-2.8, -2, -1, 0, 1, 2, 2.8]
     ax.set_xticks(ticks, ["0", "0.01", "0.1", "1", "10", "100", "∞"])
-    ax.set_xlim(-2.7, 2.7)
+    ax.set_xlim(-3.05, 3.05)
     ax.set_xlabel(label)
 
 
@@ -101,7 +102,9 @@ class Explorer:
         self._background = None
         self.canvas.mpl_connect("draw_event", self._on_full_draw)
         self.update()
-        self.canvas.draw()  # the one full draw: solves the constrained layout and captures the background
+        # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
+        # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
+        FigureCanvasAgg.draw(self.canvas)
         self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
         if interactive:
             view, self._image = self.canvas, None
@@ -148,6 +151,8 @@ class Explorer:
         """Blit: background bitmap + changing artists, then send the changed pixels to the browser."""
         self.canvas.restore_region(self._background)
         self._draw_animated()
+        if getattr(self.canvas, "syncing_data_url", False):
+            return  # ipympl with no browser view connected yet: it will request a full frame when it connects
         self.canvas.blit(self.figure.bbox)
         if self._image is not None:  # the fallback view: encode the already-blitted pixels, no full redraw
             self._image.value = buffer_png(self.canvas)
@@ -181,7 +186,7 @@ class LookupExplorer(Explorer):
     Scores are alpha_i = -||q - k_i||^2 / (2 h^2): the closer a key to the query, the higher its score.
     """
 
-    figsize = (12.0, 3.3)
+    figsize = (11.0, 3.3)
 
     def __init__(self, keys, values, labels, queries: dict, *, feature_names=("feature 1", "feature 2"),
                  value_names=None, bandwidth=1.0, temperature=1.0, interactive=True):
@@ -292,7 +297,7 @@ class TemperatureExplorer(Explorer):
     Samples use fixed uniform numbers (inverse-CDF sampling), so moving T moves them smoothly.
     """
 
-    figsize = (13.0, 3.4)
+    figsize = (11.0, 3.6)
 
     def __init__(self, scores, values, labels=None, *, k=2, n_samples=8, seed=0, temperature=1.0,
                  normaliser="softmax", interactive=True):
@@ -311,7 +316,7 @@ class TemperatureExplorer(Explorer):
         controls = {
             "temperature": temperature_slider(temperature),
             "normaliser": widgets.ToggleButtons(options=list(NORMALISERS), value=normaliser,
-                                                description="normaliser", style={"button_width": "90px"}),
+                                                description="normaliser", style={"button_width": "100px"}),
         }
         super().__init__(controls, interactive=interactive)
 
@@ -325,7 +330,7 @@ class TemperatureExplorer(Explorer):
 
     def _build(self) -> list:
         self.ax_scores, self.ax_weights, self.ax_entropy, self.ax_values = self.figure.subplots(
-            1, 4, gridspec_kw={"width_ratios": [1, 1, 1.1, 1.2]})
+            1, 4, gridspec_kw={"width_ratios": [0.8, 0.9, 1.0, 1.3]})
         n = self.alpha.size
         top = int(np.argmax(self.alpha))
         colors = [COLORS["vermillion"] if i == top else COLORS["grey"] for i in range(n)]
@@ -346,7 +351,7 @@ class TemperatureExplorer(Explorer):
         (self.entropy_ends,) = ax.plot([], [], ls="none", marker="o", color=COLORS["blue"], mfc="white")
         (self.entropy_now,) = ax.plot([], [], ls="none", marker="o", ms=10, color=COLORS["vermillion"])
         ax.axhline(np.log(n), color=COLORS["grey"], ls="--", lw=1)
-        ax.text(-2.6, np.log(n) * 0.93, f"log n = {np.log(n):.2f} (uniform)", va="top", fontsize=9)
+        ax.text(-2.9, np.log(n) * 0.93, f"log n = {np.log(n):.2f} (uniform)", va="top", fontsize=9)
         ax.set_ylim(-0.05, np.log(n) * 1.08)
         ax.set_ylabel(r"entropy $H(\lambda)$ (nats)")
         _temperature_axis(ax)
@@ -372,12 +377,13 @@ class TemperatureExplorer(Explorer):
         (self.output,) = ax.plot([], [], ls="none", marker="o", ms=12, color=COLORS["blue"],
                                  label=r"soft output $\sum_i\lambda_i v_i$")
         pad = 0.12 * np.ptp(v, axis=0)
-        ax.set_xlim(v[:, 0].min() - pad[0], v[:, 0].max() + pad[0])
         ax.set_ylim(v[:, 1].min() - pad[1], v[:, 1].max() + pad[1])
         ax.set_xlabel("value coordinate 1")
         ax.set_ylabel("value coordinate 2")
         ax.set_title("the output in value space")
-        ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8.5, frameon=False)
+        ax.set_xlim(v[:, 0].min() - pad[0], v[:, 0].max() + 3.2 * pad[0] + 0.4 * np.ptp(v[:, 0]))  # legend room
+        ax.legend(loc="lower right", fontsize=7.5, framealpha=0.85, handlelength=1.2, borderpad=0.3,
+                  labelspacing=0.25)
         self._normaliser_drawn = None
         return [*self.weight_bars, self.weights_title, self.entropy_curve, self.entropy_ends, self.entropy_now,
                 self.path, self.sample_one, self.sample_mean, self.output]
@@ -387,7 +393,7 @@ class TemperatureExplorer(Explorer):
         weights = np.array([self.weights(t, normaliser) for t in self.curve_t])  # (n_t, n)
         self.entropy_curve.set_data(np.log10(self.curve_t), entropy(weights))
         ends = [self.weights(0.0, normaliser), self.weights(np.inf, normaliser)]
-        self.entropy_ends.set_data([-2.5, 2.5], entropy(np.array(ends)))
+        self.entropy_ends.set_data([-2.8, 2.8], entropy(np.array(ends)))
         path = np.vstack([ends[0], weights, ends[1]]) @ self.values_  # (n_t + 2, 2)
         self.path.set_data(path[:, 0], path[:, 1])
         self._normaliser_drawn = normaliser

@@ -62,6 +62,20 @@ def use_course_style(scale: float = 1.0) -> None:
     mpl.rcParams.update(course_style(scale))
 
 
+def _ipympl_classes():
+    """ipympl's canvas and manager, imported without letting ipympl switch pyplot's backend.
+
+    ``import ipympl`` calls ``matplotlib.use('module://ipympl.backend_nbagg')`` when matplotlib is already
+    imported; the course keeps the inline backend for static figures, so the backend is put back.
+    """
+    before = mpl.get_backend()
+    from ipympl.backend_nbagg import Canvas, FigureManager
+
+    if mpl.get_backend() != before:
+        mpl.use(before)
+    return Canvas, FigureManager
+
+
 def interactive_figure(figsize, *, dpi=80, interactive=True):
     """A figure for an explorer: an ipympl canvas widget when ``interactive``, else a plain Agg canvas.
 
@@ -71,8 +85,7 @@ def interactive_figure(figsize, *, dpi=80, interactive=True):
     """
     figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
     if interactive:
-        from ipympl.backend_nbagg import Canvas, FigureManager
-
+        Canvas, FigureManager = _ipympl_classes()
         canvas = Canvas(figure)
         with warnings.catch_warnings():  # ipympl's toolbar trips a traitlets DeprecationWarning (not ours to fix)
             warnings.simplefilter("ignore", DeprecationWarning)

@@ -1,0 +1,188 @@
+"""Drive the course in real JupyterLab and headless Chromium (for the UI tests and the latency benchmark).
+
+Needs the test extra (Playwright for Python) and Debian's Chromium at ``/usr/bin/chromium``
+(``apt-get install -y chromium``); Playwright's own browser download is not used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+INSTALL_HINT = "install Debian's Chromium with: apt-get install -y chromium (as root)"
+
+# CSS selectors in JupyterLab 4 / ipywidgets 8 / ipympl
+OUTPUT = ".jp-OutputArea-output"
+STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+FIGURE = ".jupyter-matplotlib"
+CANVAS = ".jupyter-matplotlib-canvas-div canvas"
+SLIDER_HANDLE = ".widget-slider .noUi-handle"
+DIALOG = ".jp-Dialog"
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None
+
+
+@dataclass
+class LabServer:
+    url: str
+    token: str
+    process: subprocess.Popen
+
+    def notebook_url(self, relative_path: str) -> str:
+        """A fresh workspace per page, so that JupyterLab does not restore (and re-run) the last notebook."""
+        return f"{self.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{relative_path}?reset&token={self.token}"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyterlab(root: Path, *, timeout: float = 60.0):
+    """Start JupyterLab on 127.0.0.1 with a random token, serving ``root``; stop it afterwards."""
+    port, token = _free_port(), secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="attention-lab-jupyter-") as home:
+        settings = Path(home) / "settings" / "@jupyterlab" / "notebook-extension"
+        settings.mkdir(parents=True)
+        # render every cell, also those far down the page (JupyterLab virtualises long notebooks by default)
+        (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
+               "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"), "JUPYTER_RUNTIME_DIR": home}
+        log = open(Path(home) / "server.log", "w")  # noqa: SIM115 - closed below
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+             f"--IdentityProvider.token={token}", "--LabApp.expose_app_in_browser=True",
+             f"--ServerApp.root_dir={root}"],
+            env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
+                        break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        log.flush()
+                        raise RuntimeError("JupyterLab did not start:\n"
+                                           + (Path(home) / "server.log").read_text()[-3000:]) from None
+                    time.sleep(0.3)
+            yield LabServer(url, token, process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            log.close()
+
+
+@contextlib.contextmanager
+def chromium(width: int = 1400, height: int = 1000):
+    """A headless Debian Chromium page driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_idle(page, timeout_ms: int = 120_000):
+    page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=timeout_ms)
+
+
+def open_notebook(page, server: LabServer, relative_path: str):
+    page.goto(server.notebook_url(relative_path))
+    page.wait_for_selector(".jp-NotebookPanel", timeout=60_000)
+    wait_idle(page)
+
+
+def run_all(page, timeout_ms: int = 180_000):
+    """Run All, then wait until every code cell has an execution count and the kernel is idle."""
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""", timeout=timeout_ms)
+    wait_idle(page)
+
+
+def page_problems(page) -> list[str]:
+    """What a student would see as broken: errors, stderr, failed widgets, kernel dialogs."""
+    problems = []
+    for element in page.query_selector_all(STDERR):
+        problems.append("stderr or error output: " + element.inner_text()[:500])
+    if page.locator("text=Error displaying widget").count():
+        problems.append("a widget failed to render ('Error displaying widget')")
+    if page.locator(DIALOG).count():
+        problems.append("a dialog is open: " + page.locator(DIALOG).first.inner_text()[:200])
+    return problems
+
+
+# JavaScript: step a slider with the keyboard and time until the figure's pixels change.
+WATCH_CANVAS = """([outputSelector, area, canvasSelector]) => {
+    const output = document.querySelectorAll(outputSelector)[area];
+    const canvas = output.querySelector(canvasSelector);
+    const read = () => canvas.tagName === 'IMG' ? canvas.src : canvas.toDataURL();
+    const state = {start: performance.now(), changes: [], last: read()};
+    const poll = () => {
+        const now = read();
+        if (now !== state.last) { state.changes.push(performance.now() - state.start); state.last = now; }
+        if (!state.stop) requestAnimationFrame(poll);
+    };
+    window.__watch = state;
+    requestAnimationFrame(poll);
+}"""
+
+
+def step_and_time(page, area: int, handle, key: str = "ArrowRight", canvas_selector: str = CANVAS,
+                  timeout_s: float = 5.0) -> float | None:
+    """Press ``key`` on a slider handle; milliseconds until the figure in output ``area`` changed (None: never)."""
+    page.evaluate(WATCH_CANVAS, [OUTPUT, area, canvas_selector])
+    handle.press(key)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        changes = page.evaluate("window.__watch.changes")
+        if changes:
+            page.evaluate("window.__watch.stop = true")
+            return changes[0]
+        time.sleep(0.005)
+    page.evaluate("window.__watch.stop = true")
+    return None
+
+
+def burst_and_settle(page, area: int, handle, steps: int = 10, key: str = "ArrowRight",
+                     canvas_selector: str = CANVAS, quiet_s: float = 1.5) -> float:
+    """Press ``key`` ``steps`` times as fast as possible; ms from the last press until the last change."""
+    page.evaluate(WATCH_CANVAS, [OUTPUT, area, canvas_selector])
+    for _ in range(steps):
+        handle.press(key)
+    last_press = page.evaluate("performance.now() - window.__watch.start")
+    time.sleep(quiet_s)
+    changes = page.evaluate("window.__watch.changes")
+    page.evaluate("window.__watch.stop = true")
+    return max(0.0, (changes[-1] if changes else last_press) - last_press)

@@ -1,0 +1,77 @@
+"""The course in real JupyterLab and headless Chromium: what a student would actually see.
+
+Skipped with a hint where Chromium is missing; under CI (CI=true) a missing browser is a failure.
+Screenshots land in test-artifacts/.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_lab import browser
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ARTIFACTS = ROOT / "test-artifacts"
+
+pytestmark = pytest.mark.browser
+
+if not browser.chromium_available():
+    if os.environ.get("CI") == "true":
+        raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM} for the UI tests: {browser.INSTALL_HINT}")
+    pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with browser.jupyterlab(ROOT) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def page():
+    with browser.chromium() as page:
+        yield page
+
+
+def expected_figures(path: Path) -> int:
+    """One interactive figure per explorer built in the notebook."""
+    return len(re.findall(r"\w+Explorer\(", path.read_text()))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_in_jupyterlab(lab, page, path):
+    browser.open_notebook(page, lab, f"notebooks/{path.name}")
+    assert page.locator(browser.DIALOG).count() == 0, "a dialog (e.g. 'Select Kernel') opened with the notebook"
+    browser.run_all(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"), full_page=True)
+    problems = browser.page_problems(page)
+    assert not problems, "\n".join(problems)
+
+    # each explorer's figure is shown exactly once
+    figures = page.locator(browser.FIGURE)
+    assert figures.count() == expected_figures(path)
+    outputs = page.locator(browser.OUTPUT)
+    areas = [i for i in range(outputs.count()) if outputs.nth(i).locator(browser.FIGURE).count()]
+    for k, i in enumerate(areas):
+        assert outputs.nth(i).locator(browser.FIGURE).count() == 1, "a figure is displayed twice in one output"
+        outputs.nth(i).scroll_into_view_if_needed()
+        outputs.nth(i).screenshot(path=str(ARTIFACTS / f"{path.stem}-explorer-{k + 1}.png"))
+
+    # every slider of every explorer moves its figure on screen
+    moved = 0
+    for i in areas:
+        handles = outputs.nth(i).locator(browser.SLIDER_HANDLE)
+        for j in range(handles.count()):
+            handle = handles.nth(j)
+            handle.scroll_into_view_if_needed()
+            latency = browser.step_and_time(page, i, handle, "ArrowLeft")
+            if latency is None:  # already at the left end
+                latency = browser.step_and_time(page, i, handle, "ArrowRight")
+            assert latency is not None, f"slider {j} of explorer output {i} did not change its figure"
+            moved += 1
+    assert moved >= len(areas)
+    assert not browser.page_problems(page)
