@@ -146,8 +146,10 @@ def page_problems(page) -> list[str]:
 # JavaScript: step a slider with the keyboard and time until the figure's pixels change.
 WATCH_CANVAS = """([outputSelector, area, canvasSelector]) => {
     const output = document.querySelectorAll(outputSelector)[area];
-    const canvas = output.querySelector(canvasSelector);
-    const read = () => canvas.tagName === 'IMG' ? canvas.src : canvas.toDataURL();
+    const read = () => {  // query again each time: the naive version replaces its <img> on every step
+        const el = output.querySelector(canvasSelector);
+        return !el ? '' : (el.tagName === 'IMG' ? el.src : el.toDataURL());
+    };
     const state = {start: performance.now(), changes: [], last: read()};
     const poll = () => {
         const now = read();

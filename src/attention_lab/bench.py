@@ -1,0 +1,201 @@
+"""Latency and memory benchmark of the course's explorers: ``python -m attention_lab.bench [--steps N]``.
+
+For every explorer, in real JupyterLab and headless Chromium (needs the test extra and Debian's
+Chromium), side by side with the naive version of the same figure (``ipywidgets.interact`` rebuilding
+it with the inline backend):
+
+- slider step to changed pixels: median and p95 over N keyboard steps;
+- a burst of 10 quick steps: time from the last key press until the figure stops changing;
+- in the kernel: the cost of one update split into compute, draw and PNG encoding;
+- each notebook's kernel peak memory after Run All.
+
+Results are printed and written to ``bench-results/bench.json``. A benchmark, not a test: the numbers
+depend on the machine and its load; compare ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The explorers exactly as the notebooks build them (same data, same figure).
+SETUP = textwrap.dedent("""
+    import numpy as np
+    from attention_lab.explorers import LookupExplorer, TemperatureExplorer, GumbelExplorer
+    K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
+    VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
+    LABELS = ["apple", "orange", "pear", "cherry"]
+    QUERIES = {"cherry": [9.0, 3.0], "sweet and sour": [7.5, 6.0]}
+    ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+    V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
+""")
+EXPLORERS = {
+    "LookupExplorer (01)": "LookupExplorer(K, VALUES, LABELS, QUERIES, temperature={t}{extra})",
+    "TemperatureExplorer (02)": "TemperatureExplorer(ALPHA, V2, temperature={t}{extra})",
+    "GumbelExplorer (02)": "GumbelExplorer(ALPHA, temperature={t}{extra})",
+}
+
+
+def _bench_notebook(expression: str) -> dict:
+    """A notebook with the fast explorer, then the naive interact version of the same figure."""
+    import nbformat
+
+    fast = expression.format(t=1.0, extra="")
+    naive = expression.format(t="T", extra=", interactive=False")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in [
+        "%matplotlib inline\n" + SETUP,
+        f"explorer = {fast}\nexplorer",
+        "import ipywidgets as widgets\nfrom IPython.display import display\n"
+        "from attention_lab.explorers import temperature_slider\n"
+        f"def naive(T):\n    display({naive}.figure)\n"
+        "widgets.interact(naive, T=temperature_slider(1.0));",
+    ]]
+    return nb
+
+
+def browser_latency(steps: int) -> dict:
+    """Slider-to-pixels latency of each explorer and its naive twin, in real JupyterLab."""
+    import nbformat
+
+    from . import browser
+
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as root:
+        for name, expression in EXPLORERS.items():
+            nbformat.write(_bench_notebook(expression), Path(root) / f"{name.split()[0]}.ipynb")
+        with browser.jupyterlab(Path(root)) as lab, browser.chromium() as page:
+            for name in EXPLORERS:
+                browser.open_notebook(page, lab, f"{name.split()[0]}.ipynb")
+                browser.run_all(page)
+                page.wait_for_timeout(1500)
+                outputs = page.locator(browser.OUTPUT)
+                areas = {}
+                for i in range(outputs.count()):
+                    if outputs.nth(i).locator(browser.FIGURE).count():
+                        areas["fast"] = (i, browser.CANVAS)
+                    elif outputs.nth(i).locator(browser.SLIDER_HANDLE).count():
+                        areas["naive"] = (i, "img")
+                row = {}
+                for version, (area, selector) in areas.items():
+                    handle = outputs.nth(area).locator(browser.SLIDER_HANDLE).first
+                    handle.scroll_into_view_if_needed()
+                    latencies = []
+                    for step in range(steps):
+                        key = "ArrowLeft" if (step // 6) % 2 == 0 else "ArrowRight"  # wander, never pin at an end
+                        latency = browser.step_and_time(page, area, handle, key, selector)
+                        if latency is not None:
+                            latencies.append(latency)
+                        page.wait_for_timeout(150)
+                    settle = browser.burst_and_settle(page, area, handle, 10, "ArrowRight", selector)
+                    row[version] = {"median_ms": float(np.median(latencies)) if latencies else None,
+                                    "p95_ms": float(np.percentile(latencies, 95)) if latencies else None,
+                                    "steps": len(latencies), "burst_settle_ms": settle}
+                results[name] = row
+    return results
+
+
+def kernel_costs(repeats: int = 30) -> dict:
+    """Per update, inside the kernel: compute (artist data), draw (blit the changing artists), encode (PNG diff)."""
+    from .explorers import TEMPERATURE_OPTIONS
+
+    namespace: dict = {}
+    exec(SETUP, namespace)  # noqa: S102 - our own constant setup code
+    temperatures = [value for _, value in TEMPERATURE_OPTIONS][5:5 + repeats]
+    costs = {}
+    for name, expression in EXPLORERS.items():
+        explorer = eval(expression.format(t=1.0, extra=""), namespace)  # noqa: S307 - our own constant
+        canvas = explorer.canvas
+        canvas.syncing_data_url = False  # as if the browser view were connected
+        timings = {"compute_ms": [], "draw_ms": [], "encode_ms": []}
+        for t in temperatures:
+            explorer.controls["temperature"].unobserve_all()
+            explorer.controls["temperature"].value = t
+            start = time.perf_counter()
+            explorer.update()
+            drawn = time.perf_counter()
+            canvas.restore_region(explorer._background)
+            explorer._draw_animated()
+            encoded = time.perf_counter()
+            canvas._png_is_old = True
+            canvas.get_diff_image()
+            done = time.perf_counter()
+            timings["compute_ms"].append(1000 * (drawn - start))
+            timings["draw_ms"].append(1000 * (encoded - drawn))
+            timings["encode_ms"].append(1000 * (done - encoded))
+        full = []
+        for _ in range(5):
+            start = time.perf_counter()
+            explorer.figure.canvas.draw()
+            full.append(1000 * (time.perf_counter() - start))
+        costs[name] = {key: float(np.median(values)) for key, values in timings.items()}
+        costs[name]["full_redraw_ms"] = float(np.median(full))
+    return costs
+
+
+def notebook_memory() -> dict:
+    """Peak resident memory (MB) of each course notebook's kernel after running it top to bottom."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    memory = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        nb.cells.append(nbformat.v4.new_code_cell(
+            "import resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"))
+        start = time.perf_counter()
+        workdir = {"metadata": {"path": str(path.parent)}}
+        client = NotebookClient(nb, timeout=300, kernel_name="python3", resources=workdir)
+        client.execute()
+        seconds = time.perf_counter() - start
+        peak_kb = int(nb.cells[-1].outputs[0]["text"].strip())
+        memory[path.name] = {"peak_mb": peak_kb / 1024, "run_all_s": seconds}
+    return memory
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=12, help="slider steps per explorer (default 12)")
+    parser.add_argument("--no-browser", action="store_true", help="skip the real-browser latency part")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "bench.json")
+    args = parser.parse_args(argv)
+
+    report = {"kernel": kernel_costs(), "memory": notebook_memory()}
+    if not args.no_browser:
+        report["browser"] = browser_latency(args.steps)
+
+    print("\nIn-kernel cost per slider step (ms, median):")
+    print(f"{'explorer':<26}{'compute':>9}{'draw':>7}{'encode':>8}{'full redraw':>13}")
+    for name, c in report["kernel"].items():
+        print(f"{name:<26}{c['compute_ms']:>9.1f}{c['draw_ms']:>7.1f}{c['encode_ms']:>8.1f}{c['full_redraw_ms']:>13.1f}")
+    if "browser" in report:
+        print("\nSlider step to changed pixels in JupyterLab + Chromium (ms):")
+        print(f"{'explorer':<26}{'version':>8}{'median':>8}{'p95':>8}{'burst settle':>14}{'speed-up':>10}")
+        for name, row in report["browser"].items():
+            for version, r in row.items():
+                ratio = ""
+                if version == "fast" and row.get("naive", {}).get("median_ms") and r["median_ms"]:
+                    ratio = f"{row['naive']['median_ms'] / r['median_ms']:.1f}x"
+                median = f"{r['median_ms']:.0f}" if r["median_ms"] is not None else "n/a"
+                p95 = f"{r['p95_ms']:.0f}" if r["p95_ms"] is not None else "n/a"
+                print(f"{name:<26}{version:>8}{median:>8}{p95:>8}{r['burst_settle_ms']:>14.0f}{ratio:>10}")
+    print("\nKernel peak memory after Run All:")
+    for name, m in report["memory"].items():
+        print(f"  {name:<36} {m['peak_mb']:7.0f} MB   ({m['run_all_s']:.1f} s)")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2))
+    print(f"\nwritten to {args.out}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
