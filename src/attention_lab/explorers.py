@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from ._checks import as_float_array
 from .normalisers import entropy, gumbel_softmax, hard_attention, softmax, sparsemax
-from .plots import CMAP, COLORS, CYCLE, buffer_png, interactive_figure, png_bytes
+from .plots import CMAP, COLORS, CYCLE, buffer_png, interactive_figure
 from .scores import gaussian_score
 
 __all__ = [
@@ -109,7 +109,7 @@ class Explorer:
         if interactive:
             view, self._image = self.canvas, None
         else:  # no ipympl: show a PNG that is re-rendered on each change
-            view = self._image = widgets.Image(value=png_bytes(self.figure), format="png")
+            view = self._image = widgets.Image(value=buffer_png(self.canvas), format="png")
         for control in controls.values():
             control.observe(self._on_change, names="value")
         self.widget = widgets.VBox([widgets.HBox(list(controls.values())), view])

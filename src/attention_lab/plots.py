@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "png_bytes", "buffer_png"]
+__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "buffer_png"]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
 COLORS = {
@@ -106,11 +106,4 @@ def buffer_png(canvas) -> bytes:
 
     with io.BytesIO() as buffer:
         Image.fromarray(np.asarray(canvas.buffer_rgba())).save(buffer, format="png")
-        return buffer.getvalue()
-
-
-def png_bytes(figure) -> bytes:
-    """The figure rendered to PNG (for the non-interactive fallback and for static pages)."""
-    with io.BytesIO() as buffer:
-        figure.savefig(buffer, format="png")
         return buffer.getvalue()
