@@ -97,3 +97,68 @@ def test_other_mistakes_are_explained():
     assert "raise T" in repr(ex.check_temperature_for_weight(0.01, ALPHA))
     assert "lower T" in repr(ex.check_temperature_for_weight(100.0, ALPHA))
     assert "temperature must be" in repr(ex.check_temperature_for_weight(-1.0, ALPHA))
+
+
+# --- notebook 03 ------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def nb03():
+    return load("notebook_03")
+
+
+def test_notebook_03_reference_answers_pass(nb03):
+    from attention_lab import make_regression_data
+
+    train, val = make_regression_data(50, seed=0), make_regression_data(200, seed=1)
+    assert ex.check_gaussian_weights(nb03.gaussian_weights).passed
+    h = nb03.best_bandwidth(train.x_train, train.y_train, val.x_train, val.y_train)
+    assert ex.check_bandwidth_choice(h, train.x_train, train.y_train, val.x_train, val.y_train).passed
+    assert ex.check_nearest_neighbour(nb03.nearest_neighbour).passed
+    assert not ex.check_gaussian_weights(stub).attempted and not ex.check_nearest_neighbour(stub).attempted
+    assert not ex.check_bandwidth_choice(..., train.x_train, train.y_train, val.x_train, val.y_train).attempted
+
+
+def naive_weights(xq, xk, h):  # overflows to 0/0 far from the keys
+    k = np.exp(-((xq[:, None] - xk[None, :]) ** 2) / (2 * h * h))
+    return k / k.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda xq, xk, h: np.full((xq.size, xk.size), 1 / xk.size), "slip in the source post"),
+        (lambda xq, xk, h: naive_weights(xq, xk, h).T, "queries go on the rows"),
+        (lambda xq, xk, h: np.exp(-((xq[:, None] - xk[None, :]) ** 2) / (2 * h * h)), "do not sum to 1"),
+        (lambda xq, xk, h: naive_weights(xq, xk, h / np.sqrt(2)), "factor 2 is missing"),
+        (naive_weights, "0/0 is NaN"),
+    ],
+    ids=["seed-slip", "transposed", "unnormalised", "no-factor-2", "unstable"],
+)
+def test_gaussian_weights_mistakes_are_explained(answer, hint):
+    feedback = ex.check_gaussian_weights(answer)
+    assert feedback.attempted and not feedback.passed
+    assert hint in " ".join(feedback.messages), feedback.messages
+
+
+def test_bandwidth_choice_says_which_way():
+    from attention_lab import make_regression_data
+
+    train, val = make_regression_data(50, seed=0), make_regression_data(200, seed=1)
+    args = (train.x_train, train.y_train, val.x_train, val.y_train)
+    assert "too small" in " ".join(ex.check_bandwidth_choice(0.03, *args).messages)
+    assert "too large" in " ".join(ex.check_bandwidth_choice(2.0, *args).messages)
+    assert "positive" in " ".join(ex.check_bandwidth_choice(-1, *args).messages)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda xq, xk, y: np.abs(xq[:, None] - xk).argmin(axis=1), "indices"),
+        (lambda xq, xk, y: xk[np.abs(xq[:, None] - xk).argmin(axis=1)], "nearest keys x_i themselves"),
+        (lambda xq, xk, y: np.full(xq.shape, y.mean()), "average pooling"),
+    ],
+)
+def test_nearest_neighbour_mistakes_are_explained(answer, hint):
+    feedback = ex.check_nearest_neighbour(answer)
+    assert not feedback.passed and hint in " ".join(feedback.messages), feedback.messages

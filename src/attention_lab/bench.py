@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SETUP = textwrap.dedent("""
     import numpy as np
     from attention_lab.explorers import LookupExplorer, TemperatureExplorer, GumbelExplorer
+    from attention_lab.kernel_explorer import KernelExplorer
     K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
     VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
     LABELS = ["apple", "orange", "pear", "cherry"]
@@ -37,19 +38,35 @@ SETUP = textwrap.dedent("""
     ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
     V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
 """)
+# name -> (expression building the explorer, with {value} for the benched control and {extra} for more
+# arguments; the control the slider moves; the slider of the naive version)
+TEMPERATURE = ("temperature", "temperature_slider(1.0)")
+BANDWIDTH = ("bandwidth", "widgets.FloatLogSlider(value=0.3, base=10, min=np.log10(0.03), max=np.log10(5), step=0.05)")
 EXPLORERS = {
-    "LookupExplorer (01)": "LookupExplorer(K, VALUES, LABELS, QUERIES, temperature={t}{extra})",
-    "TemperatureExplorer (02)": "TemperatureExplorer(ALPHA, V2, temperature={t}{extra})",
-    "GumbelExplorer (02)": "GumbelExplorer(ALPHA, temperature={t}{extra})",
+    "LookupExplorer (01)": ("LookupExplorer(K, VALUES, LABELS, QUERIES, temperature={value}{extra})", *TEMPERATURE),
+    "TemperatureExplorer (02)": ("TemperatureExplorer(ALPHA, V2, temperature={value}{extra})", *TEMPERATURE),
+    "GumbelExplorer (02)": ("GumbelExplorer(ALPHA, temperature={value}{extra})", *TEMPERATURE),
+    "KernelExplorer (03)": ("KernelExplorer(bandwidth={value}, n_train=1000{extra})", *BANDWIDTH),
 }
 
 
-def _bench_notebook(expression: str) -> dict:
+def _positions(control: str, count: int) -> list:
+    """``count`` successive slider positions of the benched control, as a reader would step through them."""
+    if control == "temperature":
+        from .explorers import TEMPERATURE_OPTIONS
+
+        return [value for _, value in TEMPERATURE_OPTIONS][5:5 + count]
+    return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
+
+
+def _bench_notebook(name: str) -> dict:
     """A notebook with the fast explorer, then the naive interact version of the same figure."""
     import nbformat
 
-    fast = expression.format(t=1.0, extra="")
-    naive = expression.format(t="T", extra=", interactive=False")
+    expression, control, slider = EXPLORERS[name]
+    start = 1.0 if control == "temperature" else 0.3
+    fast = expression.format(value=start, extra="")
+    naive = expression.format(value="value", extra=", interactive=False")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(source) for source in [
@@ -57,8 +74,8 @@ def _bench_notebook(expression: str) -> dict:
         f"explorer = {fast}\nexplorer",
         "import ipywidgets as widgets\nfrom IPython.display import display\n"
         "from attention_lab.explorers import temperature_slider\n"
-        f"def naive(T):\n    display({naive}.figure)\n"
-        "widgets.interact(naive, T=temperature_slider(1.0));",
+        f"def naive(value):\n    display({naive}.figure)\n"
+        f"widgets.interact(naive, value={slider});",
     ]]
     return nb
 
@@ -71,8 +88,8 @@ def browser_latency(steps: int) -> dict:
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as root:
-        for name, expression in EXPLORERS.items():
-            nbformat.write(_bench_notebook(expression), Path(root) / f"{name.split()[0]}.ipynb")
+        for name in EXPLORERS:
+            nbformat.write(_bench_notebook(name), Path(root) / f"{name.split()[0]}.ipynb")
         with browser.jupyterlab(Path(root)) as lab, browser.chromium() as page:
             for name in EXPLORERS:
                 browser.open_notebook(page, lab, f"{name.split()[0]}.ipynb")
@@ -106,20 +123,18 @@ def browser_latency(steps: int) -> dict:
 
 def kernel_costs(repeats: int = 30) -> dict:
     """Per update, inside the kernel: compute (artist data), draw (blit the changing artists), encode (PNG diff)."""
-    from .explorers import TEMPERATURE_OPTIONS
-
     namespace: dict = {}
     exec(SETUP, namespace)  # noqa: S102 - our own constant setup code
-    temperatures = [value for _, value in TEMPERATURE_OPTIONS][5:5 + repeats]
     costs = {}
-    for name, expression in EXPLORERS.items():
-        explorer = eval(expression.format(t=1.0, extra=""), namespace)  # noqa: S307 - our own constant
+    for name, (expression, control, _) in EXPLORERS.items():
+        values = _positions(control, repeats)
+        explorer = eval(expression.format(value=values[0], extra=""), namespace)  # noqa: S307 - our own constant
         canvas = explorer.canvas
         canvas.syncing_data_url = False  # as if the browser view were connected
         timings = {"compute_ms": [], "draw_ms": [], "encode_ms": []}
-        explorer.controls["temperature"].unobserve_all()  # time the pieces one by one, not through the observer
-        for t in temperatures:
-            explorer.controls["temperature"].value = t
+        explorer.controls[control].unobserve_all()  # time the pieces one by one, not through the observer
+        for value in values:
+            explorer.controls[control].value = value
             start = time.perf_counter()
             explorer.update()
             drawn = time.perf_counter()

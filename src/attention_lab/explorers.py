@@ -112,7 +112,8 @@ class Explorer:
             view = self._image = widgets.Image(value=buffer_png(self.canvas), format="png")
         for control in controls.values():
             control.observe(self._on_change, names="value")
-        self.widget = widgets.VBox([widgets.HBox(list(controls.values())), view])
+        row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))  # wraps if narrow
+        self.widget = widgets.VBox([row, view])
 
     # subclasses fill these in
     def _build(self) -> list:  # pragma: no cover - abstract
@@ -143,7 +144,12 @@ class Explorer:
             self.figure.draw_artist(artist)
 
     def _on_full_draw(self, event):
-        """After any full draw (first show, resize, savefig): keep the background, add the moving artists."""
+        """After any full draw (first show, resize): keep the background, add the moving artists.
+
+        Not after ``savefig``: it draws the animated artists too, so its picture is no background.
+        """
+        if self.canvas.is_saving():
+            return
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
         self._draw_animated()
 

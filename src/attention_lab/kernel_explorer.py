@@ -1,0 +1,195 @@
+"""The kernel-width explorer of notebook 03: Nadaraya-Watson regression seen as attention pooling.
+
+Queries are the test inputs x, keys the training inputs x_i, values the training targets y_i. Moving the
+bandwidth h, the kernel or the number of training points updates, in place:
+
+- the regression curve f_hat(x) = sum_i lambda_i(x) y_i against the truth and the training points;
+- the weight matrix lambda_i(x), queries on rows and keys on columns, both in x units, log colour scale;
+- the weight profile of one chosen query over the keys, with how many keys it effectively averages.
+
+``kernel_small_multiples`` draws the same panels for a few bandwidths as one static figure.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib
+import numpy as np
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.image import NonUniformImage
+
+from .data import RegressionData, make_regression_data
+from .explorers import Explorer
+from .kernels import KERNELS, nadaraya_watson
+from .plots import CMAP, COLORS
+
+__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "effective_keys", "kernel_small_multiples"]
+
+BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
+TRAIN_SIZES = (50, 500, 1000)  # the seed post's experiment
+WEIGHT_FLOOR = 1e-4  # weights below this are drawn white (the colour scale is logarithmic)
+_WEIGHT_CMAP = matplotlib.colormaps[CMAP].with_extremes(under="white", bad="white")
+
+
+def effective_keys(weights):
+    """1 / sum_i lambda_i^2 per row: n for uniform weights, 1 for one-hot; NaN for an all-zero row."""
+    weights = np.asarray(weights, dtype=np.float64)
+    squares = np.sum(weights * weights, axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.where(squares > 0, 1.0 / np.where(squares > 0, squares, 1.0), np.nan)
+
+
+def _weight_image(ax, x_keys, x_query, weights):
+    """lambda_i(x) as an image with keys along x and queries down y, both in x units (keys are not evenly spaced)."""
+    image = NonUniformImage(ax, interpolation="nearest", cmap=_WEIGHT_CMAP,
+                            norm=LogNorm(WEIGHT_FLOOR, 1.0), extent=(0, 5, 5, 0))
+    image.set_data(x_keys, x_query, np.maximum(weights, 0.0))
+    ax.add_image(image)
+    ax.set_xlim(0, 5)
+    ax.set_ylim(x_query[-1] + 0.05, x_query[0] - 0.05)  # first query at the top, like a matrix
+    ax.set_xlabel(r"key $x_i$")
+    ax.set_ylabel(r"query $x$")
+    ax.grid(False)
+    return image
+
+
+class KernelExplorer(Explorer):
+    """Bandwidth h (log slider), kernel, number of training points and one query: watch attention pooling.
+
+    ``datasets`` maps a training-set size to its :class:`RegressionData` (default: ``make_regression_data``
+    with ``seed`` for 50, 500 and 1000 points); all must share the same queries ``x_test``.
+    """
+
+    figsize = (11.0, 3.7)
+
+    def __init__(self, datasets: dict | None = None, *, bandwidth=0.3, kernel="gaussian", n_train=50, query=2.5,
+                 seed=0, interactive=True):
+        if datasets is None:
+            datasets = {n: make_regression_data(n, seed=seed) for n in TRAIN_SIZES}
+        if not datasets or not all(isinstance(d, RegressionData) for d in datasets.values()):
+            raise ValueError(f"datasets must map sizes to RegressionData, got {type(datasets).__name__}")
+        self.datasets = {int(n): d for n, d in datasets.items()}
+        first = next(iter(self.datasets.values()))
+        self.x_test, self.y_truth = first.x_test, first.y_truth
+        if any(not np.array_equal(d.x_test, self.x_test) for d in self.datasets.values()):
+            raise ValueError("every data set in datasets must have the same queries x_test")
+        if n_train not in self.datasets:
+            raise ValueError(f"n_train must be one of {sorted(self.datasets)}, got {n_train!r}")
+        low, high = BANDWIDTH_RANGE
+        if not low <= bandwidth <= high:
+            raise ValueError(f"bandwidth must be between {low} and {high} (the slider's range), got {bandwidth!r}")
+        controls = {
+            "bandwidth": widgets.FloatLogSlider(value=bandwidth, base=10, min=np.log10(low), max=np.log10(high),
+                                                step=0.05, description="h", readout_format=".3g",
+                                                continuous_update=True, layout=widgets.Layout(width="380px")),
+            "query": widgets.SelectionSlider(options=[(f"{x:.1f}", float(x)) for x in self.x_test],
+                                             value=self._nearest_query(query), description="query x",
+                                             continuous_update=True, layout=widgets.Layout(width="330px")),
+            "kernel": widgets.ToggleButtons(options=list(KERNELS), value=kernel, description="kernel",
+                                            style={"button_width": "96px"}),
+            "n_train": widgets.ToggleButtons(options=[(str(n), n) for n in self.datasets], value=n_train,
+                                             description="points", style={"button_width": "56px"}),
+        }
+        super().__init__(controls, interactive=interactive)
+
+    def _nearest_query(self, x):
+        return float(self.x_test[np.argmin(np.abs(self.x_test - x))])
+
+    def compute(self, bandwidth, kernel, n_train):
+        """(predictions at x_test (50,), weights (50, n_train), test MSE over the defined predictions)."""
+        data = self.datasets[n_train]
+        y_hat, weights = nadaraya_watson(self.x_test, data.x_train, data.y_train, bandwidth=bandwidth, kernel=kernel)
+        defined = np.isfinite(y_hat)
+        mse = float(np.mean((y_hat[defined] - self.y_truth[defined]) ** 2)) if defined.any() else np.nan
+        return y_hat, weights, mse
+
+    def _build(self) -> list:
+        self.ax_fit, self.ax_heat, self.ax_profile = self.figure.subplots(
+            1, 3, gridspec_kw={"width_ratios": [1.15, 1.0, 1.0]})
+        ax = self.ax_fit
+        dense = np.linspace(0, 5, 201)
+        ax.plot(dense, 2 * np.sin(dense) + dense**0.8, color=COLORS["black"], lw=1.5, label="truth f(x)")
+        (self.points,) = ax.plot([], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"],
+                                 label=r"training $(x_i, y_i)$")
+        (self.curve,) = ax.plot([], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5,
+                                label=r"prediction $\hat f(x)$")
+        self.fit_query = ax.axvline(0, color=COLORS["orange"], lw=1, ls="--")
+        all_y = np.concatenate([d.y_train for d in self.datasets.values()])
+        ax.set_ylim(min(all_y.min(), -1.0) - 0.3, all_y.max() + 1.2)
+        ax.set_xlim(-0.1, 5.1)
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+        ax.legend(loc="upper right", fontsize=8.5, ncols=1, framealpha=0.85)
+        self.fit_title = ax.set_title("")
+
+        data = self.datasets[self.controls["n_train"].value]
+        empty = np.zeros((self.x_test.size, data.x_train.size))
+        self.image = _weight_image(self.ax_heat, data.x_train, self.x_test, empty)
+        self.figure.colorbar(self.image, ax=self.ax_heat, label=r"weight $\lambda_i(x)$ (log)", extend="min")
+        self.heat_query = self.ax_heat.axhline(0, color=COLORS["orange"], lw=1.2, ls="--")
+        self.ax_heat.set_title("weights: queries x keys")
+
+        ax = self.ax_profile
+        (self.profile,) = ax.plot([], [], color=COLORS["blue"], marker="o", ms=2.5, lw=1.2)
+        self.profile_query = ax.axvline(0, color=COLORS["orange"], lw=1.2, ls="--")
+        self.profile_text = ax.text(0.03, 0.97, "", transform=ax.transAxes, va="top", fontsize=9.5)
+        ax.set_xlim(-0.1, 5.1)
+        ax.set_ylim(0, 1.45)
+        ax.set_xlabel(r"key $x_i$")
+        ax.set_ylabel(r"relative weight $\lambda_i(x) / \max_j \lambda_j(x)$", fontsize=9.5)
+        self.profile_title = ax.set_title("")
+        self._shown_n = None
+        return [self.points, self.curve, self.fit_query, self.fit_title, self.image, self.heat_query,
+                self.profile, self.profile_query, self.profile_text, self.profile_title]
+
+    def update(self):
+        h, kernel, n = (self.controls[name].value for name in ("bandwidth", "kernel", "n_train"))
+        x = self.controls["query"].value
+        data = self.datasets[n]
+        y_hat, weights, mse = self.compute(h, kernel, n)
+        if n != self._shown_n:
+            self.points.set_data(data.x_train, data.y_train)
+            self._shown_n = n
+        self.curve.set_data(self.x_test, y_hat)
+        gaps = int(np.sum(~np.isfinite(y_hat)))
+        gap_text = f", {gaps} gaps" if gaps else ""
+        self.fit_title.set_text(f"test MSE {mse:.3f}{gap_text}")
+        self.image.set_data(data.x_train, self.x_test, weights)
+        row = int(np.argmin(np.abs(self.x_test - x)))
+        for line in (self.fit_query, self.profile_query):
+            line.set_xdata([x, x])
+        self.heat_query.set_ydata([x, x])
+        lam = weights[row]
+        top = lam.max()
+        self.profile_title.set_text(f"weights of query x = {x:.1f}")
+        if top > 0:
+            self.profile.set_data(data.x_train, lam / top)
+            self.profile_text.set_text(rf"max $\lambda_i$ = {top:.3g}" "\n"
+                                       rf"effective keys $1/\sum\lambda_i^2$ = {effective_keys(lam):.1f} of {n}")
+        else:
+            self.profile.set_data([], [])
+            self.profile_text.set_text(f"no key within h = {h:.3g} of x = {x:.1f}:\n"
+                                       "0/0, no prediction here")
+
+
+def kernel_small_multiples(data: RegressionData, bandwidths=(0.1, 0.3, 1.0, 3.0), *, kernel="gaussian"):
+    """Static twin of :class:`KernelExplorer`: fit (top) and weight matrix (bottom) for several bandwidths."""
+    if not isinstance(data, RegressionData):
+        raise ValueError(f"data must be RegressionData (from make_regression_data), got {type(data).__name__}")
+    fig = Figure(figsize=(2.75 * len(bandwidths) + 0.6, 5.6), layout="constrained")
+    axes = fig.subplots(2, len(bandwidths), squeeze=False)
+    for column, h in enumerate(bandwidths):
+        y_hat, weights = nadaraya_watson(data.x_test, data.x_train, data.y_train, bandwidth=h, kernel=kernel)
+        ax = axes[0, column]
+        ax.plot(data.x_train, data.y_train, ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"])
+        ax.plot(data.x_test, data.y_truth, color=COLORS["black"], lw=1.2)
+        ax.plot(data.x_test, y_hat, color=COLORS["vermillion"], lw=2, marker="o", ms=2)
+        ax.set_title(f"h = {h:g}")
+        ax.set_xlabel("x")
+        image = _weight_image(axes[1, column], data.x_train, data.x_test, weights)
+        if column:
+            axes[1, column].set_ylabel("")
+    axes[0, 0].set_ylabel("y")
+    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$", extend="min")
+    return fig
