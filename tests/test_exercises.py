@@ -162,3 +162,41 @@ def test_bandwidth_choice_says_which_way():
 def test_nearest_neighbour_mistakes_are_explained(answer, hint):
     feedback = ex.check_nearest_neighbour(answer)
     assert not feedback.passed and hint in " ".join(feedback.messages), feedback.messages
+
+
+# --- notebook 04 ------------------------------------------------------------------------------------------
+
+def test_notebook_04_reference_answers_pass():
+    from attention_lab import make_regression_data
+
+    nb04 = load("notebook_04")
+    d = make_regression_data(50, seed=0)
+    assert ex.check_nw_forward(nb04.nw_forward).passed
+    assert ex.check_leave_one_out(nb04.loo_keys).passed
+    assert ex.check_sgd_settings(nb04.SGD_LEARNING_RATE, nb04.SGD_EPOCHS, d.x_train, d.y_train, 4.93).passed
+    assert not ex.check_nw_forward(stub).attempted and not ex.check_leave_one_out(stub).attempted
+    assert not ex.check_sgd_settings(..., ..., d.x_train, d.y_train, 4.93).attempted
+
+
+def test_notebook_04_mistakes_are_explained():
+    import torch
+
+    from attention_lab import make_regression_data
+
+    def no_half(q, k, v, w):
+        return (torch.softmax(-((q[:, None] - k) * w) ** 2, dim=1) * v).sum(1)
+
+    def wrong_dim(q, k, v, w):
+        return (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=0) * v).sum(1)
+
+    def detached(q, k, v, w):
+        return (torch.softmax(-((q[:, None] - k) * w.item()) ** 2 / 2, dim=1) * v).sum(1)
+
+    for answer, hint in [(no_half, "1/2 is missing"), (wrong_dim, "over the queries"), (detached, "no gradient")]:
+        feedback = ex.check_nw_forward(answer)
+        assert not feedback.passed and hint in " ".join(feedback.messages), feedback.messages
+    feedback = ex.check_leave_one_out(lambda x: x.expand(x.shape[0], x.shape[0]))
+    assert not feedback.passed and "attend to itself" in " ".join(feedback.messages)
+    d = make_regression_data(50, seed=0)
+    assert "raise the learning rate" in " ".join(ex.check_sgd_settings(0.5, 50, d.x_train, d.y_train, 4.93).messages)
+    assert "lower the learning rate" in " ".join(ex.check_sgd_settings(40, 50, d.x_train, d.y_train, 4.93).messages)
