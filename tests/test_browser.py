@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from attention_lab import browser
@@ -36,9 +37,29 @@ def page():
         yield page
 
 
+def explorer_classes() -> set:
+    """Names of every Explorer subclass in the library (they are the interactive figures)."""
+    import attention_lab.kernel_explorer
+    import attention_lab.training  # noqa: F401 - registers its subclasses
+    from attention_lab.explorers import Explorer
+
+    found, todo = set(), [Explorer]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.add(sub.__name__)
+            todo.append(sub)
+    return found
+
+
 def expected_figures(path: Path) -> int:
-    """One interactive figure per explorer built in the notebook."""
-    return len(re.findall(r"\w+Explorer\(", path.read_text()))
+    """One interactive figure per explorer built in the notebook's code cells."""
+    code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+    return len(re.findall(r"\b(?:" + "|".join(sorted(explorer_classes())) + r")\(", code))
+
+
+def test_expected_figures_counts_explorer_constructions():
+    assert {"KernelExplorer", "TrainingScrubber", "TemperatureExplorer"} <= explorer_classes()
+    assert expected_figures(ROOT / "notebooks" / "04_parametric_pooling.ipynb") == 2
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
