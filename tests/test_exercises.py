@@ -200,3 +200,39 @@ def test_notebook_04_mistakes_are_explained():
     d = make_regression_data(50, seed=0)
     assert "raise the learning rate" in " ".join(ex.check_sgd_settings(0.5, 50, d.x_train, d.y_train, 4.93).messages)
     assert "lower the learning rate" in " ".join(ex.check_sgd_settings(40, 50, d.x_train, d.y_train, 4.93).messages)
+
+
+# --- notebook 05 ------------------------------------------------------------------------------------------
+
+def test_notebook_05_reference_answers_pass_and_mistakes_are_explained():
+    nb05 = load("notebook_05")
+    assert ex.check_scaled_dot_weights(nb05.scaled_dot_weights).passed
+    assert ex.check_masked_softmax(nb05.masked_softmax).passed
+    assert ex.check_score_spread(nb05.SCORE_STD_AT_256).passed
+    assert not ex.check_scaled_dot_weights(stub).attempted and not ex.check_score_spread(...).attempted
+
+    def unscaled(Q, K):
+        return softmax_rows(Q @ K.T)
+
+    def by_d(Q, K):
+        return softmax_rows(Q @ K.T / Q.shape[1])
+
+    assert "divide the scores by sqrt(d)" in " ".join(ex.check_scaled_dot_weights(unscaled).messages)
+    assert "You divided by d" in " ".join(ex.check_scaled_dot_weights(by_d).messages)
+
+    def large_negative(scores, mask):
+        return softmax_rows(np.where(mask, scores, -1e9))
+
+    def minus_inf(scores, mask):
+        with np.errstate(invalid="ignore"):
+            e = np.exp(np.where(mask, scores, -np.inf))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    assert "uniformly" in " ".join(ex.check_masked_softmax(large_negative).messages)
+    assert "NaN" in " ".join(ex.check_masked_softmax(minus_inf).messages)
+    assert "variance" in " ".join(ex.check_score_spread(256).messages)
+
+
+def softmax_rows(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -1,0 +1,131 @@
+"""Why divide by sqrt(d) (notebook 05): the dimension explorer and its static twin.
+
+Queries and keys have independent standard-normal components. Then q . k is a sum of d products with
+mean 0 and variance 1, so Var(q . k) = d: the scores spread out like sqrt(d), and softmax saturates
+to one-hot. Dividing by sqrt(d) keeps the variance at 1 for every d.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+
+from .explorers import Explorer
+from .normalisers import entropy, softmax
+from .plots import COLORS
+
+__all__ = ["DIMENSIONS", "DimensionExplorer", "ScoreSample", "scaling_small_multiples"]
+
+DIMENSIONS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+BINS = np.linspace(-40, 40, 81)
+
+
+class ScoreSample:
+    """Fixed random queries and keys (seeded) whose first d components give the scores for dimension d."""
+
+    def __init__(self, n_queries=400, n_keys=8, max_d=512, seed=0):
+        rng = np.random.default_rng(seed)
+        self.queries = rng.standard_normal((n_queries, max_d))  # (n_q, D)
+        self.keys = rng.standard_normal((n_keys, max_d))  # (n_k, D)
+        # running sums over the components: scores for the first d components in O(1) per d
+        self._cumulative = np.cumsum(self.queries[:, None, :] * self.keys[None, :, :], axis=-1)  # (n_q, n_k, D)
+
+    def scores(self, d: int, scaled: bool) -> np.ndarray:
+        """(n_q, n_k) dot products of the first d components, divided by sqrt(d) if ``scaled``."""
+        if not 1 <= d <= self._cumulative.shape[-1]:
+            raise ValueError(f"d must be between 1 and {self._cumulative.shape[-1]}, got {d!r}")
+        raw = self._cumulative[:, :, d - 1]
+        return raw / np.sqrt(d) if scaled else raw
+
+
+class DimensionExplorer(Explorer):
+    """Slide d: the distribution of scores, one query's weights and the weights' entropy, unscaled vs scaled."""
+
+    figsize = (11.0, 3.5)
+
+    def __init__(self, sample: ScoreSample | None = None, *, d=16, interactive=True):
+        self.sample = sample or ScoreSample()
+        if d not in DIMENSIONS:
+            raise ValueError(f"d must be one of {DIMENSIONS}, got {d!r}")
+        n_keys = self.sample.keys.shape[0]
+        self.mean_entropy = {scaled: [entropy(softmax(self.sample.scores(k, scaled))).mean() for k in DIMENSIONS]
+                             for scaled in (False, True)}
+        self.max_entropy = np.log(n_keys)
+        controls = {"d": widgets.SelectionSlider(options=DIMENSIONS, value=d, description="dimension d",
+                                                 continuous_update=True, layout=widgets.Layout(width="460px"))}
+        super().__init__(controls, interactive=interactive)
+
+    def _build(self) -> list:
+        self.ax_hist, self.ax_weights, self.ax_entropy = self.figure.subplots(
+            1, 3, gridspec_kw={"width_ratios": [1.1, 1.0, 1.0]})
+        ax = self.ax_hist
+        centres = (BINS[:-1] + BINS[1:]) / 2
+        (self.hist_raw,) = ax.step(centres, np.zeros_like(centres), where="mid", color=COLORS["vermillion"],
+                                   lw=2, label=r"$q \cdot k$")
+        (self.hist_scaled,) = ax.step(centres, np.zeros_like(centres), where="mid", color=COLORS["blue"], lw=2,
+                                      label=r"$q \cdot k / \sqrt{d}$")
+        ax.set_xlim(BINS[0], BINS[-1])
+        ax.set_ylim(0, 0.45)
+        ax.set_xlabel("score")
+        ax.set_ylabel("density")
+        ax.legend(loc="upper right")
+        self.hist_title = ax.set_title("")
+
+        ax = self.ax_weights
+        n_keys = self.sample.keys.shape[0]
+        positions = np.arange(n_keys)
+        self.bars_raw = ax.bar(positions - 0.2, np.zeros(n_keys), width=0.4, color=COLORS["vermillion"],
+                               label="unscaled")
+        self.bars_scaled = ax.bar(positions + 0.2, np.zeros(n_keys), width=0.4, color=COLORS["blue"], label="scaled")
+        ax.set_xticks(positions, [f"$k_{i + 1}$" for i in positions])
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel(r"weight $\lambda_i$ (one query)")
+        ax.legend(loc="upper left")
+        ax.grid(axis="x", visible=False)
+        ax.set_title("softmax weights of query 1")
+
+        ax = self.ax_entropy
+        logd = np.log2(DIMENSIONS)
+        ax.plot(logd, self.mean_entropy[False], "o-", color=COLORS["vermillion"], label="unscaled")
+        ax.plot(logd, self.mean_entropy[True], "o-", color=COLORS["blue"], label="scaled")
+        ax.axhline(self.max_entropy, color=COLORS["grey"], ls="--", lw=1)
+        ax.text(0, self.max_entropy * 0.95, "uniform", va="top", fontsize=9)
+        ax.set_xticks(logd, [str(d) for d in DIMENSIONS], fontsize=8.5)
+        ax.set_xlabel("dimension d (log scale)")
+        ax.set_ylabel("mean entropy of the weights (nats)")
+        ax.set_ylim(0, self.max_entropy * 1.1)
+        ax.legend(loc="lower left")
+        self.now = ax.axvline(0, color=COLORS["orange"], lw=1.5, ls="--")
+        ax.set_title("how spread the weights are")
+        return [self.hist_raw, self.hist_scaled, self.hist_title, *self.bars_raw, *self.bars_scaled, self.now]
+
+    def update(self):
+        d = self.controls["d"].value
+        raw, scaled = self.sample.scores(d, False), self.sample.scores(d, True)
+        self.hist_raw.set_ydata(np.histogram(raw, BINS, density=True)[0])
+        self.hist_scaled.set_ydata(np.histogram(scaled, BINS, density=True)[0])
+        self.hist_title.set_text(f"d = {d}: std {raw.std():.1f} unscaled, {scaled.std():.2f} scaled")
+        for bars, scores in ((self.bars_raw, raw), (self.bars_scaled, scaled)):
+            for bar, height in zip(bars, softmax(scores[0]), strict=True):
+                bar.set_height(height)
+        self.now.set_xdata([np.log2(d)] * 2)
+
+
+def scaling_small_multiples(sample: ScoreSample | None = None, dimensions=(4, 64, 512)):
+    """Static twin: one query's weights, unscaled (top) and scaled (bottom), for a few d."""
+    sample = sample or ScoreSample()
+    fig = Figure(figsize=(2.9 * len(dimensions), 4.6), layout="constrained")
+    axes = fig.subplots(2, len(dimensions), sharey=True, squeeze=False)
+    n_keys = sample.keys.shape[0]
+    for column, d in enumerate(dimensions):
+        for row, scaled in enumerate((False, True)):
+            ax = axes[row, column]
+            ax.bar(np.arange(n_keys), softmax(sample.scores(d, scaled)[0]),
+                   color=COLORS["blue"] if scaled else COLORS["vermillion"])
+            ax.set_xticks(np.arange(n_keys), [f"$k_{i + 1}$" for i in range(n_keys)], fontsize=8)
+            ax.set_title(f"d = {d}, {'scaled' if scaled else 'unscaled'}")
+            ax.set_ylim(0, 1.05)
+    for row in range(2):
+        axes[row, 0].set_ylabel(r"weight $\lambda_i$")
+    return fig

@@ -1,0 +1,90 @@
+"""The torch attention layers of notebooks 05-06 against references: PyTorch's attention, hand-computed scores."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_lab import nn
+from attention_lab import softmax as np_softmax
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.integers(1, 3), n_q=st.integers(1, 5), n_k=st.integers(1, 6), d=st.integers(1, 8),
+       d_v=st.integers(1, 5), seed=st.integers(0, 10_000), data=st.data())
+def test_dot_product_attention_agrees_with_pytorch(batch, n_q, n_k, d, d_v, seed, data):
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(batch, n, m, generator=g, dtype=torch.float64) for n, m in ((n_q, d), (n_k, d), (n_k, d_v)))
+    lens = torch.tensor(data.draw(st.lists(st.integers(1, n_k), min_size=batch, max_size=batch)))
+    mask = nn.padding_mask(lens, n_k)
+    module = nn.DotProductAttention()
+    out = module(q, k, v, mask)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), rtol=1e-12, atol=1e-12)
+    assert out.shape == (batch, n_q, d_v) and module.attention_weights.shape == (batch, n_q, n_k)
+    for b in range(batch):
+        assert torch.all(module.attention_weights[b, :, lens[b]:] == 0)
+
+
+def test_additive_attention_against_hand_computed_scores():
+    torch.manual_seed(0)
+    module = nn.AdditiveAttention(query_size=3, key_size=2, num_hiddens=4).double()
+    q, k, v = torch.randn(1, 2, 3).double(), torch.randn(1, 4, 2).double(), torch.randn(1, 4, 5).double()
+    out = module(q, k, v)
+    Wq, Wk, wv = (p.detach().numpy() for p in (module.W_q.weight, module.W_k.weight, module.w_v.weight))
+    qn, kn, vn = q[0].numpy(), k[0].numpy(), v[0].numpy()
+    scores = np.array([[wv[0] @ np.tanh(Wq @ qi + Wk @ kj) for kj in kn] for qi in qn])  # (2, 4)
+    np.testing.assert_allclose(module.attention_weights[0].numpy(), np_softmax(scores), rtol=1e-12)
+    np.testing.assert_allclose(out[0].detach().numpy(), np_softmax(scores) @ vn, rtol=1e-12)
+
+
+def test_masked_softmax_zeros_masked_entries_and_fully_masked_rows_with_finite_gradients():
+    scores = torch.tensor([[1.0, 2.0, 3.0], [1e4, -1e4, 0.0], [5.0, 6.0, 7.0]], requires_grad=True)
+    mask = torch.tensor([[True, False, True], [True, True, True], [False, False, False]])
+    weights = nn.masked_softmax(scores, mask)
+    assert weights[0, 1] == 0 and torch.all(weights[2] == 0)
+    torch.testing.assert_close(weights[0], torch.tensor([np.exp(-2) / (1 + np.exp(-2)), 0, 1 / (1 + np.exp(-2))],
+                                                        dtype=torch.float32))
+    torch.testing.assert_close(weights[1], torch.tensor([1.0, 0.0, 0.0]))  # huge logits: no overflow
+    (weights * torch.arange(3.0)).sum().backward()
+    assert torch.isfinite(scores.grad).all() and torch.all(scores.grad[2] == 0)
+    torch.testing.assert_close(nn.masked_softmax(scores.detach()), torch.softmax(scores.detach(), -1))
+
+
+def test_fully_masked_query_gives_a_zero_output():
+    q, k, v = torch.randn(1, 1, 4), torch.randn(1, 3, 4), torch.randn(1, 3, 2)
+    out = nn.DotProductAttention()(q, k, v, torch.zeros(1, 1, 3, dtype=torch.bool))
+    assert torch.all(out == 0)
+
+
+def test_attention_pooling_weights_and_output():
+    torch.manual_seed(0)
+    pool = nn.AttentionPooling(3, num_hiddens=5)
+    states = torch.randn(2, 4, 3, requires_grad=True)
+    mask = nn.padding_mask(torch.tensor([4, 2]), 4)[:, 0]
+    out = pool(states, mask)
+    w = pool.attention_weights
+    assert out.shape == (2, 3) and w.shape == (2, 4) and torch.all(w[1, 2:] == 0)
+    torch.testing.assert_close(w.sum(-1), torch.ones(2))
+    torch.testing.assert_close(out, torch.einsum("bt,btd->bd", w, states))
+    scores = torch.tanh(pool.proj(states[0])) @ pool.query
+    torch.testing.assert_close(w[0], torch.softmax(scores, 0).detach())
+    out.sum().backward()
+    assert torch.isfinite(states.grad).all() and torch.isfinite(pool.query.grad).all()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(2, 3)), "mask must be a boolean torch tensor"),
+    (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(4, dtype=torch.bool)), r"does not broadcast"),
+    (lambda: nn.DotProductAttention()(torch.zeros(2, 3), torch.zeros(2, 3, 1), torch.zeros(2, 3, 1)),
+     r"queries must be a 3-D tensor \(batch, n, d\), got \(2, 3\)"),
+    (lambda: nn.DotProductAttention()(torch.zeros(1, 2, 3), torch.zeros(1, 4, 5), torch.zeros(1, 4, 1)),
+     "same size d for a dot product, got 3 and 5"),
+    (lambda: nn.AdditiveAttention(2, 2, 3)(torch.zeros(1, 2, 2), torch.zeros(1, 4, 2), torch.zeros(1, 3, 1)),
+     r"shapes must be \(batch, n_q, d_q\)"),
+    (lambda: nn.padding_mask([1, 2], 3), "valid_lens must be a 1-D torch tensor"),
+])
+def test_input_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
