@@ -236,3 +236,24 @@ def test_notebook_05_reference_answers_pass_and_mistakes_are_explained():
 def softmax_rows(scores):
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+# --- notebook 06 ------------------------------------------------------------------------------------------
+
+def test_notebook_06_reference_answers_pass_and_mistakes_are_explained():
+    nb06 = load("notebook_06")
+    assert ex.check_context_vectors(nb06.context_vectors).passed
+    assert ex.check_general_scores(nb06.general_scores).passed
+    assert ex.check_masked_context(nb06.masked_context).passed
+    assert not ex.check_context_vectors(stub).attempted and not ex.check_masked_context(stub).attempted
+
+    def fixed_context(weights, states):
+        return np.broadcast_to(states.mean(axis=0), (weights.shape[0], states.shape[1]))
+
+    assert "fixed context c" in " ".join(ex.check_context_vectors(fixed_context).messages)
+    assert "shape (5,)" in " ".join(ex.check_general_scores(lambda s, H, W: W @ H.T).messages)
+
+    def unmasked(scores, states, lengths):
+        return np.einsum("bn,bnd->bd", softmax_rows(scores), states)
+
+    assert "Mask them before the softmax" in " ".join(ex.check_masked_context(unmasked).messages)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import io
 import warnings
+from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -32,6 +34,13 @@ COLORS = {
 }
 CYCLE = [COLORS[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "black")]
 CMAP = "viridis"  # perceptually uniform and colour-blind safe, for every heatmap of the course
+
+# The Chinese characters the course draws (data and glossary), subset from WenQuanYi Micro Hei
+# (Apache-2.0, see data/fonts/README.md): figures show them on machines without a Chinese font.
+CJK_FONT = Path(__file__).resolve().parents[2] / "data" / "fonts" / "course-cjk.ttf"
+if CJK_FONT.exists():
+    font_manager.fontManager.addfont(str(CJK_FONT))
+FONT_FAMILY = ["DejaVu Sans", "WenQuanYi Micro Hei"]  # for text that may contain Chinese, in any style
 
 
 def course_style(scale: float = 1.0) -> dict:
@@ -54,6 +63,8 @@ def course_style(scale: float = 1.0) -> dict:
         "image.cmap": CMAP,
         "figure.dpi": 100,
         "figure.constrained_layout.use": True,
+        # DejaVu Sans first; glyphs it lacks (Chinese) come from the course's CJK subset
+        "font.family": FONT_FAMILY,
     }
 
 

@@ -34,7 +34,7 @@ class LiveLoss:
     """
 
     def __init__(self, epochs: int, *, title: str = "training", ylabel: str = "mean squared error", logy=True,
-                 interval: float = 0.2, show: bool = True):
+                 xlabel: str = "epoch", interval: float = 0.2, show: bool = True):
         if not isinstance(epochs, int) or epochs < 1:
             raise ValueError(f"epochs must be a positive int (the length of the x axis), got {epochs!r}")
         self.epochs, self.interval = epochs, interval
@@ -43,7 +43,8 @@ class LiveLoss:
         FigureCanvasAgg(self.figure)
         self.ax = self.figure.subplots()
         self.ax.set_xlim(0, epochs)
-        self.ax.set_xlabel("epoch")
+        self.ax.set_xlabel(xlabel)
+        self.xlabel = xlabel
         self.ax.set_ylabel(ylabel)
         if logy:
             self.ax.set_yscale("log")
@@ -76,7 +77,7 @@ class LiveLoss:
         for name, line in self.lines.items():
             line.set_label(f"{name}: {self.history[name][-1][1]:.4g}")
         self.ax.legend(loc="upper right")
-        self.ax.set_title(f"{self.title}, epoch {epoch + 1}/{self.epochs}")
+        self.ax.set_title(f"{self.title}, {self.xlabel} {epoch + 1}/{self.epochs}")
         if self.handle is not None:
             self.handle.update(Image(data=self._png()))
 

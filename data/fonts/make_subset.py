@@ -1,0 +1,40 @@
+"""Rebuild course-cjk.ttf: the WenQuanYi Micro Hei glyphs for every CJK character the course draws.
+
+Run from the repository root after installing the Debian package fonts-wqy-microhei:
+    python data/fonts/make_subset.py
+The subset keeps the figures readable on machines without a Chinese font (Binder, most laptops).
+"""
+
+import re
+from pathlib import Path
+
+from fontTools import subset
+from fontTools.ttLib import TTCollection
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+GLOSSARY = "硬性注意力软性注意力汇聚查询键值评分函数核回归编码器解码器上下文向量对齐掩码缩放点积加性温度带宽"
+
+
+def characters() -> str:
+    texts = [p.read_text(encoding="utf-8") for p in [*ROOT.glob("data/*.csv"), *ROOT.glob("notebooks/*.ipynb")]]
+    found = set(re.findall(r"[\u3000-\u9fff\uff00-\uffef]", "".join(texts) + GLOSSARY))
+    return "".join(sorted(found))
+
+
+def main():
+    font = TTCollection(str(SOURCE)).fonts[0]
+    options = subset.Options()
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    subsetter = subset.Subsetter(options)
+    chars = characters()
+    subsetter.populate(text=chars)
+    subsetter.subset(font)
+    out = Path(__file__).with_name("course-cjk.ttf")
+    font.save(str(out))
+    print(f"{len(chars)} characters -> {out} ({out.stat().st_size // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Alignment explorer (notebook 06): which input tokens each output step of a seq2seq model attends to.
+
+Choose an example and an output step: the left panel shows that step's attention over the input tokens,
+the right panel the whole alignment (output steps x input tokens) with the chosen step outlined. Tokens
+are drawn as text artists, so switching examples updates them in place like every other artist.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .explorers import Explorer
+from .plots import CMAP, COLORS, FONT_FAMILY
+
+__all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
+
+
+def _check_examples(sources, outputs, alignments):
+    if not (len(sources) == len(outputs) == len(alignments)) or not sources:
+        raise ValueError(f"sources, outputs and alignments need one entry per example, got {len(sources)}, "
+                         f"{len(outputs)} and {len(alignments)}")
+    for i, (src, out, a) in enumerate(zip(sources, outputs, alignments, strict=True)):
+        if np.shape(a) != (len(out), len(src)):
+            raise ValueError(f"alignments[{i}] must have shape (output tokens, input tokens) = ({len(out)}, "
+                             f"{len(src)}), got {np.shape(a)}")
+
+
+def plot_alignment(ax, source_tokens, output_tokens, alignment, *, colorbar=True):
+    """A static alignment heatmap: output tokens down, input tokens across, weight as colour."""
+    image = ax.imshow(alignment, cmap=CMAP, vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(source_tokens)), [t if t != " " else "␣" for t in source_tokens], fontsize=9,
+                  fontfamily=FONT_FAMILY)
+    ax.set_yticks(range(len(output_tokens)), output_tokens, fontsize=9, fontfamily=FONT_FAMILY)
+    ax.set_xlabel("input token")
+    ax.set_ylabel("output token")
+    ax.grid(False)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label=r"weight $\lambda_{tj}$")
+    return image
+
+
+def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
+    """Static twin of :class:`AlignmentExplorer`: the alignment heatmaps of several examples."""
+    _check_examples(sources, outputs, alignments)
+    rows = int(np.ceil(len(sources) / columns))
+    fig = Figure(figsize=(5.4 * columns, 2.9 * rows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(rows, columns)).ravel()
+    for ax, src, out, a in zip(axes, sources, outputs, alignments, strict=False):
+        image = plot_alignment(ax, src, out, a, colorbar=False)
+    for ax in axes[len(sources):]:
+        ax.set_visible(False)
+    fig.colorbar(image, ax=list(axes), label=r"weight $\lambda_{tj}$", shrink=0.8)
+    return fig
+
+
+def _visible(token):
+    return "␣" if token == " " else token
+
+
+class AlignmentExplorer(Explorer):
+    """``sources[i]`` and ``outputs[i]`` are token lists, ``alignments[i]`` an array (len(output), len(source))."""
+
+    figsize = (11.0, 3.9)
+
+    def __init__(self, sources, outputs, alignments, *, labels=None, example=0, step=0, interactive=True):
+        _check_examples(sources, outputs, alignments)
+        self.sources = [list(s) for s in sources]
+        self.outputs = [list(o) for o in outputs]
+        self.alignments = [np.asarray(a, dtype=np.float64) for a in alignments]
+        self.n_in = max(len(s) for s in self.sources)
+        self.n_out = max(len(o) for o in self.outputs)
+        labels = labels or ["".join(s) for s in self.sources]
+        controls = {
+            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)], value=example,
+                                        description="example", layout=widgets.Layout(width="380px")),
+            "step": widgets.IntSlider(value=step, min=0, max=self.n_out - 1, description="output step t",
+                                      continuous_update=True, style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="420px")),
+        }
+        super().__init__(controls, interactive=interactive)
+
+    def _build(self) -> list:
+        self.ax_step, self.ax_map = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.1]})
+        ax = self.ax_step
+        self.bars = ax.bar(np.arange(self.n_in), np.zeros(self.n_in), width=0.8, color=COLORS["blue"])
+        below = ax.get_xaxis_transform()  # x in data units, y in axes units: just under the axis
+        self.step_tokens = [ax.text(j, -0.03, "", ha="center", va="top", fontsize=10, transform=below,
+                                    fontfamily=FONT_FAMILY)
+                            for j in range(self.n_in)]
+        ax.set_xlim(-0.7, self.n_in - 0.3)
+        ax.set_ylim(0, 1.05)
+        ax.set_xticks([])
+        ax.set_ylabel(r"weight $\lambda_{tj}$ on input token $j$")
+        ax.set_xlabel("input tokens", labelpad=16)
+        ax.grid(axis="x", visible=False)
+        self.step_title = ax.set_title("", fontfamily=FONT_FAMILY)
+
+        ax = self.ax_map
+        self.image = ax.imshow(np.zeros((self.n_out, self.n_in)), cmap=CMAP, vmin=0, vmax=1, aspect="auto")
+        self.figure.colorbar(self.image, ax=ax, label=r"weight $\lambda_{tj}$")
+        self.map_x = [ax.text(j, self.n_out - 0.3, "", ha="center", va="top", fontsize=8.5, fontfamily=FONT_FAMILY)
+                      for j in range(self.n_in)]
+        self.map_y = [ax.text(-0.8, t, "", ha="right", va="center", fontsize=9, fontfamily=FONT_FAMILY)
+                      for t in range(self.n_out)]
+        ax.set_xlim(-0.5, self.n_in - 0.5)
+        ax.set_ylim(self.n_out - 0.5, -0.5)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel("input token j", labelpad=16)
+        ax.set_ylabel("output step t", labelpad=18)
+        ax.grid(False)
+        self.row_box = Rectangle((-0.5, -0.5), self.n_in, 1, fill=False, ec=COLORS["vermillion"], lw=2.5)
+        ax.add_patch(self.row_box)
+        self.map_title = ax.set_title("")
+        return [*self.bars, *self.step_tokens, self.step_title, self.image, *self.map_x, *self.map_y, self.row_box,
+                self.map_title]
+
+    def update(self):
+        i = self.controls["example"].value
+        source, output, alignment = self.sources[i], self.outputs[i], self.alignments[i]
+        t = min(self.controls["step"].value, len(output) - 1)
+        padded = np.full((self.n_out, self.n_in), np.nan)
+        padded[: alignment.shape[0], : alignment.shape[1]] = alignment
+        self.image.set_data(np.ma.masked_invalid(padded))
+        row = np.zeros(self.n_in)
+        row[: alignment.shape[1]] = alignment[t]
+        top = int(np.argmax(row))
+        for j, (bar, height) in enumerate(zip(self.bars, row, strict=True)):
+            bar.set_height(height)
+            bar.set_color(COLORS["vermillion"] if j == top else COLORS["blue"])
+        for j in range(self.n_in):
+            token = _visible(source[j]) if j < len(source) else ""
+            self.step_tokens[j].set_text(token)
+            self.map_x[j].set_text(token)
+        for k in range(self.n_out):
+            self.map_y[k].set_text(_visible(output[k]) if k < len(output) else "")
+        self.row_box.set_y(t - 0.5)
+        self.step_title.set_text(f"step t = {t}: output '{_visible(output[t])}' looks at '{_visible(source[top])}'")
+        self.map_title.set_text("alignment: " + "".join(output).replace("<eos>", ""))

@@ -1,0 +1,164 @@
+"""Seq2seq pieces of notebook 06: data generation and loading, the model's shapes and masks, the explorer."""
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from attention_lab import nn as aln
+from attention_lab.alignment_explorer import AlignmentExplorer, alignment_small_multiples
+from attention_lab.seq2seq import Seq2Seq, exact_match
+from attention_lab.translation_data import (
+    DATA_DIR,
+    Vocab,
+    format_date,
+    load_pairs,
+    make_date_pairs,
+    make_phrase_pairs,
+    write_data,
+)
+
+
+def test_shipped_data_is_exactly_what_the_generator_writes(tmp_path):
+    for path in write_data(tmp_path):
+        assert path.read_bytes() == (DATA_DIR / path.name).read_bytes(), f"data/{path.name} is stale"
+
+
+def test_date_pairs_are_correct_and_test_dates_are_unseen():
+    train, test = make_date_pairs(500, 100, seed=3)
+    assert not {t for _, t in train} & {t for _, t in test}
+    import datetime as dt
+
+    d = dt.date(2026, 11, 29)
+    assert format_date(d, "d Mon yyyy") == "29 Nov 2026"
+    assert format_date(d, "yyyy年m月d日") == "2026年11月29日"
+    assert format_date(d, "Weekday, d Month yyyy") == "Sunday, 29 November 2026"
+    for source, target in train[:50]:
+        date = dt.date.fromisoformat(target)
+        assert source in {format_date(date, style) for style in
+                          ["d Mon yyyy", "d Month yyyy", "Mon d, yyyy", "Month d, yyyy", "dd/mm/yyyy",
+                           "Weekday, d Month yyyy", "yyyy年m月d日"]}
+    with pytest.raises(ValueError, match="style must be one of"):
+        format_date(d, "yyyy/dd")
+
+
+def test_phrases_echo_the_source_post():
+    pairs = dict(make_phrase_pairs())
+    assert pairs["I am a student"] == "我 是 一个 学生"
+    assert pairs["he reads books every day"] == "他 每天 看 书"
+    assert len(pairs) == len(make_phrase_pairs())  # no duplicate English sentence
+
+
+def test_loading_is_safe_and_explains_missing_files(tmp_path):
+    pairs = load_pairs("dates_test.csv")
+    with open(DATA_DIR / "dates_test.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert len(pairs) == 1000 and pairs[0] == tuple(rows[1])
+    with pytest.raises(ValueError, match="no data file 'nope.csv'"):
+        load_pairs("nope.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="must start with the header source,target"):
+        load_pairs(bad)
+
+
+def test_vocab_round_trip_and_padding():
+    vocab = Vocab(["29 Nov 2026", "2026年11月29日"])
+    ids, lens = vocab.batch(["29 Nov", "年"])
+    assert ids.shape == (2, 7) and lens.tolist() == [7, 2] and ids[1, 2:].eq(Vocab.PAD).all()
+    assert vocab.decode(ids[0]) == "29 Nov" and vocab.decode(vocab.encode("?")) == "<unk>"
+    words = Vocab(["I am a student"], level="word")
+    assert words.decode(words.encode("a student")) == "a student"
+    with pytest.raises(ValueError, match="level must be 'char' or 'word'"):
+        Vocab([], level="byte")
+
+
+@pytest.mark.parametrize("kind", ["additive", "general", None])
+def test_seq2seq_shapes_masks_and_gradients(kind):
+    torch.manual_seed(0)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, attention=kind)
+    src = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]])
+    lens = torch.tensor([5, 3])
+    tgt = torch.tensor([[4, 5, 6, 2], [7, 2, 0, 0]])
+    logits = model(src, lens, tgt)
+    assert logits.shape == (2, 4, 9)
+    loss = model.loss(src, lens, tgt)
+    loss.backward()
+    assert torch.isfinite(loss) and all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+    ids, alignment = model.greedy(src, lens, max_len=6)
+    assert ids.shape == (2, 6) and alignment.shape == (2, 6, 5)
+    if kind is not None:
+        assert torch.all(alignment[1, :, 3:] == 0)  # padding gets no attention
+        torch.testing.assert_close(alignment.sum(-1), torch.ones(2, 6))
+    # padding does not change the encoding of the shorter sequence
+    states_a, summary_a = model.encoder(src[1:, :3], lens[1:])
+    states_b, summary_b = model.encoder(src[1:], lens[1:])
+    torch.testing.assert_close(summary_a, summary_b)
+    torch.testing.assert_close(states_a, states_b[:, :3])
+
+
+def test_short_training_learns_to_copy():
+    """A copy task learns fast with attention: a smoke test of the training loop used in notebook 06."""
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    src = torch.randint(4, 10, (256, 5), generator=g)
+    src = torch.cat([src, torch.full((256, 1), 2)], dim=1)  # <eos>
+    lens = torch.full((256,), 6)
+    model = Seq2Seq(10, 10, embed_size=16, num_hiddens=32, attention="additive")
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    first = None
+    for _ in range(60):
+        optimizer.zero_grad()
+        loss = model.loss(src, lens, src)
+        loss.backward()
+        optimizer.step()
+        first = first or loss.item()
+    assert loss.item() < 0.3 * first
+    ids, _ = model.greedy(src[:32], lens[:32], max_len=6)
+    assert (ids == src[:32]).all(dim=1).float().mean() > 0.5
+
+
+def test_general_attention_is_s_W_h():
+    from attention_lab.seq2seq import GeneralAttention
+
+    att = GeneralAttention(3, 4).double()
+    s, h = torch.randn(1, 1, 3, dtype=torch.float64), torch.randn(1, 5, 4, dtype=torch.float64)
+    att(s, h, h)
+    W = att.W.weight  # (3, 4)
+    expected = torch.softmax(torch.stack([s[0, 0] @ W @ h[0, j] for j in range(5)]), 0)
+    torch.testing.assert_close(att.attention_weights[0, 0], expected.detach())
+
+
+def test_exact_match():
+    assert exact_match(["a", "b", "c"], ["a", "x", "c"]) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="same length"):
+        exact_match(["a"], [])
+
+
+@pytest.mark.parametrize("interactive", [True, False], ids=["ipympl", "png-fallback"])
+def test_alignment_explorer_in_place(interactive):
+    sources = [list("29 Nov 2026") + ["<eos>"], list("2026年11月29日") + ["<eos>"]]
+    outputs = [list("2026-11-29") + ["<eos>"]] * 2
+    rng = np.random.default_rng(0)
+    alignments = [aln.masked_softmax(torch.tensor(rng.normal(size=(11, len(s))))).numpy() for s in sources]
+    explorer = AlignmentExplorer(sources, outputs, alignments, interactive=interactive)
+    count = sum(len(ax.get_children()) for ax in explorer.figure.axes)
+    before = np.asarray(explorer.canvas.buffer_rgba()).copy()
+    for example in (0, 1):
+        for step in range(11):
+            if (example, step) == (0, 0):
+                continue  # where it starts
+            explorer.set(example=example, step=step)
+            heights = [b.get_height() for b in explorer.bars]
+            np.testing.assert_allclose(heights[: len(sources[example])], alignments[example][step])
+            assert explorer.step_tokens[0].get_text() == sources[example][0]
+            assert f"output '{outputs[example][step]}'" in explorer.step_title.get_text()
+            now = np.asarray(explorer.canvas.buffer_rgba()).copy()
+            assert not np.array_equal(now, before)
+            before = now
+    assert sum(len(ax.get_children()) for ax in explorer.figure.axes) == count
+    with pytest.raises(ValueError, match=r"alignments\[0\] must have shape"):
+        AlignmentExplorer(sources, outputs, [np.zeros((2, 2)), alignments[1]], interactive=False)
+    fig = alignment_small_multiples(sources, outputs, alignments, columns=2)
+    assert fig.axes[0].get_xlabel() == "input token"
