@@ -39,9 +39,14 @@ def page():
 
 def explorer_classes() -> set:
     """Names of every Explorer subclass in the library (they are the interactive figures)."""
-    import attention_lab.kernel_explorer
-    import attention_lab.training  # noqa: F401 - registers its subclasses
+    import importlib
+    import pkgutil
+
+    import attention_lab
     from attention_lab.explorers import Explorer
+
+    for module in pkgutil.iter_modules(attention_lab.__path__):  # importing a module registers its explorers
+        importlib.import_module(f"attention_lab.{module.name}")
 
     found, todo = set(), [Explorer]
     while todo:
@@ -58,7 +63,7 @@ def expected_figures(path: Path) -> int:
 
 
 def test_expected_figures_counts_explorer_constructions():
-    assert {"KernelExplorer", "TrainingScrubber", "TemperatureExplorer"} <= explorer_classes()
+    assert {"KernelExplorer", "TrainingScrubber", "DimensionExplorer", "AlignmentExplorer"} <= explorer_classes()
     assert expected_figures(ROOT / "notebooks" / "04_parametric_pooling.ipynb") == 2
 
 

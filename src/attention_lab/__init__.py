@@ -4,6 +4,7 @@ Notation (used in every notebook, docstring and variable name):
 query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, bandwidth h, w = 1/h.
 """
 
+from . import plots
 from .attention import attention
 from .data import RegressionData, make_regression_data, true_function
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
@@ -16,6 +17,7 @@ from .normalisers import (
     softmax,
     sparsemax,
 )
+from .plots import lecture_mode
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 
 __version__ = "0.1.0"
@@ -31,11 +33,13 @@ __all__ = [
     "gaussian_score",
     "gumbel_softmax",
     "hard_attention",
+    "lecture_mode",
     "logsumexp",
     "loo_bandwidth",
     "loo_errors",
     "make_regression_data",
     "nadaraya_watson",
+    "plots",
     "sample_attention",
     "scaled_dot_score",
     "softmax",

@@ -168,7 +168,10 @@ class Explorer:
         self.redraw()
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget, plus a PNG of the figure as it is now: what a saved notebook or HTML page shows."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["image/png"] = buffer_png(self.canvas)
+        return bundle
 
 
 def _bars(ax, labels, heights, colors=None):

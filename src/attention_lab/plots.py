@@ -18,7 +18,7 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "interactive_figure", "buffer_png"]
+__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "interactive_figure", "buffer_png"]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
 COLORS = {
@@ -66,6 +66,31 @@ def course_style(scale: float = 1.0) -> dict:
         # DejaVu Sans first; glyphs it lacks (Chinese) come from the course's CJK subset
         "font.family": FONT_FAMILY,
     }
+
+
+def lecture_mode(on: bool = True) -> None:
+    """Projector-friendly figures for the rest of the session: large fonts, thick lines, strong contrast.
+
+    ``lecture_mode(False)`` goes back to the normal course style. Figures made afterwards follow it
+    (explorers keep their pixel size, so they still fit the notebook column; zoom the browser to enlarge).
+    """
+    if not on:
+        use_course_style()
+        return
+    mpl.rcParams.update(course_style(scale=1.35))
+    mpl.rcParams.update({
+        "lines.linewidth": 3.2,
+        "lines.markersize": 9,
+        "axes.linewidth": 1.8,
+        "grid.alpha": 0.5,
+        "grid.linewidth": 1.0,
+        "text.color": "black",
+        "axes.labelcolor": "black",
+        "xtick.color": "black",
+        "ytick.color": "black",
+        "axes.titleweight": "bold",
+        "figure.dpi": 110,
+    })
 
 
 def use_course_style(scale: float = 1.0) -> None:

@@ -23,7 +23,7 @@ from .explorers import Explorer
 from .kernel_explorer import _weight_image
 from .plots import COLORS, CYCLE, buffer_png
 
-__all__ = ["LiveLoss", "snapshot", "TrainingScrubber"]
+__all__ = ["LiveLoss", "snapshot", "TrainingScrubber", "training_small_multiples"]
 
 
 class LiveLoss:
@@ -147,3 +147,32 @@ class TrainingScrubber(Explorer):
         self.image.set_data(d.x_train, d.x_test, s["weights"])
         self.now.set_xdata([s["epoch"], s["epoch"]])
         self.curve_title.set_text(f"loss {s['loss']:.3f}, test MSE {s['test_mse']:.3f}")
+
+
+def training_small_multiples(snapshots: list, data: RegressionData, epochs=None):
+    """Static twin of :class:`TrainingScrubber`: the fit (top) and the attention weights (bottom) at a few epochs."""
+    if not snapshots:
+        raise ValueError("snapshots must be a non-empty list of dicts from attention_lab.training.snapshot")
+    by_epoch = {s["epoch"]: s for s in snapshots}
+    if epochs is None:
+        last = snapshots[-1]["epoch"]
+        epochs = sorted({0, max(1, last // 20), max(2, last // 5), last} & set(by_epoch))
+    missing = [e for e in epochs if e not in by_epoch]
+    if missing:
+        raise ValueError(f"epochs {missing} have no snapshot; available: {sorted(by_epoch)[:5]} ... {max(by_epoch)}")
+    fig = Figure(figsize=(2.7 * len(epochs) + 0.6, 5.4), layout="constrained")
+    axes = fig.subplots(2, len(epochs), squeeze=False)
+    for column, epoch in enumerate(epochs):
+        s = by_epoch[epoch]
+        ax = axes[0, column]
+        ax.plot(data.x_train, data.y_train, "o", ms=3, alpha=0.5, color=COLORS["grey"])
+        ax.plot(data.x_test, data.y_truth, color=COLORS["black"], lw=1.2)
+        ax.plot(data.x_test, s["y_hat"], color=COLORS["vermillion"], lw=2)
+        ax.set_title(f"epoch {epoch}: w = {s['w'].mean():.2f}", fontsize=10)
+        ax.set_xlabel("x")
+        image = _weight_image(axes[1, column], data.x_train, data.x_test, s["weights"])
+        if column:
+            axes[1, column].set_ylabel("")
+    axes[0, 0].set_ylabel("y")
+    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$ (log)", extend="min")
+    return fig

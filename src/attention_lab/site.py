@@ -1,0 +1,158 @@
+"""The course as static web pages, for reading without a kernel: ``python -m attention_lab.site OUTDIR``.
+
+Executes every notebook in ``notebooks/`` in a fresh kernel and writes ``OUTDIR/index.html``, one page
+per notebook (``OUTDIR/NAME.html``) and ``OUTDIR/glossary.html``. Figures are the notebooks' own
+images; each interactive explorer appears as a picture of its figure (its static small-multiples twin
+follows in the notebook). Math is rendered by a copy of MathJax in ``OUTDIR/mathjax``, links between
+notebooks point to the pages, and nothing is fetched from the network: the pages work offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+
+__all__ = ["NOTEBOOK_DIR", "build_site"]
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = ROOT / "notebooks"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the config jupyter-server-mathjax ships
+
+
+def _execute(nb, workdir: Path, timeout: int):
+    from nbclient import NotebookClient
+
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}).execute()
+    return nb
+
+
+def _static(nb):
+    """Replace each live widget by its static picture; drop widget state (it would need a CDN to render)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data:
+                data.pop(WIDGET_VIEW)
+                data.pop("text/plain", None)
+                if not data:  # a widget without a picture (a bare slider): nothing to show on a page
+                    continue
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                continue
+            kept.append(output)
+        cell.outputs = kept
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def _local_links(page: str) -> str:
+    """Links to notebooks and the glossary point to their pages."""
+    page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', page)
+    return page.replace('href="glossary.md"', 'href="glossary.html"')
+
+
+# jupyter-server-mathjax ships the STIX web fonts only (as Jupyter's classic notebook used them)
+MATHJAX_FONTS = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
+                 'imageFont: null, preferredFont: null, webFont: "STIX-Web"}});</script>\n')
+
+
+def _offline(page: str) -> str:
+    """Drop the template's external scripts (require.js, widget renderer, mermaid loader): nothing here needs them."""
+    page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
+    page = page.replace(f'<script src="{MATHJAX_URL}"', MATHJAX_FONTS + f'<script src="{MATHJAX_URL}"', 1)
+    return re.sub(r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page,
+                  flags=re.S)
+
+
+def _exporter():
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab")
+    exporter.mathjax_url = MATHJAX_URL
+    return exporter
+
+
+def _title(nb, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            match = re.search(r"^#\s+(.+)$", cell.source, re.M)
+            if match:
+                return match.group(1).strip()
+    return fallback
+
+
+def _write_page(exporter, nb, path: Path, title: str):
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    path.write_text(_offline(_local_links(body)), encoding="utf-8")
+
+
+def _index(pages: list, outdir: Path):
+    items = "\n".join(f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
+                      f'<span class="meta">({seconds:.0f} s to run)</span></li>' for name, title, seconds in pages)
+    outdir.joinpath("index.html").write_text(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;line-height:1.5}}
+li{{margin:.4rem 0}} .meta{{color:#666;font-size:.9em}}</style></head>
+<body><h1>Attention, from hard to soft</h1>
+<p>An interactive course on the attention mechanism, as static pages: every figure, formula and result of
+the notebooks, executed. To move the sliders, open the notebooks in JupyterLab (see the README).</p>
+<ol start="0">
+{items}
+</ol>
+<p><a href="glossary.html">Glossary and notation · 术语与记号</a></p>
+</body></html>
+""", encoding="utf-8")
+
+
+def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print) -> list:
+    """Execute the notebooks and write the pages; return the paths written (index first)."""
+    import jupyter_server_mathjax
+
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    paths = sorted(Path(p) for p in notebooks) if notebooks else sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+    if not paths:
+        raise ValueError(f"no notebooks to build in {NOTEBOOK_DIR}")
+    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
+    shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True)
+    exporter = _exporter()
+    pages, written = [], []
+    for path in paths:
+        start = time.perf_counter()
+        nb = _static(_execute(nbformat.read(path, as_version=4), path.parent, timeout))
+        seconds = time.perf_counter() - start
+        title = _title(nb, path.stem)
+        _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
+        pages.append((path.stem, title, seconds))
+        written.append(outdir / f"{path.stem}.html")
+        log(f"{path.name}: executed in {seconds:.1f} s -> {path.stem}.html")
+    glossary = NOTEBOOK_DIR / "glossary.md"
+    if glossary.exists():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
+        _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation")
+        written.append(outdir / "glossary.html")
+    _index(pages, outdir)
+    return [outdir / "index.html", *written]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
+    args = parser.parse_args(argv)
+    written = build_site(args.outdir, args.notebooks or None)
+    print(f"wrote {len(written)} pages; open {args.outdir / 'index.html'}")
+
+
+if __name__ == "__main__":
+    main()
