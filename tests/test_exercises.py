@@ -13,6 +13,8 @@ ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
 
 
 def load(name):
+    if not SOLUTIONS.exists():
+        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
     spec = importlib.util.spec_from_file_location(name, SOLUTIONS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -43,7 +43,7 @@ def test_torch_is_pinned_exactly_to_the_cpu_wheel_on_disk():
 def test_test_extra_is_pinned():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
     assert all("==" in requirement for requirement in extra), extra
-    assert {"pytest", "hypothesis", "nbclient"} <= {r.split("==")[0] for r in extra}
+    assert {"pytest", "hypothesis", "playwright"} <= {r.split("==")[0] for r in extra}
 
 
 def test_environment_yml_matches_pyproject():

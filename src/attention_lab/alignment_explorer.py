@@ -115,8 +115,16 @@ class AlignmentExplorer(Explorer):
         self.row_box = Rectangle((-0.5, -0.5), self.n_in, 1, fill=False, ec=COLORS["vermillion"], lw=2.5)
         ax.add_patch(self.row_box)
         self.map_title = ax.set_title("")
-        return [*self.bars, *self.step_tokens, self.step_title, self.image, *self.map_x, *self.map_y, self.row_box,
-                self.map_title]
+        # The tokens and the heatmap change only with the example (a full redraw, see _on_change); a step of
+        # the slider redraws just the bars, the outline and the title.
+        return [*self.bars, self.step_title, self.row_box]
+
+    def _on_change(self, change):
+        if change["owner"] is self.controls["example"]:
+            self.update()
+            self.full_redraw()
+        else:
+            super()._on_change(change)
 
     def update(self):
         i = self.controls["example"].value

@@ -37,6 +37,30 @@ SETUP = textwrap.dedent("""
     QUERIES = {"cherry": [9.0, 3.0], "sweet and sour": [7.5, 6.0]}
     ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
     V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
+    from attention_lab.scaling_explorer import DimensionExplorer, DIMENSIONS
+    from attention_lab.alignment_explorer import AlignmentExplorer
+    from attention_lab.training import TrainingScrubber, snapshot
+    # notebook 06's figure size: 29 input and 11 output tokens (random alignments draw the same)
+    SOURCES = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
+    OUTPUTS = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
+    _rng = np.random.default_rng(0)
+    ALIGNMENTS = [_rng.dirichlet(np.ones(len(s)), size=11) for s in SOURCES]
+    # notebook 04's scrubber: 100 epochs of Adam on the course data
+    import torch
+    from attention_lab import make_regression_data
+    from attention_lab import nn as aln
+    DATA = make_regression_data(50, seed=0)
+    _x, _y = torch.tensor(DATA.x_train, dtype=torch.float32), torch.tensor(DATA.y_train, dtype=torch.float32)
+    _keys, _values = aln.leave_one_out(_x, _y)
+    _model = aln.NWKernelRegression(1.0)
+    _opt = torch.optim.Adam(_model.parameters(), lr=0.5)
+    SNAPSHOTS = [snapshot(_model, 0, 1.0, DATA)]
+    for _epoch in range(100):
+        _opt.zero_grad()
+        _loss = torch.mean((_model(_x, _keys, _values) - _y) ** 2)
+        _loss.backward()
+        _opt.step()
+        SNAPSHOTS.append(snapshot(_model, _epoch + 1, _loss.item(), DATA))
 """)
 # name -> (expression building the explorer, with {value} for the benched control and {extra} for more
 # arguments; the control the slider moves; the slider of the naive version)
@@ -47,7 +71,14 @@ EXPLORERS = {
     "TemperatureExplorer (02)": ("TemperatureExplorer(ALPHA, V2, temperature={value}{extra})", *TEMPERATURE),
     "GumbelExplorer (02)": ("GumbelExplorer(ALPHA, temperature={value}{extra})", *TEMPERATURE),
     "KernelExplorer (03)": ("KernelExplorer(bandwidth={value}, n_train=1000{extra})", *BANDWIDTH),
+    "TrainingScrubber (04)": ("TrainingScrubber(SNAPSHOTS, DATA, epoch={value}{extra})", "epoch",
+                              "widgets.IntSlider(value=50, min=0, max=100)"),
+    "DimensionExplorer (05)": ("DimensionExplorer(d={value}{extra})", "d",
+                               "widgets.SelectionSlider(options=DIMENSIONS, value=16)"),
+    "AlignmentExplorer (06)": ("AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, step={value}{extra})", "step",
+                               "widgets.IntSlider(value=5, min=0, max=10)"),
 }
+START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5}
 
 
 def _positions(control: str, count: int) -> list:
@@ -56,7 +87,10 @@ def _positions(control: str, count: int) -> list:
         from .explorers import TEMPERATURE_OPTIONS
 
         return [value for _, value in TEMPERATURE_OPTIONS][5:5 + count]
-    return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
+    if control == "bandwidth":
+        return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
+    cycle = {"epoch": list(range(101)), "d": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "step": list(range(11))}[control]
+    return [cycle[i % len(cycle)] for i in range(count)]
 
 
 def _bench_notebook(name: str) -> dict:
@@ -64,8 +98,7 @@ def _bench_notebook(name: str) -> dict:
     import nbformat
 
     expression, control, slider = EXPLORERS[name]
-    start = 1.0 if control == "temperature" else 0.3
-    fast = expression.format(value=start, extra="")
+    fast = expression.format(value=START[control], extra="")
     naive = expression.format(value="value", extra=", interactive=False")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -166,7 +199,9 @@ def notebook_memory() -> dict:
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         nb.cells.append(nbformat.v4.new_code_cell(
-            "import resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"))
+            # VmHWM: the kernel's own peak resident memory (ru_maxrss would include the parent's before exec)
+            "from pathlib import Path\n"
+            "print(next(l.split()[1] for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('VmHWM')))"))
         start = time.perf_counter()
         workdir = {"metadata": {"path": str(path.parent)}}
         client = NotebookClient(nb, timeout=300, kernel_name="python3", resources=workdir)

@@ -167,6 +167,12 @@ class Explorer:
         self.update()
         self.redraw()
 
+    def full_redraw(self):
+        """Redraw everything and capture a new background: for changes to artists that are not animated."""
+        self.canvas.draw()  # fires draw_event: new background, then the animated artists on top
+        if self._image is not None:
+            self._image.value = buffer_png(self.canvas)
+
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a PNG of the figure as it is now: what a saved notebook or HTML page shows."""
         bundle = self.widget._repr_mimebundle_(**kwargs)

@@ -1,0 +1,132 @@
+"""Classroom and self-study delivery: static site, Binder environment, exercises, student copy, lecture mode."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import matplotlib as mpl
+import nbformat
+import pytest
+import yaml
+
+import attention_lab as al
+from attention_lab.site import build_site
+from attention_lab.student_copy import make_student_copy
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
+
+
+# --- static site ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    written = build_site(out, log=lambda message: None)
+    return out, written
+
+
+@pytest.mark.notebook
+def test_site_has_an_index_and_a_page_per_notebook(site):
+    out, written = site
+    assert written[0] == out / "index.html"
+    index = (out / "index.html").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        page = out / f"{path.stem}.html"
+        assert page.exists(), f"no page for {path.name}"
+        assert f'href="{path.stem}.html"' in index
+    assert 'href="glossary.html"' in index and (out / "glossary.html").exists()
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
+def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, path):
+    out, _ = site
+    page = (out / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert page.count("<img") >= 2, "the page should show the notebook's figures"
+    assert 'src="mathjax/MathJax.js' in page and (out / "mathjax" / "MathJax.js").exists()
+    assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', page), "an external resource"
+    assert not re.search(r'<script type="module">[^<]*https?://', page)
+    assert 'href="glossary.html"' in page and ".ipynb\"" not in page
+    assert "application/vnd.jupyter.widget-view+json" not in page  # explorers appear as pictures
+    assert "Traceback" not in page
+
+
+# --- Binder environment -----------------------------------------------------------------------------------
+
+def test_environment_yml_builds_the_cpu_course_on_binder():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    names = {entry.split("=")[0] for entry in env["dependencies"] if isinstance(entry, str)}
+    pip = next(entry["pip"] for entry in env["dependencies"] if isinstance(entry, dict))
+    assert "pytorch-cpu" in names and not names & {"pytorch", "pytorch-gpu", "cudatoolkit", "cuda-version"}
+    assert {"numpy", "matplotlib", "ipywidgets", "ipympl", "jupyterlab", "ipykernel"} <= names
+    assert "-e ." in pip, "the project itself must be installed (pip: -e .)"
+    imported = set()
+    for path in NOTEBOOKS:
+        imported |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", path.read_text(), flags=re.M))
+    conda_name = {"torch": "pytorch-cpu"}
+    third_party = imported - set(sys.stdlib_module_names) - {"attention_lab", "IPython"}
+    assert {conda_name.get(m, m) for m in third_party} <= names, "a notebook imports a package Binder lacks"
+
+
+def test_readme_links_binder_for_the_repository_and_each_notebook():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    slug = repository.removeprefix("https://github.com/")
+    assert f"https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/{slug}/HEAD?urlpath=lab" in readme
+    for path in NOTEBOOKS:
+        assert f"https://mybinder.org/v2/gh/{slug}/HEAD?urlpath=lab/tree/notebooks/{path.name}" in readme
+    for heading in ("Troubleshooting", "Cite", "Static pages", "Lecture mode", "student copy"):
+        assert heading.lower() in readme.lower(), f"README lacks a section on {heading}"
+
+
+# --- exercises, glossary, lecture mode ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
+def test_every_numbered_notebook_has_three_checked_exercises_and_links_the_glossary(path):
+    cells = nbformat.read(path, as_version=4).cells
+    exercises = [c for c in cells if "exercise" in c.metadata.get("tags", [])]
+    assert len(exercises) >= 3, f"{path.name} has {len(exercises)} exercise cells"
+    assert all(re.search(r"\bcheck_\w+\(", c.source) for c in exercises), "every exercise is checked"
+    assert "glossary.md" in cells[0].source
+    setup = next(c for c in cells if c.cell_type == "code")
+    assert "lecture_mode(" in setup.source, "each notebook turns lecture mode on or off in its first cell"
+
+
+def test_glossary_maps_symbols_to_code_and_terms_to_chinese():
+    glossary = (ROOT / "notebooks" / "glossary.md").read_text(encoding="utf-8")
+    terms = ("硬性注意力", "软性注意力", "注意力汇聚", "查询", "评分函数", "核回归", "`bandwidth`", "`temperature`")
+    for term in terms:
+        assert term in glossary
+    for path in NOTEBOOKS:
+        assert f"({path.name})" in glossary
+
+
+def test_lecture_mode_enlarges_and_goes_back():
+    al.lecture_mode(False)
+    normal = mpl.rcParams["font.size"], mpl.rcParams["lines.linewidth"]
+    try:
+        al.lecture_mode()
+        assert mpl.rcParams["font.size"] >= 1.3 * normal[0] and mpl.rcParams["lines.linewidth"] >= 1.5 * normal[1]
+    finally:
+        al.lecture_mode(False)
+    assert (mpl.rcParams["font.size"], mpl.rcParams["lines.linewidth"]) == normal
+
+
+# --- student copy ------------------------------------------------------------------------------------------
+
+def test_student_copy_leaves_out_the_solutions(tmp_path):
+    out = tmp_path / "course"
+    copied = make_student_copy(out)
+    assert not (out / "solutions").exists() and not any(name.startswith("solutions/") for name in copied)
+    for needed in ("README.md", "environment.yml", "pyproject.toml", "notebooks/01_queries_keys_values.ipynb",
+                   "src/attention_lab/normalisers.py", "data/dates_train.csv", "tests/test_exercises.py"):
+        assert (out / needed).exists(), needed
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_exercises.py",
+                             "-k", "reference"], cwd=out, capture_output=True, text=True)
+    assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
+    with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
+        make_student_copy(out)
