@@ -201,7 +201,8 @@ def notebook_memory() -> dict:
         nb.cells.append(nbformat.v4.new_code_cell(
             # VmHWM: the kernel's own peak resident memory (ru_maxrss would include the parent's before exec)
             "from pathlib import Path\n"
-            "print(next(l.split()[1] for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('VmHWM')))"))
+            "status = Path('/proc/self/status').read_text().splitlines()\n"
+            "print(next(line.split()[1] for line in status if line.startswith('VmHWM')))"))
         start = time.perf_counter()
         workdir = {"metadata": {"path": str(path.parent)}}
         client = NotebookClient(nb, timeout=300, kernel_name="python3", resources=workdir)

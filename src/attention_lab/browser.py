@@ -136,7 +136,7 @@ def page_problems(page) -> list[str]:
     problems = []
     for element in page.query_selector_all(STDERR):
         problems.append("stderr or error output: " + element.inner_text()[:500])
-    if page.locator("text=Error displaying widget").count():
+    if page.locator(".jp-OutputArea-output").filter(has_text="Error displaying widget").count():  # not in prose
         problems.append("a widget failed to render ('Error displaying widget')")
     if page.locator(DIALOG).count():
         problems.append("a dialog is open: " + page.locator(DIALOG).first.inner_text()[:200])
