@@ -62,7 +62,7 @@ def _not_attempted(exercise):
     return Feedback(exercise, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
 
 
-def _call(exercise, fn, *args):
+def _run(exercise, fn, *args):
     """Run the student's function; a crash or a None result becomes feedback instead of an exception."""
     try:
         result = fn(*args)
@@ -70,6 +70,14 @@ def _call(exercise, fn, *args):
         return None, Feedback(exercise, False, [f"Your function raised {type(error).__name__}: {error}"])
     if result is None or result is Ellipsis:
         return None, _not_attempted(exercise)
+    return result, None
+
+
+def _call(exercise, fn, *args):
+    """:func:`_run`, then the result as a float array (or feedback saying it is not numbers)."""
+    result, problem = _run(exercise, fn, *args)
+    if problem is not None:
+        return None, problem
     try:
         return np.asarray(result, dtype=np.float64), None
     except (TypeError, ValueError):
@@ -356,12 +364,9 @@ def _torch_call(exercise, fn, *args):
     """Like _call, for functions that take and return torch tensors."""
     import torch
 
-    try:
-        result = fn(*args)
-    except Exception as error:  # noqa: BLE001 - any error in student code becomes feedback
-        return None, Feedback(exercise, False, [f"Your function raised {type(error).__name__}: {error}"])
-    if result is None or result is Ellipsis:
-        return None, _not_attempted(exercise)
+    result, problem = _run(exercise, fn, *args)
+    if problem is not None:
+        return None, problem
     if not torch.is_tensor(result):
         return None, Feedback(exercise, False, [f"Return a torch tensor, got {type(result).__name__}."])
     return result, None

@@ -140,8 +140,17 @@ class KernelExplorer(Explorer):
         ax.set_ylabel(r"relative weight $\lambda_i(x) / \max_j \lambda_j(x)$", fontsize=9.5)
         self.profile_title = ax.set_title("")
         self._shown_n = None
-        return [self.points, self.curve, self.fit_query, self.fit_title, self.image, self.heat_query,
+        # The training points change only with their number (a full redraw, see _on_change), so a bandwidth
+        # or query step does not redraw up to 1000 markers.
+        return [self.curve, self.fit_query, self.fit_title, self.image, self.heat_query,
                 self.profile, self.profile_query, self.profile_text, self.profile_title]
+
+    def _on_change(self, change):
+        if change["owner"] is self.controls["n_train"]:
+            self.update()
+            self.full_redraw()
+        else:
+            super()._on_change(change)
 
     def update(self):
         h, kernel, n = (self.controls[name].value for name in ("bandwidth", "kernel", "n_train"))
@@ -150,6 +159,7 @@ class KernelExplorer(Explorer):
         y_hat, weights, mse = self.compute(h, kernel, n)
         if n != self._shown_n:
             self.points.set_data(data.x_train, data.y_train)
+            self.profile.set_marker("o" if n <= 100 else "")  # 1000 markers would cost more than they show
             self._shown_n = n
         self.curve.set_data(self.x_test, y_hat)
         gaps = int(np.sum(~np.isfinite(y_hat)))
