@@ -65,7 +65,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="a new folder for the student copy")
     args = parser.parse_args(argv)
-    copied = make_student_copy(args.outdir)
+    try:
+        copied = make_student_copy(args.outdir)
+    except ValueError as error:
+        parser.error(str(error))  # a one-line message and exit status 2, no traceback
     print(f"copied {len(copied)} files to {args.outdir}, without {', '.join(EXCLUDED)}")
 
 
