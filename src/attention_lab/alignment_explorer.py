@@ -28,10 +28,14 @@ def _check_examples(sources, outputs, alignments):
                              f"{len(src)}), got {np.shape(a)}")
 
 
+def _visible(token):
+    return "␣" if token == " " else token
+
+
 def plot_alignment(ax, source_tokens, output_tokens, alignment, *, colorbar=True):
     """A static alignment heatmap: output tokens down, input tokens across, weight as colour."""
     image = ax.imshow(alignment, cmap=CMAP, vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(source_tokens)), [t if t != " " else "␣" for t in source_tokens], fontsize=9,
+    ax.set_xticks(range(len(source_tokens)), [_visible(t) for t in source_tokens], fontsize=9,
                   fontfamily=FONT_FAMILY)
     ax.set_yticks(range(len(output_tokens)), output_tokens, fontsize=9, fontfamily=FONT_FAMILY)
     ax.set_xlabel("input token")
@@ -56,14 +60,11 @@ def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
     return fig
 
 
-def _visible(token):
-    return "␣" if token == " " else token
-
-
 class AlignmentExplorer(Explorer):
     """``sources[i]`` and ``outputs[i]`` are token lists, ``alignments[i]`` an array (len(output), len(source))."""
 
     figsize = (11.0, 3.9)
+    static_controls = ("example",)
 
     def __init__(self, sources, outputs, alignments, *, labels=None, example=0, step=0, interactive=True):
         _check_examples(sources, outputs, alignments)
@@ -115,16 +116,9 @@ class AlignmentExplorer(Explorer):
         self.row_box = Rectangle((-0.5, -0.5), self.n_in, 1, fill=False, ec=COLORS["vermillion"], lw=2.5)
         ax.add_patch(self.row_box)
         self.map_title = ax.set_title("")
-        # The tokens and the heatmap change only with the example (a full redraw, see _on_change); a step of
-        # the slider redraws just the bars, the outline and the title.
+        # The tokens and the heatmap are not animated: they change only with the example (a static control,
+        # one full redraw); a step of the slider redraws just the bars, the outline and the title.
         return [*self.bars, self.step_title, self.row_box]
-
-    def _on_change(self, change):
-        if change["owner"] is self.controls["example"]:
-            self.update()
-            self.full_redraw()
-        else:
-            super()._on_change(change)
 
     def update(self):
         i = self.controls["example"].value

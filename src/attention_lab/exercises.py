@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import nadaraya_watson
 from .normalisers import hard_attention, logsumexp, softmax
 
 __all__ = [
@@ -295,8 +296,6 @@ def check_gaussian_weights(fn) -> Feedback:
 
 
 def _validation_mse(h, x_train, y_train, x_val, y_val, kernel="gaussian"):
-    from .kernels import nadaraya_watson
-
     y_hat, _ = nadaraya_watson(x_val, x_train, y_train, bandwidth=h, kernel=kernel)
     return float(np.mean((y_hat - y_val) ** 2))
 

@@ -92,6 +92,9 @@ class Explorer:
 
     figsize = (10.0, 3.2)
     dpi = 80
+    # Controls whose change moves artists that are *not* animated (part of the background bitmap): for them
+    # one full redraw replaces the blit. For rarely used controls (an example, a data-set size) only.
+    static_controls: tuple = ()
 
     def __init__(self, controls: dict, *, interactive: bool = True):
         self.controls = controls
@@ -165,7 +168,10 @@ class Explorer:
 
     def _on_change(self, change):
         self.update()
-        self.redraw()
+        if any(change["owner"] is self.controls[name] for name in self.static_controls):
+            self.full_redraw()
+        else:
+            self.redraw()
 
     def full_redraw(self):
         """Redraw everything and capture a new background: for changes to artists that are not animated."""

@@ -19,12 +19,13 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.image import NonUniformImage
 
-from .data import RegressionData, make_regression_data
+from .data import RegressionData, make_regression_data, true_function
 from .explorers import Explorer
 from .kernels import KERNELS, nadaraya_watson
 from .plots import CMAP, COLORS
 
-__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "effective_keys", "kernel_small_multiples"]
+__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "effective_keys", "fit_and_weights_columns",
+           "kernel_small_multiples"]
 
 BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
 TRAIN_SIZES = (50, 500, 1000)  # the seed post's experiment
@@ -62,6 +63,7 @@ class KernelExplorer(Explorer):
     """
 
     figsize = (11.0, 3.7)
+    static_controls = ("n_train",)
 
     def __init__(self, datasets: dict | None = None, *, bandwidth=0.3, kernel="gaussian", n_train=50, query=2.5,
                  seed=0, interactive=True):
@@ -109,7 +111,7 @@ class KernelExplorer(Explorer):
             1, 3, gridspec_kw={"width_ratios": [1.15, 1.0, 1.0]})
         ax = self.ax_fit
         dense = np.linspace(0, 5, 201)
-        ax.plot(dense, 2 * np.sin(dense) + dense**0.8, color=COLORS["black"], lw=1.5, label="truth f(x)")
+        ax.plot(dense, true_function(dense), color=COLORS["black"], lw=1.5, label="truth f(x)")
         (self.points,) = ax.plot([], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"],
                                  label=r"training $(x_i, y_i)$")
         (self.curve,) = ax.plot([], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5,
@@ -139,28 +141,18 @@ class KernelExplorer(Explorer):
         ax.set_xlabel(r"key $x_i$")
         ax.set_ylabel(r"relative weight $\lambda_i(x) / \max_j \lambda_j(x)$", fontsize=9.5)
         self.profile_title = ax.set_title("")
-        self._shown_n = None
-        # The training points change only with their number (a full redraw, see _on_change), so a bandwidth
-        # or query step does not redraw up to 1000 markers.
+        # The training points are not animated: they change only with their number (a static control, one
+        # full redraw), so a bandwidth or query step does not redraw up to 1000 markers.
         return [self.curve, self.fit_query, self.fit_title, self.image, self.heat_query,
                 self.profile, self.profile_query, self.profile_text, self.profile_title]
-
-    def _on_change(self, change):
-        if change["owner"] is self.controls["n_train"]:
-            self.update()
-            self.full_redraw()
-        else:
-            super()._on_change(change)
 
     def update(self):
         h, kernel, n = (self.controls[name].value for name in ("bandwidth", "kernel", "n_train"))
         x = self.controls["query"].value
         data = self.datasets[n]
         y_hat, weights, mse = self.compute(h, kernel, n)
-        if n != self._shown_n:
-            self.points.set_data(data.x_train, data.y_train)
-            self.profile.set_marker("o" if n <= 100 else "")  # 1000 markers would cost more than they show
-            self._shown_n = n
+        self.points.set_data(data.x_train, data.y_train)
+        self.profile.set_marker("o" if n <= 100 else "")  # 1000 markers would cost more than they show
         self.curve.set_data(self.x_test, y_hat)
         gaps = int(np.sum(~np.isfinite(y_hat)))
         gap_text = f", {gaps} gaps" if gaps else ""
@@ -183,23 +175,36 @@ class KernelExplorer(Explorer):
                                        "0/0, no prediction here")
 
 
-def kernel_small_multiples(data: RegressionData, bandwidths=(0.1, 0.3, 1.0, 3.0), *, kernel="gaussian"):
-    """Static twin of :class:`KernelExplorer`: fit (top) and weight matrix (bottom) for several bandwidths."""
-    if not isinstance(data, RegressionData):
-        raise ValueError(f"data must be RegressionData (from make_regression_data), got {type(data).__name__}")
-    fig = Figure(figsize=(2.75 * len(bandwidths) + 0.6, 5.6), layout="constrained")
-    axes = fig.subplots(2, len(bandwidths), squeeze=False)
-    for column, h in enumerate(bandwidths):
-        y_hat, weights = nadaraya_watson(data.x_test, data.x_train, data.y_train, bandwidth=h, kernel=kernel)
+def fit_and_weights_columns(data: RegressionData, columns) -> Figure:
+    """Static small multiples: for each (title, y_hat, weights), the fit on top and the weight matrix below.
+
+    Shared by the static twins of the kernel explorer (one column per bandwidth) and of the training
+    scrubber (one column per epoch). Predictions are drawn with markers, so a lone defined point between
+    compact-kernel gaps stays visible.
+    """
+    fig = Figure(figsize=(2.75 * len(columns) + 0.6, 5.6), layout="constrained")
+    axes = fig.subplots(2, len(columns), squeeze=False)
+    for column, (title, y_hat, weights) in enumerate(columns):
         ax = axes[0, column]
         ax.plot(data.x_train, data.y_train, ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"])
         ax.plot(data.x_test, data.y_truth, color=COLORS["black"], lw=1.2)
         ax.plot(data.x_test, y_hat, color=COLORS["vermillion"], lw=2, marker="o", ms=2)
-        ax.set_title(f"h = {h:g}")
+        ax.set_title(title, fontsize=10)
         ax.set_xlabel("x")
         image = _weight_image(axes[1, column], data.x_train, data.x_test, weights)
         if column:
             axes[1, column].set_ylabel("")
     axes[0, 0].set_ylabel("y")
-    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$", extend="min")
+    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$ (log)", extend="min")
     return fig
+
+
+def kernel_small_multiples(data: RegressionData, bandwidths=(0.1, 0.3, 1.0, 3.0), *, kernel="gaussian"):
+    """Static twin of :class:`KernelExplorer`: fit (top) and weight matrix (bottom) for several bandwidths."""
+    if not isinstance(data, RegressionData):
+        raise ValueError(f"data must be RegressionData (from make_regression_data), got {type(data).__name__}")
+    columns = []
+    for h in bandwidths:
+        y_hat, weights = nadaraya_watson(data.x_test, data.x_train, data.y_train, bandwidth=h, kernel=kernel)
+        columns.append((f"h = {h:g}", y_hat, weights))
+    return fit_and_weights_columns(data, columns)

@@ -207,8 +207,9 @@ class AttentionPooling(torch.nn.Module):
 
     def __init__(self, d: int, num_hiddens: int | None = None):
         super().__init__()
-        self.proj = torch.nn.Linear(d, num_hiddens or d)
-        self.query = torch.nn.Parameter(torch.randn(num_hiddens or d) / (num_hiddens or d) ** 0.5)
+        hidden = num_hiddens or d
+        self.proj = torch.nn.Linear(d, hidden)
+        self.query = torch.nn.Parameter(torch.randn(hidden) / hidden**0.5)
         self.attention_weights = None
 
     def forward(self, states, mask=None):

@@ -15,10 +15,11 @@ import torch
 from torch import nn
 
 from .nn import AdditiveAttention, masked_softmax, padding_mask
+from .translation_data import Vocab
 
 __all__ = ["Encoder", "GeneralAttention", "Decoder", "Seq2Seq", "exact_match"]
 
-PAD, BOS, EOS = 0, 1, 2  # as in translation_data.Vocab
+PAD, BOS, EOS = Vocab.PAD, Vocab.BOS, Vocab.EOS
 
 
 class Encoder(nn.Module):

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from .data import RegressionData
 from .explorers import Explorer
-from .kernel_explorer import _weight_image
+from .kernel_explorer import _weight_image, fit_and_weights_columns
 from .plots import COLORS, CYCLE, buffer_png
 
 __all__ = ["LiveLoss", "snapshot", "TrainingScrubber", "training_small_multiples"]
@@ -160,19 +160,6 @@ def training_small_multiples(snapshots: list, data: RegressionData, epochs=None)
     missing = [e for e in epochs if e not in by_epoch]
     if missing:
         raise ValueError(f"epochs {missing} have no snapshot; available: {sorted(by_epoch)[:5]} ... {max(by_epoch)}")
-    fig = Figure(figsize=(2.7 * len(epochs) + 0.6, 5.4), layout="constrained")
-    axes = fig.subplots(2, len(epochs), squeeze=False)
-    for column, epoch in enumerate(epochs):
-        s = by_epoch[epoch]
-        ax = axes[0, column]
-        ax.plot(data.x_train, data.y_train, "o", ms=3, alpha=0.5, color=COLORS["grey"])
-        ax.plot(data.x_test, data.y_truth, color=COLORS["black"], lw=1.2)
-        ax.plot(data.x_test, s["y_hat"], color=COLORS["vermillion"], lw=2)
-        ax.set_title(f"epoch {epoch}: w = {s['w'].mean():.2f}", fontsize=10)
-        ax.set_xlabel("x")
-        image = _weight_image(axes[1, column], data.x_train, data.x_test, s["weights"])
-        if column:
-            axes[1, column].set_ylabel("")
-    axes[0, 0].set_ylabel("y")
-    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$ (log)", extend="min")
-    return fig
+    columns = [(f"epoch {e}: w = {by_epoch[e]['w'].mean():.2f}", by_epoch[e]["y_hat"], by_epoch[e]["weights"])
+               for e in epochs]
+    return fit_and_weights_columns(data, columns)
