@@ -95,7 +95,7 @@ class AlignmentExplorer(Explorer):
         ax.set_ylim(0, 1.05)
         ax.set_xticks([])
         ax.set_ylabel(r"weight $\lambda_{tj}$ on input token $j$")
-        ax.set_xlabel("input tokens", labelpad=16)
+        ax.set_xlabel("input tokens", labelpad=20)
         ax.grid(axis="x", visible=False)
         self.step_title = ax.set_title("", fontfamily=FONT_FAMILY)
 
@@ -110,7 +110,7 @@ class AlignmentExplorer(Explorer):
         ax.set_ylim(self.n_out - 0.5, -0.5)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_xlabel("input token j", labelpad=16)
+        ax.set_xlabel("input token j", labelpad=20)
         ax.set_ylabel("output step t", labelpad=18)
         ax.grid(False)
         self.row_box = Rectangle((-0.5, -0.5), self.n_in, 1, fill=False, ec=COLORS["vermillion"], lw=2.5)
@@ -135,8 +135,9 @@ class AlignmentExplorer(Explorer):
             bar.set_color(COLORS["vermillion"] if j == top else COLORS["blue"])
         for j in range(self.n_in):
             token = _visible(source[j]) if j < len(source) else ""
-            self.step_tokens[j].set_text(token)
-            self.map_x[j].set_text(token)
+            for text, size in ((self.step_tokens[j], 10), (self.map_x[j], 8.5)):
+                text.set_text(token)
+                text.set_fontsize(size if len(token) <= 1 else 6.5)  # "<eos>" fits one column
         for k in range(self.n_out):
             self.map_y[k].set_text(_visible(output[k]) if k < len(output) else "")
         self.row_box.set_y(t - 0.5)

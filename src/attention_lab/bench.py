@@ -89,7 +89,9 @@ def _positions(control: str, count: int) -> list:
         return [value for _, value in TEMPERATURE_OPTIONS][5:5 + count]
     if control == "bandwidth":
         return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
-    cycle = {"epoch": list(range(101)), "d": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "step": list(range(11))}[control]
+    from .scaling_explorer import DIMENSIONS
+
+    cycle = {"epoch": list(range(101)), "d": DIMENSIONS, "step": list(range(11))}[control]
     return [cycle[i % len(cycle)] for i in range(count)]
 
 

@@ -143,7 +143,7 @@ class TrainingScrubber(Explorer):
         w = s["w"]
         width = f"w = {w[0]:.2f}, h = 1/w = {1 / w[0]:.3f}" if np.ptp(w) < 1e-9 else \
             f"w(x) from {w.min():.2f} to {w.max():.2f}"
-        self.fit_title.set_text(f"{self.title}epoch {s['epoch']}: {width}")
+        self.fit_title.set_text(f"{self.title}epoch {s['epoch']}:\n{width}")  # two lines: fits the panel
         self.image.set_data(d.x_train, d.x_test, s["weights"])
         self.now.set_xdata([s["epoch"], s["epoch"]])
         self.curve_title.set_text(f"loss {s['loss']:.3f}, test MSE {s['test_mse']:.3f}")
