@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-__all__ = ["DATA_DIR", "date_formats", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
+__all__ = ["DATA_DIR", "DATE_FORMATS", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
            "load_pairs", "Vocab"]
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -31,24 +31,22 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
-def date_formats() -> dict:
-    """Name -> function(date) -> the human-written form."""
-    return {
-        "d Mon yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1][:3]} {d.year}",
-        "d Month yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1]} {d.year}",
-        "Mon d, yyyy": lambda d: f"{MONTHS[d.month - 1][:3]} {d.day}, {d.year}",
-        "Month d, yyyy": lambda d: f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
-        "dd/mm/yyyy": lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}",
-        "Weekday, d Month yyyy": lambda d: f"{WEEKDAYS[d.weekday()]}, {d.day} {MONTHS[d.month - 1]} {d.year}",
-        "yyyy年m月d日": lambda d: f"{d.year}年{d.month}月{d.day}日",
-    }
+# Name -> function(date) -> the human-written form.
+DATE_FORMATS = {
+    "d Mon yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1][:3]} {d.year}",
+    "d Month yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1]} {d.year}",
+    "Mon d, yyyy": lambda d: f"{MONTHS[d.month - 1][:3]} {d.day}, {d.year}",
+    "Month d, yyyy": lambda d: f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
+    "dd/mm/yyyy": lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}",
+    "Weekday, d Month yyyy": lambda d: f"{WEEKDAYS[d.weekday()]}, {d.day} {MONTHS[d.month - 1]} {d.year}",
+    "yyyy年m月d日": lambda d: f"{d.year}年{d.month}月{d.day}日",
+}
 
 
 def format_date(date: dt.date, style: str) -> str:
-    formats = date_formats()
-    if style not in formats:
-        raise ValueError(f"style must be one of {list(formats)}, got {style!r}")
-    return formats[style](date)
+    if style not in DATE_FORMATS:
+        raise ValueError(f"style must be one of {list(DATE_FORMATS)}, got {style!r}")
+    return DATE_FORMATS[style](date)
 
 
 def make_date_pairs(n_train=6000, n_test=1000, *, seed=0, first=dt.date(1950, 1, 1), last=dt.date(2049, 12, 31)):
@@ -58,7 +56,7 @@ def make_date_pairs(n_train=6000, n_test=1000, *, seed=0, first=dt.date(1950, 1,
     if n_train + n_test > days:
         raise ValueError(f"n_train + n_test must be at most the {days} days in the range, got {n_train + n_test}")
     chosen = rng.permutation(days)[: n_train + n_test]
-    styles = list(date_formats())
+    styles = list(DATE_FORMATS)
     pairs = []
     for offset in chosen:
         date = first + dt.timedelta(days=int(offset))
