@@ -8,10 +8,9 @@ import os
 import re
 from pathlib import Path
 
+import browser
 import nbformat
 import pytest
-
-from attention_lab import browser
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -10,10 +10,10 @@ import matplotlib as mpl
 import nbformat
 import pytest
 import yaml
+from build_site import build_site
+from student_copy import make_student_copy
 
 import attention_lab as al
-from attention_lab.site import build_site
-from attention_lab.student_copy import make_student_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -93,7 +93,7 @@ def test_every_numbered_notebook_has_three_checked_exercises_and_links_the_gloss
     assert all(re.search(r"\bcheck_\w+\(", c.source) for c in exercises), "every exercise is checked"
     assert "glossary.md" in cells[0].source
     setup = next(c for c in cells if c.cell_type == "code")
-    assert "lecture_mode(" in setup.source, "each notebook turns lecture mode on or off in its first cell"
+    assert "use_course_style(lecture=" in setup.source, "each notebook applies the course style in its first cell"
 
 
 def test_glossary_maps_symbols_to_code_and_terms_to_chinese():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import artist_count, pixels
 from matplotlib.figure import Figure
 
 from attention_lab import entropy, softmax, sparsemax
@@ -25,14 +26,6 @@ V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0
 TEMPERATURES = [value for _, value in TEMPERATURE_OPTIONS]
 
 
-def pixels(explorer):
-    return np.asarray(explorer.canvas.buffer_rgba()).copy()
-
-
-def artist_count(explorer):
-    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
-
-
 def sweep(explorer, name="temperature"):
     """Move the slider over its whole range, both ways; yield after each step."""
     before = pixels(explorer)
@@ -43,11 +36,6 @@ def sweep(explorer, name="temperature"):
         now = pixels(explorer)
         yield value, not np.array_equal(now, before)
         before = now
-
-
-@pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])
-def interactive(request):
-    return request.param
 
 
 def test_slider_reaches_both_limits_exactly():

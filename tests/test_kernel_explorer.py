@@ -2,14 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import pixels
 from matplotlib.figure import Figure
 
 from attention_lab import make_regression_data, nadaraya_watson
-from attention_lab.kernel_explorer import TRAIN_SIZES, KernelExplorer, effective_keys, kernel_small_multiples
-
-
-def pixels(explorer):
-    return np.asarray(explorer.canvas.buffer_rgba()).copy()
+from attention_lab.explorers import TRAIN_SIZES, KernelExplorer, kernel_small_multiples
+from attention_lab.normalisers import effective_keys
 
 
 @pytest.fixture(scope="module")

@@ -86,15 +86,12 @@ def test_ruff_is_clean():
 
 
 def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
-    """Figures draw the data's and notebooks' Chinese with data/fonts/course-cjk.ttf; it must have every glyph."""
-    import importlib.util
-
+    """Figures draw the data's and notebooks' Chinese with the packaged course-cjk.ttf; it must have every glyph."""
+    import make_font_subset
     from fontTools.ttLib import TTFont
 
-    spec = importlib.util.spec_from_file_location("make_subset", ROOT / "data" / "fonts" / "make_subset.py")
-    make_subset = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_subset)
-    font = TTFont(ROOT / "data" / "fonts" / "course-cjk.ttf")
-    cmap = font.getBestCmap()
-    missing = [c for c in make_subset.characters() if ord(c) not in cmap]
-    assert not missing, f"rebuild the font with python data/fonts/make_subset.py; missing {missing}"
+    from attention_lab.plots import CJK_FONT
+
+    cmap = TTFont(CJK_FONT).getBestCmap()
+    missing = [c for c in make_font_subset.characters() if ord(c) not in cmap]
+    assert not missing, f"rebuild the font with python tools/make_font_subset.py; missing {missing}"

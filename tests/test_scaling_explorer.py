@@ -4,12 +4,11 @@ import numpy as np
 import pytest
 
 from attention_lab import softmax
-from attention_lab.scaling_explorer import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
+from attention_lab.explorers import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
 
 SAMPLE = ScoreSample(n_queries=200, n_keys=8, max_d=512, seed=0)
 
 
-@pytest.mark.parametrize("interactive", [True, False], ids=["ipympl", "png-fallback"])
 def test_whole_range_in_place(interactive):
     explorer = DimensionExplorer(SAMPLE, d=1, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in explorer.figure.axes)

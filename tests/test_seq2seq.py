@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from attention_lab import nn as aln
-from attention_lab.alignment_explorer import AlignmentExplorer, alignment_small_multiples
+from attention_lab.explorers import AlignmentExplorer, alignment_small_multiples
+from attention_lab.paths import repo_root
 from attention_lab.seq2seq import Seq2Seq, exact_match
 from attention_lab.translation_data import (
-    DATA_DIR,
     Vocab,
     format_date,
     load_pairs,
@@ -22,7 +22,7 @@ from attention_lab.translation_data import (
 
 def test_shipped_data_is_exactly_what_the_generator_writes(tmp_path):
     for path in write_data(tmp_path):
-        assert path.read_bytes() == (DATA_DIR / path.name).read_bytes(), f"data/{path.name} is stale"
+        assert path.read_bytes() == (repo_root() / "data" / path.name).read_bytes(), f"data/{path.name} is stale"
 
 
 def test_date_pairs_are_correct_and_test_dates_are_unseen():
@@ -52,15 +52,21 @@ def test_phrases_echo_the_source_post():
 
 def test_loading_is_safe_and_explains_missing_files(tmp_path):
     pairs = load_pairs("dates_test.csv")
-    with open(DATA_DIR / "dates_test.csv", newline="", encoding="utf-8") as f:
+    with open(repo_root() / "data" / "dates_test.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert len(pairs) == 1000 and pairs[0] == tuple(rows[1])
-    with pytest.raises(ValueError, match="no data file 'nope.csv'"):
+    with pytest.raises(FileNotFoundError, match=r"data/nope\.csv is missing; regenerate it with `python -m attention_lab"):
         load_pairs("nope.csv")
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
-    with pytest.raises(ValueError, match="must start with the header source,target"):
+    with pytest.raises(ValueError, match="bad.csv, line 1: the file must start with the header source,target"):
         load_pairs(bad)
+    bad.write_text("source,target\n1,2\n3,4,5\n")
+    with pytest.raises(ValueError, match=r"bad.csv, line 3: expected 2 fields \(source,target\), got 3"):
+        load_pairs(bad)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("source,target\n1 Jan 2000,2000-01-01\n".encode("utf-8-sig"))
+    assert load_pairs(bom) == [("1 Jan 2000", "2000-01-01")]
 
 
 def test_vocab_round_trip_and_padding():
@@ -77,7 +83,7 @@ def test_vocab_round_trip_and_padding():
 @pytest.mark.parametrize("kind", ["additive", "general", None])
 def test_seq2seq_shapes_masks_and_gradients(kind):
     torch.manual_seed(0)
-    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, attention=kind)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, score=kind)
     src = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]])
     lens = torch.tensor([5, 3])
     tgt = torch.tensor([[4, 5, 6, 2], [7, 2, 0, 0]])
@@ -105,7 +111,7 @@ def test_short_training_learns_to_copy():
     src = torch.randint(4, 10, (256, 5), generator=g)
     src = torch.cat([src, torch.full((256, 1), 2)], dim=1)  # <eos>
     lens = torch.full((256,), 6)
-    model = Seq2Seq(10, 10, embed_size=16, num_hiddens=32, attention="additive")
+    model = Seq2Seq(10, 10, embed_size=16, num_hiddens=32, score="additive")
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     first = None
     for _ in range(60):
@@ -120,7 +126,7 @@ def test_short_training_learns_to_copy():
 
 
 def test_general_attention_is_s_W_h():
-    from attention_lab.seq2seq import GeneralAttention
+    from attention_lab.nn import GeneralAttention
 
     att = GeneralAttention(3, 4).double()
     s, h = torch.randn(1, 1, 3, dtype=torch.float64), torch.randn(1, 5, 4, dtype=torch.float64)
@@ -136,7 +142,6 @@ def test_exact_match():
         exact_match(["a"], [])
 
 
-@pytest.mark.parametrize("interactive", [True, False], ids=["ipympl", "png-fallback"])
 def test_alignment_explorer_in_place(interactive):
     sources = [list("29 Nov 2026") + ["<eos>"], list("2026年11月29日") + ["<eos>"]]
     outputs = [list("2026-11-29") + ["<eos>"]] * 2

@@ -6,7 +6,8 @@ import torch
 
 from attention_lab import make_regression_data
 from attention_lab import nn as aln
-from attention_lab.training import LiveLoss, TrainingScrubber, snapshot
+from attention_lab.explorers import TrainingScrubber
+from attention_lab.training import LiveLoss, snapshot
 
 DATA = make_regression_data(50, seed=0)
 
@@ -35,7 +36,6 @@ def test_snapshot_records_the_model_on_the_test_queries(snapshots):
     assert s["w"][0] > snapshots[0]["w"][0]  # training sharpened the attention
 
 
-@pytest.mark.parametrize("interactive", [True, False], ids=["ipympl", "png-fallback"])
 def test_scrubber_replays_every_epoch_in_place(snapshots, interactive):
     scrubber = TrainingScrubber(snapshots, DATA, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in scrubber.figure.axes)

@@ -9,6 +9,7 @@ from .attention import attention
 from .data import RegressionData, make_regression_data, true_function
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
 from .normalisers import (
+    effective_keys,
     entropy,
     gumbel_softmax,
     hard_attention,
@@ -17,7 +18,7 @@ from .normalisers import (
     softmax,
     sparsemax,
 )
-from .plots import lecture_mode
+from .plots import lecture_mode, use_course_style
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 
 __version__ = "0.1.0"
@@ -29,6 +30,7 @@ __all__ = [
     "attention",
     "cosine_score",
     "dot_score",
+    "effective_keys",
     "entropy",
     "gaussian_score",
     "gumbel_softmax",
@@ -45,4 +47,5 @@ __all__ = [
     "softmax",
     "sparsemax",
     "true_function",
+    "use_course_style",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, check_positive
-from .normalisers import _normalise_rows, softmax
+from .normalisers import normalise_rows, softmax
 
 __all__ = ["KERNELS", "gaussian_kernel", "boxcar_kernel", "epanechnikov_kernel", "nadaraya_watson",
            "loo_errors", "loo_bandwidth"]
@@ -59,7 +59,7 @@ def _weights(diff, bandwidth, kernel, allowed=None):
     k = KERNELS[kernel](diff / bandwidth)
     if allowed is not None:
         k = np.where(allowed, k, 0.0)
-    return _normalise_rows(k)
+    return normalise_rows(k)
 
 
 def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussian"):

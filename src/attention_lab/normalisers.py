@@ -12,7 +12,8 @@ import numpy as np
 
 from ._checks import as_float_array, as_mask, as_rng, check_axis, check_count, check_temperature
 
-__all__ = ["softmax", "logsumexp", "hard_attention", "sample_attention", "sparsemax", "gumbel_softmax", "entropy"]
+__all__ = ["softmax", "logsumexp", "hard_attention", "sample_attention", "sparsemax", "gumbel_softmax", "entropy",
+           "effective_keys", "normalise_rows"]
 
 
 def _prepare(scores, axis, mask):
@@ -23,7 +24,7 @@ def _prepare(scores, axis, mask):
     return np.moveaxis(alpha, axis, -1), np.moveaxis(allowed, axis, -1), axis
 
 
-def _normalise_rows(w):
+def normalise_rows(w):
     """Divide each row by its sum; a row summing to 0 stays all zeros (nothing to attend to)."""
     total = w.sum(axis=-1, keepdims=True)
     return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
@@ -40,13 +41,13 @@ def _shift_by_max(alpha, allowed):
 
 def _softmax_last(alpha, allowed, temperature):
     if temperature == np.inf:
-        return _normalise_rows(allowed.astype(np.float64))
+        return normalise_rows(allowed.astype(np.float64))
     shifted, _ = _shift_by_max(alpha, allowed)
     if temperature == 0:
-        return _normalise_rows(((shifted == 0) & allowed).astype(np.float64))
+        return normalise_rows(((shifted == 0) & allowed).astype(np.float64))
     with np.errstate(over="ignore", under="ignore"):
         w = np.exp(shifted / temperature)  # every exponent <= 0: no overflow, the maximum gives exp(0) = 1
-    return _normalise_rows(np.where(allowed, w, 0.0))
+    return normalise_rows(np.where(allowed, w, 0.0))
 
 
 def softmax(scores, temperature=1.0, *, axis=-1, mask=None):
@@ -122,7 +123,7 @@ def hard_attention(scores, k=1, *, axis=-1, mask=None):
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(n), axis=-1)  # rank[..., i] = position of key i in that order
     chosen = (rank < k) & allowed
-    return np.moveaxis(_normalise_rows(chosen.astype(np.float64)), -1, axis)
+    return np.moveaxis(normalise_rows(chosen.astype(np.float64)), -1, axis)
 
 
 def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=None):
@@ -168,7 +169,7 @@ def sparsemax(scores, temperature=1.0, *, axis=-1, mask=None):
     tau = (np.take_along_axis(cumulative, safe - 1, axis=-1) - 1) / safe
     with np.errstate(invalid="ignore"):
         w = np.where(allowed & (support > 0), np.maximum(z - tau, 0.0), 0.0)
-    return np.moveaxis(_normalise_rows(w), -1, axis)
+    return np.moveaxis(normalise_rows(w), -1, axis)
 
 
 def gumbel_softmax(scores, temperature=1.0, *, hard=False, rng=None, axis=-1):
@@ -202,3 +203,11 @@ def entropy(weights, *, axis=-1):
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(lam > 0, -lam * np.log(lam), 0.0)
     return terms.sum(axis=axis)
+
+
+def effective_keys(weights):
+    """1 / sum_i lambda_i^2 per row: n for uniform weights, 1 for one-hot; NaN for an all-zero row."""
+    weights = np.asarray(weights, dtype=np.float64)
+    squares = np.sum(weights * weights, axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.where(squares > 0, 1.0 / np.where(squares > 0, squares, 1.0), np.nan)

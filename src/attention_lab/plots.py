@@ -36,10 +36,10 @@ CYCLE = [COLORS[c] for c in ("blue", "orange", "green", "vermillion", "purple", 
 CMAP = "viridis"  # perceptually uniform and colour-blind safe, for every heatmap of the course
 
 # The Chinese characters the course draws (data and glossary), subset from WenQuanYi Micro Hei
-# (Apache-2.0, see data/fonts/README.md): figures show them on machines without a Chinese font.
-CJK_FONT = Path(__file__).resolve().parents[2] / "data" / "fonts" / "course-cjk.ttf"
-if CJK_FONT.exists():
-    font_manager.fontManager.addfont(str(CJK_FONT))
+# (Apache-2.0, see fonts/README.md beside this file), shipped inside the package: figures show them on
+# machines without a Chinese font, from any install.
+CJK_FONT = Path(__file__).resolve().parent / "fonts" / "course-cjk.ttf"
+font_manager.fontManager.addfont(str(CJK_FONT))
 FONT_FAMILY = ["DejaVu Sans", "WenQuanYi Micro Hei"]  # for text that may contain Chinese, in any style
 
 
@@ -68,14 +68,13 @@ def course_style(scale: float = 1.0) -> dict:
     }
 
 
-def lecture_mode(on: bool = True) -> None:
-    """Projector-friendly figures for the rest of the session: large fonts, thick lines, strong contrast.
+def use_course_style(*, lecture: bool = False) -> None:
+    """Apply the course style to matplotlib for the rest of this notebook session (every notebook's first cell).
 
-    ``lecture_mode(False)`` goes back to the normal course style. Figures made afterwards follow it
-    (explorers keep their pixel size, so they still fit the notebook column; zoom the browser to enlarge).
+    ``lecture=True`` is the projector version (see :func:`lecture_mode`).
     """
-    if not on:
-        use_course_style()
+    if not lecture:
+        mpl.rcParams.update(course_style())
         return
     mpl.rcParams.update(course_style(scale=1.35))
     mpl.rcParams.update({
@@ -93,9 +92,15 @@ def lecture_mode(on: bool = True) -> None:
     })
 
 
-def use_course_style(scale: float = 1.0) -> None:
-    """Apply :func:`course_style` to matplotlib for the rest of this notebook session."""
-    mpl.rcParams.update(course_style(scale))
+def lecture_mode(on: bool = True) -> None:
+    """Projector-friendly figures for the rest of the session: large fonts, thick lines, strong contrast.
+
+    ``lecture_mode(False)`` goes back to the normal course style. Figures made afterwards follow it
+    (explorers keep their pixel size, so they still fit the notebook column; zoom the browser to enlarge).
+    """
+    if not isinstance(on, bool):
+        raise ValueError(f"on must be True or False, got {on!r}")
+    use_course_style(lecture=on)
 
 
 def _ipympl_classes():

@@ -12,61 +12,55 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 
-from .nn import AdditiveAttention, masked_softmax, padding_mask
+from .nn import AdditiveAttention, GeneralAttention, padding_mask
 from .translation_data import Vocab
 
-__all__ = ["Encoder", "GeneralAttention", "Decoder", "Seq2Seq", "exact_match"]
+__all__ = ["Encoder", "Decoder", "Seq2Seq", "exact_match"]
 
 PAD, BOS, EOS = Vocab.PAD, Vocab.BOS, Vocab.EOS
+SCORES = (None, "additive", "general")  # how the decoder scores the encoder states (None: no attention)
 
 
-class Encoder(nn.Module):
+class Encoder(torch.nn.Module):
+    """Embedding + bidirectional GRU: each position j gets h_j = [forward state; backward state] (size 2H)."""
+
     def __init__(self, vocab_size: int, embed_size: int = 32, num_hiddens: int = 64):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
-        self.rnn = nn.GRU(embed_size, num_hiddens, batch_first=True, bidirectional=True)
+        self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
+        self.rnn = torch.nn.GRU(embed_size, num_hiddens, batch_first=True, bidirectional=True)
         self.output_size = 2 * num_hiddens
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor):
         """src (batch, n) token ids -> states (batch, n, 2H) and summary c (batch, 2H)."""
         embedded = self.embedding(src)  # (batch, n, E)
-        packed = nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True, enforce_sorted=False)
+        packed = torch.nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True,
+                                                         enforce_sorted=False)
         states, last = self.rnn(packed)  # last: (2 directions, batch, H), at each sequence's true end
-        states, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
+        states, _ = torch.nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
         return states, torch.cat([last[0], last[1]], dim=-1)  # (batch, n, 2H), (batch, 2H)
 
 
-class GeneralAttention(nn.Module):
-    """Luong's "general" score a(s, h) = s^T W h (``"dot"`` is the special case W = I, when sizes agree)."""
+class Decoder(torch.nn.Module):
+    """A GRU cell emitting one token per step; ``score`` picks how it reads the encoder states.
 
-    def __init__(self, query_size: int, key_size: int):
-        super().__init__()
-        self.W = nn.Linear(key_size, query_size, bias=False)
-        self.attention_weights = None
+    ``score=None``: the fixed summary c at every step; ``"additive"`` (Bahdanau) or ``"general"`` (s^T W h):
+    the previous state s_{t-1} is the query and c_t = sum_j lambda_tj h_j the context of step t.
+    """
 
-    def forward(self, queries, keys, values, mask=None):
-        scores = queries @ self.W(keys).transpose(1, 2)  # (batch, n_q, n_k)
-        weights = masked_softmax(scores, mask)
-        self.attention_weights = weights.detach()
-        return weights @ values
-
-
-class Decoder(nn.Module):
     def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
-                 attention: str | None = "additive"):
+                 score: str | None = "additive"):
         super().__init__()
-        if attention not in (None, "additive", "general"):
-            raise ValueError(f"attention must be None, 'additive' or 'general', got {attention!r}")
-        self.kind = attention
-        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
-        self.init_state = nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
-        self.cell = nn.GRUCell(embed_size + enc_size, num_hiddens)
-        self.out = nn.Linear(num_hiddens + enc_size, vocab_size)
-        if attention == "additive":
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {list(SCORES)}, got {score!r}")
+        self.score = score
+        self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
+        self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
+        self.cell = torch.nn.GRUCell(embed_size + enc_size, num_hiddens)
+        self.out = torch.nn.Linear(num_hiddens + enc_size, vocab_size)
+        if score == "additive":
             self.attention = AdditiveAttention(num_hiddens, enc_size, num_hiddens)
-        elif attention == "general":
+        elif score == "general":
             self.attention = GeneralAttention(num_hiddens, enc_size)
 
     def start(self, summary):
@@ -74,7 +68,7 @@ class Decoder(nn.Module):
 
     def step(self, token, state, states, summary, mask):
         """One output step: (logits (batch, V), new state (batch, H), weights (batch, n) or None)."""
-        if self.kind is None:
+        if self.score is None:
             context, weights = summary, None  # the same fixed c at every step
         else:
             context = self.attention(state[:, None, :], states, states, mask)[:, 0]  # c_t: (batch, 2H)
@@ -83,11 +77,13 @@ class Decoder(nn.Module):
         return self.out(torch.cat([state, context], dim=-1)), state, weights
 
 
-class Seq2Seq(nn.Module):
-    def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, attention="additive"):
+class Seq2Seq(torch.nn.Module):
+    """Encoder + decoder: teacher-forced ``forward``/``loss`` for training, ``greedy`` decoding with alignments."""
+
+    def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, score="additive"):
         super().__init__()
         self.encoder = Encoder(src_vocab, embed_size, num_hiddens)
-        self.decoder = Decoder(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, attention)
+        self.decoder = Decoder(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, score)
 
     def _encode(self, src, src_lens):
         states, summary = self.encoder(src, src_lens)
@@ -108,7 +104,8 @@ class Seq2Seq(nn.Module):
     def loss(self, src, src_lens, tgt):
         """Mean cross-entropy over the non-padding target tokens."""
         logits = self.forward(src, src_lens, tgt)
-        return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=PAD)
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1),
+                                                 ignore_index=PAD)
 
     @torch.no_grad()
     def greedy(self, src, src_lens, max_len: int = 12):

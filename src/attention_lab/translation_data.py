@@ -22,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-__all__ = ["DATA_DIR", "DATE_FORMATS", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
+from .paths import data_path, repo_root
+
+__all__ = ["REGENERATE", "DATE_FORMATS", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
            "load_pairs", "Vocab"]
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+REGENERATE = "python -m attention_lab.translation_data"  # the command that writes data/*.csv
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -95,9 +97,10 @@ def _write(path: Path, pairs):
         writer.writerows(pairs)
 
 
-def write_data(outdir=DATA_DIR) -> list:
-    """Write dates_train.csv, dates_test.csv and phrases_en_zh.csv into ``outdir``; return the paths."""
-    outdir = Path(outdir)
+def write_data(outdir=None) -> list:
+    """Write dates_train.csv, dates_test.csv and phrases_en_zh.csv into ``outdir`` (default: the repository's
+    data/); return the paths."""
+    outdir = Path(outdir) if outdir is not None else repo_root() / "data"
     outdir.mkdir(parents=True, exist_ok=True)
     train, test = make_date_pairs()
     files = {"dates_train.csv": train, "dates_test.csv": test, "phrases_en_zh.csv": make_phrase_pairs()}
@@ -107,19 +110,31 @@ def write_data(outdir=DATA_DIR) -> list:
 
 
 def load_pairs(name_or_path) -> list:
-    """Read (source, target) pairs from a CSV file in ``data/`` (or a path), with the csv module only."""
+    """Read (source, target) pairs from a CSV file in ``data/`` (or a path), with the csv module only.
+
+    A malformed row is named with its file and line; a UTF-8 byte-order mark is accepted.
+    """
     path = Path(name_or_path)
     if not path.exists():
-        path = DATA_DIR / name_or_path
-    if not path.exists():
-        raise ValueError(f"no data file {name_or_path!r}; expected one of "
-                         f"{sorted(p.name for p in DATA_DIR.glob('*.csv'))} (regenerate with "
-                         "python -m attention_lab.translation_data)")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    if rows[0] != ["source", "target"]:
-        raise ValueError(f"{path.name} must start with the header source,target, got {rows[0]}")
-    return [(source, target) for source, target in rows[1:]]
+        if path.name != str(name_or_path):
+            raise FileNotFoundError(f"no data file {path}")
+        path = data_path(str(name_or_path), regenerate=REGENERATE)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except csv.Error as error:
+        raise ValueError(f"{path} is not valid CSV: {error}") from None
+    if not rows or rows[0] != ["source", "target"]:
+        raise ValueError(f"{path}, line 1: the file must start with the header source,target, got "
+                         f"{','.join(rows[0]) if rows else 'an empty file'}")
+    pairs = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != 2:
+            raise ValueError(f"{path}, line {line}: expected 2 fields (source,target), got {len(row)}: {row}")
+        pairs.append((row[0], row[1]))
+    return pairs
 
 
 class Vocab:
@@ -170,5 +185,5 @@ class Vocab:
 
 
 if __name__ == "__main__":
-    for written in write_data(sys.argv[1] if len(sys.argv) > 1 else DATA_DIR):
+    for written in write_data(sys.argv[1] if len(sys.argv) > 1 else None):
         print("wrote", written)

@@ -1,4 +1,4 @@
-"""The course as static web pages, for reading without a kernel: ``python -m attention_lab.site OUTDIR``.
+"""The course as static web pages, for reading without a kernel: ``python tools/build_site.py OUTDIR``.
 
 Executes every notebook in ``notebooks/`` in a fresh kernel and writes ``OUTDIR/index.html``, one page
 per notebook (``OUTDIR/NAME.html``) and ``OUTDIR/glossary.html``. Figures are the notebooks' own
@@ -18,9 +18,11 @@ from pathlib import Path
 
 import nbformat
 
+from attention_lab.paths import repo_root
+
 __all__ = ["NOTEBOOK_DIR", "build_site"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = repo_root(Path(__file__).parent)
 NOTEBOOK_DIR = ROOT / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the config jupyter-server-mathjax ships

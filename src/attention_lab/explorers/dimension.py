@@ -11,9 +11,9 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .explorers import Explorer
-from .normalisers import entropy, softmax
-from .plots import COLORS
+from ..normalisers import entropy, softmax
+from ..plots import COLORS
+from .base import Explorer
 
 __all__ = ["DIMENSIONS", "DimensionExplorer", "ScoreSample", "scaling_small_multiples"]
 

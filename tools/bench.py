@@ -1,4 +1,4 @@
-"""Latency and memory benchmark of the course's explorers: ``python -m attention_lab.bench [--steps N]``.
+"""Latency and memory benchmark of the course's explorers: ``python tools/bench.py [--steps N]``.
 
 For every explorer, in real JupyterLab and headless Chromium (needs the test extra and Debian's
 Chromium), side by side with the naive version of the same figure (``ipywidgets.interact`` rebuilding
@@ -24,22 +24,22 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from attention_lab.paths import repo_root
+
+ROOT = repo_root(Path(__file__).parent)
 
 # The explorers exactly as the notebooks build them (same data, same figure).
 SETUP = textwrap.dedent("""
     import numpy as np
-    from attention_lab.explorers import LookupExplorer, TemperatureExplorer, GumbelExplorer
-    from attention_lab.kernel_explorer import KernelExplorer
+    from attention_lab.explorers import (AlignmentExplorer, DimensionExplorer, DIMENSIONS, GumbelExplorer,
+                                         KernelExplorer, LookupExplorer, TemperatureExplorer, TrainingScrubber)
     K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
     VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
     LABELS = ["apple", "orange", "pear", "cherry"]
     QUERIES = {"cherry": [9.0, 3.0], "sweet and sour": [7.5, 6.0]}
     ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
     V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
-    from attention_lab.scaling_explorer import DimensionExplorer, DIMENSIONS
-    from attention_lab.alignment_explorer import AlignmentExplorer
-    from attention_lab.training import TrainingScrubber, snapshot
+    from attention_lab.training import snapshot
     # notebook 06's figure size: 29 input and 11 output tokens (random alignments draw the same)
     SOURCES = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
     OUTPUTS = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
@@ -117,9 +117,8 @@ def _bench_notebook(name: str) -> dict:
 
 def browser_latency(steps: int) -> dict:
     """Slider-to-pixels latency of each explorer and its naive twin, in real JupyterLab."""
+    import browser
     import nbformat
-
-    from . import browser
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as root:

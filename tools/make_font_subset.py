@@ -1,7 +1,7 @@
 """Rebuild course-cjk.ttf: the WenQuanYi Micro Hei glyphs for every CJK character the course draws.
 
 Run from the repository root after installing the Debian package fonts-wqy-microhei:
-    python data/fonts/make_subset.py
+    python tools/make_font_subset.py
 The subset keeps the figures readable on machines without a Chinese font (Binder, most laptops).
 """
 
@@ -11,7 +11,9 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTCollection
 
-ROOT = Path(__file__).resolve().parents[2]
+from attention_lab.paths import repo_root
+
+ROOT = repo_root(Path(__file__).parent)
 SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 GLOSSARY = "硬性注意力软性注意力汇聚查询键值评分函数核回归编码器解码器上下文向量对齐掩码缩放点积加性温度带宽"
 
@@ -31,7 +33,7 @@ def main():
     chars = characters()
     subsetter.populate(text=chars)
     subsetter.subset(font)
-    out = Path(__file__).with_name("course-cjk.ttf")
+    out = ROOT / "src" / "attention_lab" / "fonts" / "course-cjk.ttf"
     font.save(str(out))
     print(f"{len(chars)} characters -> {out} ({out.stat().st_size // 1024} KB)")
 

@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .explorers import Explorer
-from .plots import CMAP, COLORS, FONT_FAMILY
+from ..plots import CMAP, COLORS, FONT_FAMILY
+from .base import Explorer
 
 __all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
 

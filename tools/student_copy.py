@@ -1,4 +1,4 @@
-"""A copy of the course for students, without the teachers' solutions: ``python -m attention_lab.student_copy OUTDIR``.
+"""A copy of the course for students, without the teachers' solutions: ``python tools/student_copy.py OUTDIR``.
 
 Copies the repository's files (those tracked by git, or every file when there is no git) except
 ``solutions/``, and checks that no notebook carries outputs or cells tagged ``solution``. In the copy,
@@ -15,9 +15,11 @@ from pathlib import Path
 
 import nbformat
 
+from attention_lab.paths import repo_root
+
 __all__ = ["EXCLUDED", "course_files", "make_student_copy"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = repo_root(Path(__file__).parent)
 EXCLUDED = ("solutions/",)
 _NEVER = (".git/", "__pycache__/", ".pytest_cache/", ".hypothesis/", ".ruff_cache/", "test-artifacts/",
           "bench-results/")

@@ -19,12 +19,13 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.image import NonUniformImage
 
-from .data import RegressionData, make_regression_data, true_function
-from .explorers import Explorer
-from .kernels import KERNELS, nadaraya_watson
-from .plots import CMAP, COLORS
+from ..data import RegressionData, make_regression_data, true_function
+from ..kernels import KERNELS, nadaraya_watson
+from ..normalisers import effective_keys
+from ..plots import CMAP, COLORS
+from .base import Explorer
 
-__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "effective_keys", "fit_and_weights_columns",
+__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "fit_and_weights_columns",
            "kernel_small_multiples"]
 
 BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
@@ -33,15 +34,7 @@ WEIGHT_FLOOR = 1e-4  # weights below this are drawn white (the colour scale is l
 _WEIGHT_CMAP = matplotlib.colormaps[CMAP].with_extremes(under="white", bad="white")
 
 
-def effective_keys(weights):
-    """1 / sum_i lambda_i^2 per row: n for uniform weights, 1 for one-hot; NaN for an all-zero row."""
-    weights = np.asarray(weights, dtype=np.float64)
-    squares = np.sum(weights * weights, axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.where(squares > 0, 1.0 / np.where(squares > 0, squares, 1.0), np.nan)
-
-
-def _weight_image(ax, x_keys, x_query, weights):
+def weight_image(ax, x_keys, x_query, weights):
     """lambda_i(x) as an image with keys along x and queries down y, both in x units (keys are not evenly spaced)."""
     image = NonUniformImage(ax, interpolation="nearest", cmap=_WEIGHT_CMAP,
                             norm=LogNorm(WEIGHT_FLOOR, 1.0), extent=(0, 5, 5, 0))
@@ -127,7 +120,7 @@ class KernelExplorer(Explorer):
 
         data = self.datasets[self.controls["n_train"].value]
         empty = np.zeros((self.x_test.size, data.x_train.size))
-        self.image = _weight_image(self.ax_heat, data.x_train, self.x_test, empty)
+        self.image = weight_image(self.ax_heat, data.x_train, self.x_test, empty)
         self.figure.colorbar(self.image, ax=self.ax_heat, label=r"weight $\lambda_i(x)$ (log)", extend="min")
         self.heat_query = self.ax_heat.axhline(0, color=COLORS["orange"], lw=1.2, ls="--")
         self.ax_heat.set_title("weights: queries x keys")
@@ -191,7 +184,7 @@ def fit_and_weights_columns(data: RegressionData, columns) -> Figure:
         ax.plot(data.x_test, y_hat, color=COLORS["vermillion"], lw=2, marker="o", ms=2)
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("x")
-        image = _weight_image(axes[1, column], data.x_train, data.x_test, weights)
+        image = weight_image(axes[1, column], data.x_train, data.x_test, weights)
         if column:
             axes[1, column].set_ylabel("")
     axes[0, 0].set_ylabel("y")

@@ -1,0 +1,34 @@
+"""Exercise checks, one module per notebook (mirroring ``solutions/notebook_0N.py``), all re-exported here.
+
+Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedback`).
+"""
+
+from .feedback import Feedback
+from .notebook_01 import check_scores_for_weights, check_softmax, check_weighted_average
+from .notebook_02 import check_logsumexp, check_temperature_for_weight, check_top_k
+from .notebook_03 import check_bandwidth_choice, check_gaussian_weights, check_nearest_neighbour
+from .notebook_04 import check_leave_one_out, check_nw_forward, check_sgd_settings
+from .notebook_05 import check_masked_softmax, check_scaled_dot_weights, check_score_spread
+from .notebook_06 import check_context_vectors, check_general_scores, check_masked_context
+
+__all__ = [
+    "Feedback",
+    "check_softmax",
+    "check_weighted_average",
+    "check_scores_for_weights",
+    "check_logsumexp",
+    "check_top_k",
+    "check_temperature_for_weight",
+    "check_gaussian_weights",
+    "check_bandwidth_choice",
+    "check_nearest_neighbour",
+    "check_nw_forward",
+    "check_leave_one_out",
+    "check_sgd_settings",
+    "check_scaled_dot_weights",
+    "check_masked_softmax",
+    "check_score_spread",
+    "check_context_vectors",
+    "check_general_scores",
+    "check_masked_context",
+]

@@ -1,0 +1,180 @@
+"""The shared runner of the exercise checks: feedback in words, never an exception.
+
+Each ``check_*`` function returns a :class:`Feedback` that shows as a short report in the notebook. A
+check never raises, whatever it is given (the :func:`exercise` decorator turns any error inside a check
+into feedback too), so a notebook with unfinished or odd answers still runs top to bottom. An exercise
+stub whose body is ``...`` returns None, which reads as "not attempted yet".
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "run_student", "to_float_array", "as_numbers",
+           "as_tensor_result", "not_finite", "close"]
+
+
+class Feedback:
+    """The verdict on one exercise: ``passed`` and the reasons, shown as Markdown in a notebook."""
+
+    def __init__(self, exercise: str, passed: bool, messages: list[str], attempted: bool = True):
+        self.exercise = exercise
+        self.passed = passed
+        self.attempted = attempted
+        self.messages = messages
+
+    def __bool__(self):
+        return self.passed
+
+    def _status(self):
+        if not self.attempted:
+            return "✏️ not attempted yet"
+        return "✅ correct" if self.passed else "❌ not yet"
+
+    def __repr__(self):
+        return f"{self.exercise}: {self._status()}\n" + "\n".join(f"  - {m}" for m in self.messages)
+
+    def _repr_markdown_(self):
+        return f"**{self.exercise}: {self._status()}**\n\n" + "\n".join(f"- {m}" for m in self.messages)
+
+
+def not_attempted(exercise):
+    """The feedback for an answer still left as ``...`` (or None)."""
+    return Feedback(exercise, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
+
+
+def unanswered(value) -> bool:
+    """True for the stub answers ``...`` and None."""
+    return value is None or value is Ellipsis
+
+
+def exercise(name):
+    """Decorator for a ``check_*`` function: a stub answer reads "not attempted", and no error ever escapes.
+
+    ``name`` is the exercise's title, a string or a function of the check's arguments. If the check itself
+    fails on an answer it did not foresee, the student sees what went wrong in one line, not a traceback.
+    """
+
+    def decorate(check):
+        @functools.wraps(check)
+        def checked(*args, **kwargs):
+            try:
+                title = name(*args, **kwargs) if callable(name) else name
+            except Exception:  # noqa: BLE001 - a title built from odd arguments must not crash either
+                title = check.__name__.removeprefix("check_").replace("_", " ")
+            if args and unanswered(args[0]):
+                return not_attempted(title)
+            try:
+                return check(title, *args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - the last guard: feedback, never an exception
+                return Feedback(title, False, [f"Your answer could not be checked: {_one_line(error)}. "
+                                               "Look at its type and shape, fix it, and run the cell again."])
+
+        return checked
+
+    return decorate
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _student_line(error: BaseException) -> str:
+    """Where in the student's own code the error happened: 'line N: source', or '' when unknown."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    mine = [f for f in frames if "attention_lab" not in (f.filename or "")]
+    if not mine:
+        return ""
+    frame = mine[-1]
+    return f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame.line else f" (line {frame.lineno})"
+
+
+def run_student(exercise, fn, *args):
+    """Run the student's function; a crash, a non-function or a None result becomes feedback, never an exception."""
+    if unanswered(fn):
+        return None, not_attempted(exercise)
+    if not callable(fn):
+        return None, Feedback(exercise, False, [f"Pass your function itself (its name, without parentheses); got "
+                                                f"{type(fn).__name__} {_short(fn)}."])
+    try:
+        result = fn(*args)
+    except Exception as error:  # noqa: BLE001 - any error in student code becomes feedback
+        return None, Feedback(exercise, False, [f"Your function raised {_one_line(error)}{_student_line(error)}."])
+    if unanswered(result):
+        return None, not_attempted(exercise)
+    return result, None
+
+
+def _short(value, limit=60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def to_float_array(value, what="Your answer"):
+    """``value`` as a float64 array, or (None, a sentence saying why not): tensors, lists, scalars are fine."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency of the course
+        torch = None
+    if torch is not None and torch.is_tensor(value):
+        if value.is_complex():
+            return None, f"{what} is a complex tensor; the answer is real numbers."
+        value = value.detach().cpu().to(torch.float64).numpy()
+    if isinstance(value, str | bytes | dict | set):
+        return None, f"{what} is a {type(value).__name__} ({_short(value)}), not numbers."
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
+        return None, f"{what} could not be read as an array of numbers ({_one_line(error)})."
+    if array.dtype.kind == "c":
+        return None, f"{what} has complex numbers ({_short(value)}); the answer is real."
+    if array.dtype.kind == "b":
+        return None, f"{what} is True/False values, not numbers."
+    if array.dtype.kind not in "iuf":
+        return None, f"{what} is {type(value).__name__} {_short(value)}, not numbers."
+    return array.astype(np.float64), None
+
+
+def as_numbers(exercise, fn, *args):
+    """:func:`run_student`, then the result as a float array (or feedback saying it is not numbers)."""
+    result, problem = run_student(exercise, fn, *args)
+    if problem is not None:
+        return None, problem
+    array, why = to_float_array(result, "Your function's result")
+    if why is not None:
+        return None, Feedback(exercise, False, [why])
+    return array, None
+
+
+def not_finite(exercise, got, expected_shape, advice):
+    """Feedback for an answer with NaN or inf entries (None when all are finite): say so, never guess a cause."""
+    if np.all(np.isfinite(got)):
+        return None
+    kinds = " and ".join(k for k, bad in (("NaN", np.isnan(got).any()), ("inf", np.isinf(got).any())) if bad)
+    return Feedback(exercise, False, [f"Your result contains {kinds} ({int((~np.isfinite(got)).sum())} of "
+                                      f"{got.size} entries).", advice])
+
+
+def close(a, b, atol=1e-6):
+    """Same shape and all entries close (NaN is never close to anything)."""
+    return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=atol, equal_nan=False))
+
+
+def as_tensor_result(exercise, fn, *args):
+    """Like :func:`as_numbers`, for functions that take and return torch tensors."""
+    import torch
+
+    result, problem = run_student(exercise, fn, *args)
+    if problem is not None:
+        return None, problem
+    if not torch.is_tensor(result):
+        return None, Feedback(exercise, False,
+                              [f"Return a torch tensor, got {type(result).__name__} {_short(result)}."])
+    if result.is_complex() or not (result.is_floating_point()):
+        return None, Feedback(exercise, False, [f"Return a floating-point tensor, got dtype {result.dtype}."])
+    return result, None

@@ -1,0 +1,100 @@
+"""Exercise checks of notebook 01, queries, keys and values (reference answers: ``solutions/notebook_01.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..normalisers import softmax
+from .feedback import Feedback, as_numbers, close, exercise
+
+__all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights"]
+
+
+@exercise("softmax with temperature")
+def check_softmax(name, fn) -> Feedback:
+    """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably."""
+    cases = [
+        (np.array([1.0, 2.0, 3.0]), 1.0),
+        (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
+        (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0),
+        (np.array([1000.0, 1001.0, 999.0]), 1.0),
+    ]
+    for alpha, temperature in cases:
+        got, problem = as_numbers(name, fn, alpha.copy(), temperature)
+        if problem is not None:
+            return problem
+        expected = softmax(alpha, temperature)
+        if got.shape != expected.shape:
+            return Feedback(name, False, [f"For scores of shape {alpha.shape} the weights must have the same shape "
+                                          f"(one weight per score); got shape {got.shape}."])
+        if not np.all(np.isfinite(got)):
+            return Feedback(name, False, [
+                f"For scores {alpha.tolist()} you returned {got.tolist()}.",
+                "exp(1000) overflows to inf, and inf / inf is NaN. Subtract the largest score first: "
+                "softmax(alpha) = softmax(alpha - max(alpha)), and then every exponent is <= 0."])
+        if close(got, expected):
+            continue
+        hints = [f"For scores {alpha.tolist()} at T = {temperature} the weights should be "
+                 f"{np.round(expected, 4).tolist()}, you returned {np.round(got, 4).tolist()}."]
+        if np.any(got < 0):
+            hints.append("Some weights are negative; exp(.) is always positive.")
+        elif alpha.ndim == 2 and np.isclose(got.sum(), 1.0):
+            hints.append("All weights together sum to 1, but each row must: normalise along the last axis "
+                         "(sum(..., axis=-1, keepdims=True)).")
+        elif not np.allclose(got.sum(axis=-1), 1.0):
+            hints.append(f"Each row of weights must sum to 1; yours sum to {np.round(got.sum(axis=-1), 4).tolist()}.")
+        elif close(got, softmax(alpha, 1.0)):
+            hints.append("This is softmax(alpha) at T = 1: divide the scores by the temperature first.")
+        elif close(got, softmax(alpha * temperature, 1.0)):
+            hints.append("You multiplied the scores by T; softmax(alpha / T) divides by it.")
+        elif np.all(alpha > 0) and close(got, alpha / alpha.sum(axis=-1, keepdims=True)):
+            hints.append("This is alpha / sum(alpha), a plain normalisation: softmax exponentiates first.")
+        return Feedback(name, False, hints)
+    return Feedback(name, True, ["Rows sum to 1, the temperature is used, and huge scores do not overflow."])
+
+
+@exercise("weighted average of the values")
+def check_weighted_average(name, fn) -> Feedback:
+    """Exercise: ``fn(weights, values)`` returns sum_i lambda_i v_i for every query: (n_q, n) x (n, d) -> (n_q, d)."""
+    rng = np.random.default_rng(7)
+    weights = softmax(rng.normal(size=(3, 4)))  # (n_q=3, n_keys=4)
+    values = rng.normal(size=(4, 2))  # (n_keys=4, d_v=2)
+    got, problem = as_numbers(name, fn, weights.copy(), values.copy())
+    if problem is not None:
+        return problem
+    expected = weights @ values
+    if close(got, expected):
+        return Feedback(name, True, ["output[q] = sum_i weights[q, i] * values[i], for every query q."])
+    hints = []
+    if got.shape != expected.shape:
+        hints.append(f"With weights of shape {weights.shape} (queries x keys) and values of shape {values.shape} "
+                     f"(keys x value dimension) the output has shape {expected.shape}; yours has {got.shape}.")
+    if got.shape == (values.shape[1],) or close(got, np.broadcast_to(values.mean(axis=0), expected.shape)):
+        hints.append("That looks like one plain average of the values; every query has its own weights.")
+    if close(got, np.broadcast_to(values.sum(axis=0), expected.shape)):
+        hints.append("You summed the values without weighting them by lambda_i.")
+    if not hints:
+        hints.append(f"Expected {np.round(expected, 3).tolist()}, got {np.round(got, 3).tolist()}. "
+                     "Multiply each value v_i by its weight lambda_i and add up over i (that is weights @ values).")
+    return Feedback(name, False, hints)
+
+
+@exercise(lambda scores, target=(0.1, 0.8, 0.05, 0.05):
+          "scores that give the weights " + " / ".join(f"{t:g}" for t in target))
+def check_scores_for_weights(name, scores, target=(0.1, 0.8, 0.05, 0.05)) -> Feedback:
+    """Exercise: give scores alpha whose softmax is ``target``."""
+    target = np.asarray(target, dtype=np.float64)
+    alpha = np.asarray(scores, dtype=np.float64)
+    if alpha.shape != target.shape:
+        return Feedback(name, False, [f"Give one score per key: {target.size} numbers, got shape {alpha.shape}."])
+    got = softmax(alpha)
+    if close(got, target, atol=1e-4):
+        return Feedback(name, True, [f"softmax({np.round(alpha, 3).tolist()}) = {np.round(got, 4).tolist()}. "
+                                     "Any constant added to every score gives the same weights."])
+    hints = [f"softmax of your scores is {np.round(got, 4).tolist()}, not {target.tolist()}."]
+    if close(alpha, target, atol=1e-4):
+        hints.append("You gave the weights themselves. softmax exponentiates: which scores have exp(alpha_i) "
+                     "proportional to lambda_i? (Think log.)")
+    elif np.all(np.argsort(alpha) == np.argsort(target)):
+        hints.append("The order is right but the gaps are not: the ratio of two weights is exp(alpha_i - alpha_j).")
+    return Feedback(name, False, hints)

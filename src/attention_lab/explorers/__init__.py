@@ -1,0 +1,54 @@
+"""Interactive explorers: a figure built once whose artists are updated in place when a widget moves.
+
+One module per explorer, each with its static small-multiples twin (for a slide or a page without a
+kernel); :mod:`.base` holds the :class:`Explorer` machinery (blitting, the PNG fallback, ``set``) and
+:mod:`.controls` the shared temperature slider and the rule every control value must pass.
+
+============================  ==========  =================================================
+explorer                      notebook    module
+============================  ==========  =================================================
+:class:`LookupExplorer`       01          :mod:`.lookup`
+:class:`TemperatureExplorer`  02          :mod:`.temperature`
+:class:`GumbelExplorer`       02          :mod:`.gumbel`
+:class:`KernelExplorer`       03          :mod:`.kernel`
+:class:`TrainingScrubber`     04          :mod:`.training`
+:class:`DimensionExplorer`    05          :mod:`.dimension`
+:class:`AlignmentExplorer`    06          :mod:`.alignment`
+============================  ==========  =================================================
+"""
+
+from .alignment import AlignmentExplorer, alignment_small_multiples, plot_alignment
+from .base import Explorer
+from .controls import TEMPERATURE_OPTIONS, nearest_temperature, temperature_slider
+from .dimension import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
+from .gumbel import GumbelExplorer, gumbel_small_multiples
+from .kernel import BANDWIDTH_RANGE, TRAIN_SIZES, KernelExplorer, kernel_small_multiples
+from .lookup import LookupExplorer, lookup_small_multiples
+from .temperature import TemperatureExplorer, temperature_small_multiples
+from .training import TrainingScrubber, training_small_multiples
+
+__all__ = [
+    "Explorer",
+    "TEMPERATURE_OPTIONS",
+    "nearest_temperature",
+    "temperature_slider",
+    "LookupExplorer",
+    "lookup_small_multiples",
+    "TemperatureExplorer",
+    "temperature_small_multiples",
+    "GumbelExplorer",
+    "gumbel_small_multiples",
+    "KernelExplorer",
+    "kernel_small_multiples",
+    "BANDWIDTH_RANGE",
+    "TRAIN_SIZES",
+    "TrainingScrubber",
+    "training_small_multiples",
+    "DimensionExplorer",
+    "ScoreSample",
+    "DIMENSIONS",
+    "scaling_small_multiples",
+    "AlignmentExplorer",
+    "alignment_small_multiples",
+    "plot_alignment",
+]

@@ -1,0 +1,110 @@
+"""Controls shared by the explorers: the log-scale temperature slider, and the rule every value must pass.
+
+A value set from code (``explorer.set(...)`` or a constructor argument) is checked by
+:func:`check_control_value` before it is stored: it must be one of a selection's options, or a finite
+number inside a slider's range, or a bool for a toggle. A control may add its own ``coerce(value)`` hook
+(the temperature slider snaps a valid temperature to its nearest position); nothing invalid is clamped
+or snapped, it is refused with a ValueError naming the control.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+__all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
+           "temperature_axis_position", "temperature_axis", "check_control_value"]
+
+
+def temperature_label(t: float) -> str:
+    if t == 0:
+        return "0 (hard)"
+    if t == np.inf:
+        return "∞ (uniform)"
+    return f"{t:.3g}"
+
+
+# T = 0, then 41 log-spaced values from 0.01 to 100, then T = inf: the slider reaches both limits exactly.
+TEMPERATURE_OPTIONS = [(temperature_label(t), float(t)) for t in
+                       [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]]
+
+
+def nearest_temperature(value: float, name: str = "temperature") -> float:
+    """The slider position closest to temperature ``value`` (on the log scale; 0 and inf exactly)."""
+    value = _real(value, name)
+    if not value >= 0:  # also NaN
+        raise ValueError(f"{name} must be a number >= 0 (0 = hard, inf = uniform), got {value!r}")
+    values = [v for _, v in TEMPERATURE_OPTIONS]
+    wanted = temperature_axis_position(value)
+    return values[int(np.argmin([abs(temperature_axis_position(v) - wanted) for v in values]))]
+
+
+class TemperatureSlider(widgets.SelectionSlider):
+    """A selection slider over :data:`TEMPERATURE_OPTIONS` whose ``coerce`` snaps a valid T to a position."""
+
+    def coerce(self, value, name: str = "temperature") -> float:
+        return nearest_temperature(value, name)
+
+
+def temperature_slider(value: float = 1.0, description: str = "T") -> TemperatureSlider:
+    """A log-scale temperature slider from 0 (hard) through 0.01 ... 100 to inf (uniform)."""
+    return TemperatureSlider(options=TEMPERATURE_OPTIONS, value=nearest_temperature(value),
+                             description=description, continuous_update=True, layout=widgets.Layout(width="460px"))
+
+
+def temperature_axis_position(t: float) -> float:
+    """Where temperature T sits on a log10 axis that also shows T = 0 (at -2.8) and T = inf (at 2.8)."""
+    if t == 0:
+        return -2.8
+    if t == np.inf:
+        return 2.8
+    return float(np.log10(t))
+
+
+def temperature_axis(ax, label="temperature T (log scale)"):
+    ticks = [-2.8, -2, -1, 0, 1, 2, 2.8]
+    ax.set_xticks(ticks, ["0", "0.01", "0.1", "1", "10", "100", "∞"])
+    ax.set_xlim(-3.05, 3.05)
+    ax.set_xlabel(label)
+
+
+def _real(value, name: str) -> float:
+    """``value`` as a float if it is a real number (not a bool, a string or a complex), else a ValueError."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _option_values(control) -> list:
+    return [option[1] if isinstance(option, tuple) else option for option in control.options]
+
+
+def check_control_value(name: str, control, value):
+    """``value`` as ``control`` would store it, or a ValueError naming the control (nothing is stored here)."""
+    coerce = getattr(control, "coerce", None)
+    if coerce is not None:
+        value = coerce(value, name)
+    if isinstance(control, widgets.widget_selection._Selection):  # Dropdown, ToggleButtons, SelectionSlider, ...
+        options = _option_values(control)
+        for option in options:
+            same_type = isinstance(value, str) == isinstance(option, str) and not isinstance(value, bool)
+            if same_type and value == option:
+                return option
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
+        if not isinstance(value, bool | np.bool_):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+    if isinstance(control, widgets.widget_int._Int | widgets.widget_float._Float):
+        number = _real(value, name)
+        integral = isinstance(control, widgets.widget_int._Int)
+        if not np.isfinite(number) or (integral and number != int(number)):
+            kind = "a whole number" if integral else "a finite number"
+            raise ValueError(f"{name} must be {kind}, got {value!r}")
+        low, high = control.min, control.max
+        if hasattr(control, "base"):  # FloatLogSlider: min and max are exponents
+            low, high = control.base**low, control.base**high
+        if not low <= number <= high:
+            raise ValueError(f"{name} must lie in the slider's range [{low:g}, {high:g}], got {value!r}")
+        return int(number) if integral else number
+    return value

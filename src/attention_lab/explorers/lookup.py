@@ -1,0 +1,122 @@
+"""Notebook 01: attention as a soft lookup: choose a query and a temperature, watch score, weight, output."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+
+from .._checks import as_float_array
+from ..normalisers import softmax
+from ..plots import COLORS, CYCLE
+from ..scores import gaussian_score
+from .base import Explorer, bar_chart, set_heights
+from .controls import temperature_label, temperature_slider
+
+__all__ = ["LookupExplorer", "lookup_small_multiples"]
+
+
+class LookupExplorer(Explorer):
+    """Choose a query and a temperature; see scores, weights and the output sum_i lambda_i v_i.
+
+    Scores are alpha_i = -||q - k_i||^2 / (2 h^2): the closer a key to the query, the higher its score.
+    """
+
+    figsize = (11.0, 3.3)
+
+    def __init__(self, keys, values, labels, queries: dict, *, feature_names=("feature 1", "feature 2"),
+                 value_names=None, bandwidth=1.0, temperature=1.0, interactive=True):
+        self.keys = as_float_array(keys, "keys", min_ndim=2)  # (n, 2)
+        self.values = as_float_array(values, "values", min_ndim=2)  # (n, d_v)
+        if self.keys.shape[1] != 2:
+            raise ValueError(f"keys must be 2-D points of shape (n, 2) to be drawn, got shape {self.keys.shape}")
+        if len(labels) != len(self.keys) or len(self.values) != len(self.keys):
+            raise ValueError(f"keys, values and labels must have one entry per key; got {len(self.keys)} keys, "
+                             f"{len(self.values)} values and {len(labels)} labels")
+        self.labels = list(labels)
+        self.queries = {name: as_float_array(q, f"queries[{name!r}]") for name, q in queries.items()}
+        self.feature_names = feature_names
+        self.value_names = list(value_names or [f"v[{j}]" for j in range(self.values.shape[1])])
+        self.bandwidth = bandwidth
+        controls = {
+            "query": widgets.Dropdown(options=list(self.queries), description="query q"),
+            "temperature": temperature_slider(temperature),
+        }
+        super().__init__(controls, interactive=interactive)
+
+    def compute(self, query: str, temperature: float):
+        """(scores alpha, weights lambda, output sum_i lambda_i v_i) for a named query."""
+        alpha = gaussian_score(self.queries[query][None, :], self.keys, self.bandwidth)[0]  # (n,)
+        lam = softmax(alpha, temperature)  # (n,)
+        return alpha, lam, lam @ self.values  # (n,) @ (n, d_v) -> (d_v,)
+
+    def _build(self) -> list:
+        fig = self.figure
+        self.ax_keys, self.ax_scores, self.ax_weights, self.ax_out = fig.subplots(
+            1, 4, gridspec_kw={"width_ratios": [1.1, 1, 1, 1.1]})
+        colors = [CYCLE[i % len(CYCLE)] for i in range(len(self.labels))]
+        ax = self.ax_keys
+        ax.scatter(self.keys[:, 0], self.keys[:, 1], s=90, c=colors, zorder=3)
+        for label, (x, y) in zip(self.labels, self.keys, strict=True):
+            ax.annotate(label, (x, y), xytext=(6, 4), textcoords="offset points")
+        (self.query_marker,) = ax.plot([], [], marker="*", ms=16, color=COLORS["black"], ls="none", label="query q")
+        everything = np.vstack([self.keys, *self.queries.values()])
+        pad = 0.15 * np.ptp(everything, axis=0) + 0.5
+        ax.set_xlim(everything[:, 0].min() - pad[0], everything[:, 0].max() + 2 * pad[0])
+        ax.set_ylim(everything[:, 1].min() - pad[1], everything[:, 1].max() + pad[1])
+        ax.set_xlabel(self.feature_names[0])
+        ax.set_ylabel(self.feature_names[1])
+        ax.set_title("keys $k_i$ and query $q$")
+        ax.legend(loc="lower right")
+
+        all_scores = np.concatenate([self.compute(name, 1.0)[0] for name in self.queries])
+        self.score_bars = bar_chart(self.ax_scores, self.labels, np.zeros(len(self.labels)), colors)
+        self.ax_scores.set_ylim(all_scores.min() * 1.1 - 0.1, 0.5)
+        self.ax_scores.set_ylabel(r"score $\alpha_i = -\|q-k_i\|^2/2h^2$")
+        self.ax_scores.set_title("1. score")
+
+        self.weight_bars = bar_chart(self.ax_weights, self.labels, np.zeros(len(self.labels)), colors)
+        self.weight_texts = [self.ax_weights.text(i, 0, "", ha="center", va="bottom") for i in range(len(self.labels))]
+        self.ax_weights.set_ylim(0, 1.15)
+        self.ax_weights.set_ylabel(r"weight $\lambda_i$")
+        self.weights_title = self.ax_weights.set_title("")
+
+        self.out_bars = bar_chart(self.ax_out, self.value_names, np.zeros(len(self.value_names)), [COLORS["green"]])
+        (self.lookup_marks,) = self.ax_out.plot([], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"],
+                                                label="value of the nearest key")
+        self.ax_out.set_ylim(0, self.values.max() * 1.15)
+        self.ax_out.set_ylabel(r"output $\sum_i \lambda_i v_i$")
+        self.ax_out.set_title("3. weighted average of values")
+        self.ax_out.legend(loc="upper right")
+        return [self.query_marker, *self.score_bars, *self.weight_bars, *self.weight_texts, self.weights_title,
+                *self.out_bars, self.lookup_marks]
+
+    def update(self):
+        query, temperature = self.controls["query"].value, self.controls["temperature"].value
+        alpha, lam, out = self.compute(query, temperature)
+        q = self.queries[query]
+        self.query_marker.set_data([q[0]], [q[1]])
+        set_heights(self.score_bars, alpha)
+        set_heights(self.weight_bars, lam)
+        for text, weight, i in zip(self.weight_texts, lam, range(len(lam)), strict=True):
+            text.set_position((i, weight + 0.02))
+            text.set_text(f"{weight:.2f}")
+        self.weights_title.set_text(f"2. normalise: softmax at T = {temperature_label(temperature)}")
+        set_heights(self.out_bars, out)
+        nearest = int(np.argmax(alpha))
+        self.lookup_marks.set_data(np.arange(len(out)), self.values[nearest])
+
+
+def lookup_small_multiples(keys, values, labels, query, temperatures=(0.0, 0.3, 1.0, 3.0, np.inf), *, bandwidth=1.0):
+    """Static twin of :class:`LookupExplorer`: the weights for one query at several temperatures."""
+    keys = as_float_array(keys, "keys", min_ndim=2)
+    alpha = gaussian_score(as_float_array(query, "query")[None, :], keys, bandwidth)[0]
+    fig = Figure(figsize=(2.6 * len(temperatures), 2.8), layout="constrained")
+    axes = fig.subplots(1, len(temperatures), sharey=True)
+    colors = [CYCLE[i % len(CYCLE)] for i in range(len(labels))]
+    for ax, t in zip(axes, temperatures, strict=True):
+        bar_chart(ax, labels, softmax(alpha, t), colors)
+        ax.set_title(f"T = {temperature_label(t)}")
+        ax.set_ylim(0, 1.05)
+    axes[0].set_ylabel(r"weight $\lambda_i$")
+    return fig

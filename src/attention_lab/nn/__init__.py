@@ -1,0 +1,22 @@
+"""PyTorch pieces of the course (imported on demand: ``from attention_lab import nn``).
+
+- :mod:`.gumbel`: Gumbel-softmax, relaxed and straight-through (notebook 02);
+- :mod:`.kernel_regression`: Nadaraya-Watson with a learnable width (notebook 04);
+- :mod:`.layers`: masked softmax and the attention layers (notebooks 05-06).
+
+Shapes are written next to each line. Only what the notebooks train lives here.
+"""
+
+from .gumbel import gumbel_softmax
+from .kernel_regression import AdaptiveNWKernelRegression, NWKernelRegression, leave_one_out
+from .layers import (
+    AdditiveAttention,
+    AttentionPooling,
+    DotProductAttention,
+    GeneralAttention,
+    masked_softmax,
+    padding_mask,
+)
+
+__all__ = ["gumbel_softmax", "NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out", "masked_softmax",
+           "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention", "AttentionPooling"]

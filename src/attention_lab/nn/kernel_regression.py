@@ -1,0 +1,79 @@
+"""Nadaraya-Watson regression as a torch module (notebook 04): parametric attention pooling with a learnable width."""
+
+from __future__ import annotations
+
+import torch
+
+from ._common import as_float_tensor
+
+__all__ = ["NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out"]
+
+
+def _keys_per_query(queries, keys, values):
+    """Check shapes; return keys and values as (n_q, n_k), one key set per query (broadcast if shared)."""
+    queries, keys, values = (as_float_tensor(t, n) for t, n in
+                             ((queries, "queries"), (keys, "keys"), (values, "values")))
+    if queries.dim() != 1:
+        raise ValueError(f"queries must have shape (n_q,), got {tuple(queries.shape)}")
+    if keys.shape != values.shape:
+        raise ValueError(f"keys and values must have the same shape, got {tuple(keys.shape)} and {tuple(values.shape)}")
+    n_q = queries.shape[0]
+    if keys.dim() == 1:
+        return keys.expand(n_q, -1), values.expand(n_q, -1)  # (n_k,) -> (n_q, n_k), no copy
+    if keys.dim() == 2 and keys.shape[0] == n_q:
+        return keys, values
+    raise ValueError(f"keys and values must have shape (n_k,) or (n_q, n_k) = ({n_q}, n_k), got {tuple(keys.shape)}")
+
+
+class NWKernelRegression(torch.nn.Module):
+    """Nadaraya-Watson regression with a learnable inverse bandwidth w = 1/h (parametric attention pooling).
+
+    f(x) = sum_i softmax_i(-((x - x_i) w)^2 / 2) y_i. The weights of the last call are kept, detached, in
+    ``attention_weights`` with shape (n_q, n_k).
+    """
+
+    def __init__(self, w: float = 1.0):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.tensor(float(w)))
+        self.attention_weights = None
+
+    def inverse_width(self, queries: torch.Tensor) -> torch.Tensor:
+        """w for each query, shape (n_q, 1): here one shared scalar."""
+        return self.w.expand(queries.shape[0], 1)
+
+    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        keys, values = _keys_per_query(queries, keys, values)  # (n_q, n_k) each
+        diff = queries[:, None] - keys  # (n_q, n_k): x - x_i
+        scores = -((diff * self.inverse_width(queries)) ** 2) / 2  # (n_q, n_k)
+        weights = torch.softmax(scores, dim=1)  # (n_q, n_k), rows sum to 1
+        self.attention_weights = weights.detach()
+        return (weights * values).sum(dim=1)  # (n_q,): sum_i lambda_i(x) y_i
+
+
+class AdaptiveNWKernelRegression(NWKernelRegression):
+    """Nadaraya-Watson with an inverse width that depends on the query: w(x) = softplus(MLP(x)) > 0.
+
+    A tiny network (1 -> ``hidden`` -> 1, tanh) reads the query and says how sharp its attention is.
+    Its output bias starts so that w(x) = ``w`` everywhere.
+    """
+
+    def __init__(self, w: float = 1.0, hidden: int = 16):
+        super().__init__(w)
+        del self.w  # the width now comes from the network
+        self.net = torch.nn.Sequential(torch.nn.Linear(1, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, 1))
+        with torch.no_grad():
+            self.net[2].weight.mul_(0.1)
+            self.net[2].bias.fill_(float(torch.log(torch.expm1(torch.tensor(float(w))))))  # softplus^-1(w)
+
+    def inverse_width(self, queries: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.softplus(self.net(queries[:, None]))  # (n_q, 1), positive
+
+
+def leave_one_out(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For each training point i, the other n - 1 keys and values: two tensors of shape (n, n - 1)."""
+    x, y = as_float_tensor(x, "x"), as_float_tensor(y, "y")
+    if x.dim() != 1 or x.shape != y.shape or x.shape[0] < 2:
+        raise ValueError(f"x and y must be 1-D with the same length >= 2, got {tuple(x.shape)} and {tuple(y.shape)}")
+    n = x.shape[0]
+    others = ~torch.eye(n, dtype=torch.bool)  # (n, n), False on the diagonal
+    return x.expand(n, n)[others].reshape(n, n - 1), y.expand(n, n)[others].reshape(n, n - 1)

@@ -1,0 +1,135 @@
+"""Attention layers in PyTorch (notebooks 05-06): masked softmax, dot-product, additive, general, pooling.
+
+Every layer takes batched tensors and an optional boolean mask (True = may attend), keeps the weights of
+its last call (detached) in ``attention_weights``, and writes shapes next to each line.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ._common import as_float_tensor
+
+__all__ = ["masked_softmax", "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention",
+           "AttentionPooling"]
+
+
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the last axis where ``mask`` is True (may attend); masked entries are exactly 0.
+
+    ``mask`` is boolean and broadcasts against ``scores``. A row with nothing to attend to is all zeros
+    (its output is then the zero vector), not uniform and not NaN, and its gradient is zero.
+    """
+    scores = as_float_tensor(scores, "scores")
+    if mask is None:
+        return torch.softmax(scores, dim=-1)
+    if not torch.is_tensor(mask) or mask.dtype != torch.bool:
+        raise ValueError(f"mask must be a boolean torch tensor (True = may attend), got "
+                         f"{mask.dtype if torch.is_tensor(mask) else type(mask).__name__}")
+    try:
+        mask = mask.expand_as(scores)
+    except RuntimeError:
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
+                         f"{tuple(scores.shape)}") from None
+    filled = scores.masked_fill(~mask, float("-inf"))
+    top = filled.amax(dim=-1, keepdim=True).detach()
+    top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))  # fully masked row: anything finite
+    exp = torch.exp(filled - top)  # exp(-inf) = 0 exactly where masked
+    total = exp.sum(dim=-1, keepdim=True)
+    return exp / torch.where(total > 0, total, torch.ones_like(total))
+
+
+def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
+    """(batch,) valid lengths -> (batch, 1, n_keys) boolean mask, True on the first valid_lens[b] keys."""
+    if not torch.is_tensor(valid_lens) or valid_lens.dim() != 1:
+        raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {valid_lens!r}")
+    return (torch.arange(n_keys, device=valid_lens.device)[None, :] < valid_lens[:, None])[:, None, :]
+
+
+def _check_batched(queries, keys, values):
+    for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
+        if not torch.is_tensor(tensor) or tensor.dim() != 3:
+            raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got "
+                             f"{tuple(tensor.shape) if torch.is_tensor(tensor) else type(tensor).__name__}")
+    if not queries.shape[0] == keys.shape[0] == values.shape[0] or keys.shape[1] != values.shape[1]:
+        raise ValueError(f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v); got "
+                         f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
+
+
+class DotProductAttention(torch.nn.Module):
+    """Scaled dot-product attention: softmax(Q K^T / sqrt(d)) V, with an optional boolean mask."""
+
+    def __init__(self, dropout: float = 0.0):
+        super().__init__()
+        self.dropout = torch.nn.Dropout(dropout)
+        self.attention_weights = None
+
+    def forward(self, queries, keys, values, mask=None):
+        _check_batched(queries, keys, values)
+        if queries.shape[-1] != keys.shape[-1]:
+            raise ValueError(f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} "
+                             f"and {keys.shape[-1]}")
+        scores = queries @ keys.transpose(1, 2) / queries.shape[-1] ** 0.5  # (batch, n_q, n_k)
+        weights = masked_softmax(scores, mask)  # (batch, n_q, n_k)
+        self.attention_weights = weights.detach()
+        return self.dropout(weights) @ values  # (batch, n_q, d_v)
+
+
+class AdditiveAttention(torch.nn.Module):
+    """Additive (MLP, Bahdanau) attention: a(q, k) = w_v^T tanh(W_q q + W_k k); q and k may differ in size."""
+
+    def __init__(self, query_size: int, key_size: int, num_hiddens: int, dropout: float = 0.0):
+        super().__init__()
+        self.W_q = torch.nn.Linear(query_size, num_hiddens, bias=False)
+        self.W_k = torch.nn.Linear(key_size, num_hiddens, bias=False)
+        self.w_v = torch.nn.Linear(num_hiddens, 1, bias=False)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.attention_weights = None
+
+    def scores(self, queries, keys):
+        """(batch, n_q, n_k) scores."""
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + self.W_k(keys)[:, None, :, :])  # (b, n_q, n_k, h)
+        return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
+
+    def forward(self, queries, keys, values, mask=None):
+        _check_batched(queries, keys, values)
+        weights = masked_softmax(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
+        self.attention_weights = weights.detach()
+        return self.dropout(weights) @ values  # (batch, n_q, d_v)
+
+
+class AttentionPooling(torch.nn.Module):
+    """Pool a sequence (batch, n, d) into one vector (batch, d) with a learned query u.
+
+    u_t = tanh(W h_t + b), alpha_t = u_t . u, lambda = masked_softmax(alpha), output sum_t lambda_t h_t.
+    """
+
+    def __init__(self, d: int, num_hiddens: int | None = None):
+        super().__init__()
+        hidden = num_hiddens or d
+        self.proj = torch.nn.Linear(d, hidden)
+        self.query = torch.nn.Parameter(torch.randn(hidden) / hidden**0.5)
+        self.attention_weights = None
+
+    def forward(self, states, mask=None):
+        if not torch.is_tensor(states) or states.dim() != 3:
+            raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {getattr(states, 'shape', states)}")
+        scores = torch.tanh(self.proj(states)) @ self.query  # (batch, n)
+        weights = masked_softmax(scores, mask)  # (batch, n)
+        self.attention_weights = weights.detach()
+        return (weights[:, :, None] * states).sum(dim=1)  # (batch, d)
+
+
+class GeneralAttention(torch.nn.Module):
+    """Luong's "general" score a(s, h) = s^T W h (``"dot"`` is the special case W = I, when sizes agree)."""
+
+    def __init__(self, query_size: int, key_size: int):
+        super().__init__()
+        self.W = torch.nn.Linear(key_size, query_size, bias=False)
+        self.attention_weights = None
+
+    def forward(self, queries, keys, values, mask=None):
+        scores = queries @ self.W(keys).transpose(1, 2)  # (batch, n_q, n_k)
+        weights = masked_softmax(scores, mask)
+        self.attention_weights = weights.detach()
+        return weights @ values

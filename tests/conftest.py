@@ -1,0 +1,44 @@
+"""Shared test helpers and settings.
+
+- The repository's tools (``tools/``: site builder, student copy, benchmark, browser driver) are importable
+  by name, as they are when run as scripts.
+- Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
+  ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
+- Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
+  changes in place (new pixels, no new artists).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+settings.register_profile("dev", deadline=None)
+settings.register_profile("ci", deadline=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pixels(explorer) -> np.ndarray:
+    """The explorer's current picture as an RGBA array (a copy)."""
+    return np.asarray(explorer.canvas.buffer_rgba()).copy()
+
+
+def artist_count(explorer) -> int:
+    """How many artists the figure holds: updates in place must not add any."""
+    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
+
+
+@pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])
+def interactive(request):
+    """Run an explorer test with the ipympl canvas and with the PNG fallback view."""
+    return request.param
