@@ -4,6 +4,7 @@
   by name, as they are when run as scripts.
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
+- ``executed``: each course notebook is executed once per session, for the harness and the static site.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
   changes in place (new pixels, no new artists).
 """
@@ -36,6 +37,22 @@ def pixels(explorer) -> np.ndarray:
 def artist_count(explorer) -> int:
     """How many artists the figure holds: updates in place must not add any."""
     return sum(len(ax.get_children()) for ax in explorer.figure.axes)
+
+
+@pytest.fixture(scope="session")
+def executed():
+    """``executed(path)``: the notebook run once per test session in a fresh kernel (harness and site share it)."""
+    from build_site import execute_page
+
+    runs = {}
+
+    def run(path: Path):
+        path = Path(path).resolve()
+        if path not in runs:
+            runs[path] = execute_page(path)
+        return runs[path]
+
+    return run
 
 
 @pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])

@@ -1,19 +1,15 @@
-"""The notebook harness: static checks and execution of a notebook in a fresh kernel.
+"""The notebook harness: static checks, and a run in a fresh kernel (through ``tools/execute.py``).
 
-Used by test_notebooks.py for every course notebook, and by its self-tests on deliberately broken
-notebooks (so that the harness itself is known to fail when it should).
+Used by test_notebooks.py for every course notebook (each executed once per test run, shared with the static
+site), and by its self-tests on deliberately broken notebooks (so the harness is known to fail when it should).
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
-
-NOTEBOOK_TIMEOUT_PER_CELL = 180  # seconds; a guard against hangs, not a performance target
+from execute import execute
 
 
 def static_problems(nb) -> list[str]:
@@ -32,29 +28,9 @@ def static_problems(nb) -> list[str]:
     return problems
 
 
-def run_problems(nb, workdir: Path) -> tuple[list[str], float]:
-    """Execute ``nb`` in a fresh python3 kernel in ``workdir``; return (problems, seconds)."""
-    client = NotebookClient(nb, timeout=NOTEBOOK_TIMEOUT_PER_CELL, kernel_name="python3",
-                            resources={"metadata": {"path": str(workdir)}})
-    start = time.perf_counter()
-    problems = []
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        problems.append(f"a cell raised an error:\n{str(error)[-2000:]}")
-    seconds = time.perf_counter() - start
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream" and output.get("name") == "stderr":
-                problems.append(f"cell {index} wrote to stderr (a warning?):\n{output.get('text', '')[:1000]}")
-            if output.get("output_type") == "error" and not problems:
-                problems.append(f"cell {index} raised {output.get('ename')}: {output.get('evalue')}")
-    return problems, seconds
-
-
 def check_notebook(path: Path) -> tuple[list[str], float]:
     """Static checks, then a run in a fresh kernel with the notebook's folder as working directory."""
     nb = nbformat.read(path, as_version=4)
     problems = static_problems(nb)
-    run, seconds = run_problems(nb, path.parent)
-    return problems + run, seconds
+    run = execute(path, nb=nb)
+    return problems + run.problems, run.seconds

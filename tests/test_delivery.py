@@ -23,9 +23,9 @@ NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 # --- static site ----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, executed):
     out = tmp_path_factory.mktemp("site")
-    written = build_site(out, log=lambda message: None)
+    written = build_site(out, log=lambda message: None, executed=executed)  # the harness's executions
     return out, written
 
 

@@ -1,18 +1,17 @@
 """Every course notebook runs top to bottom in a fresh kernel, cleanly; and the harness can fail."""
 
-from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import NOTEBOOKS
 from nbcheck import check_notebook, static_problems
-
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs_clean_in_a_fresh_kernel(path, record_property):
-    problems, seconds = check_notebook(path)
+def test_notebook_runs_clean_in_a_fresh_kernel(path, executed, record_property):
+    run = executed(path)  # shared with the static site's pages: each notebook runs once per test session
+    problems, seconds = static_problems(nbformat.read(path, as_version=4)) + run.problems, run.seconds
     record_property("seconds", round(seconds, 1))
     print(f"{path.name}: {seconds:.1f} s")
     assert not problems, f"{path.name}:\n" + "\n".join(problems)

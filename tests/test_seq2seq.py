@@ -55,7 +55,7 @@ def test_loading_is_safe_and_explains_missing_files(tmp_path):
     with open(repo_root() / "data" / "dates_test.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert len(pairs) == 1000 and pairs[0] == tuple(rows[1])
-    with pytest.raises(FileNotFoundError, match=r"data/nope\.csv is missing; regenerate it with `python -m attention_lab"):
+    with pytest.raises(FileNotFoundError, match=r"data/nope\.csv is missing; regenerate it with `python -m attenti"):
         load_pairs("nope.csv")
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")

@@ -10,13 +10,14 @@ notebooks point to the pages, and nothing is fetched from the network: the pages
 from __future__ import annotations
 
 import argparse
+import copy
 import html
 import re
 import shutil
-import time
 from pathlib import Path
 
 import nbformat
+from execute import Executed, execute
 
 from attention_lab.paths import repo_root
 
@@ -28,11 +29,9 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the config jupyter-server-mathjax ships
 
 
-def _execute(nb, workdir: Path, timeout: int):
-    from nbclient import NotebookClient
-
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}).execute()
-    return nb
+def execute_page(path: Path, timeout: int = 600) -> Executed:
+    """Execute one notebook for its page (the test suite shares these executions with its notebook harness)."""
+    return execute(path, timeout=timeout)
 
 
 def _static(nb):
@@ -116,8 +115,12 @@ the notebooks, executed. To move the sliders, open the notebooks in JupyterLab (
 """, encoding="utf-8")
 
 
-def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print) -> list:
-    """Execute the notebooks and write the pages; return the paths written (index first)."""
+def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+    """Execute the notebooks and write the pages; return the paths written (index first).
+
+    ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
+    suite's); by default each notebook is executed here with :func:`execute_page`.
+    """
     import jupyter_server_mathjax
 
     outdir = Path(outdir)
@@ -130,9 +133,10 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print) -> list
     exporter = _exporter()
     pages, written = [], []
     for path in paths:
-        start = time.perf_counter()
-        nb = _static(_execute(nbformat.read(path, as_version=4), path.parent, timeout))
-        seconds = time.perf_counter() - start
+        run = executed(path) if executed is not None else execute_page(path, timeout)
+        if run.problems:
+            raise RuntimeError(f"{path.name} did not run cleanly:\n" + "\n".join(run.problems))
+        nb, seconds = _static(copy.deepcopy(run.nb)), run.seconds
         title = _title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))

@@ -1,0 +1,74 @@
+"""Execute a notebook in a fresh kernel, once, for everything that needs it run.
+
+The test harness (``tests/nbcheck.py``) and the static site (``tools/build_site.py``) both use
+:func:`execute`, so a test run executes each notebook once and the site is built from those executions.
+``after`` is code run in the same kernel after the notebook's last cell (the site uses it to render the
+explorers' frames); its output is returned apart and never counts as the notebook's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+__all__ = ["Executed", "execute", "run_problems"]
+
+TIMEOUT_PER_CELL = 180  # seconds; a guard against hangs, not a performance target
+
+
+@dataclass
+class Executed:
+    """An executed notebook: the notebook with outputs, what went wrong, the run time, the ``after`` outputs."""
+
+    path: Path
+    nb: nbformat.NotebookNode
+    problems: list = field(default_factory=list)
+    seconds: float = 0.0
+    after_outputs: list = field(default_factory=list)
+
+
+def run_problems(nb, *, errors: bool = True) -> list:
+    """What an executed notebook's outputs show went wrong: anything written to stderr, and (``errors``) errors."""
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                problems.append(f"cell {index} wrote to stderr (a warning?):\n{output.get('text', '')[:1000]}")
+            if errors and output.get("output_type") == "error":
+                problems.append(f"cell {index} raised {output.get('ename')}: {output.get('evalue')}")
+    return problems
+
+
+def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: int = TIMEOUT_PER_CELL) -> Executed:
+    """Run ``path`` (or ``nb``) top to bottom in a fresh python3 kernel, in ``workdir`` (default: its folder)."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4) if nb is None else nb
+    workdir = Path(workdir) if workdir is not None else path.parent
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(workdir)}})
+    result = Executed(path, nb)
+    start = time.perf_counter()
+    with client.setup_kernel():
+        info = client.wait_for_reply(client.kc.kernel_info())
+        nb.metadata["language_info"] = info["content"]["language_info"]
+        try:
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+        except CellExecutionError as error:
+            result.problems.append(f"a cell raised an error:\n{str(error)[-2000:]}")
+        result.seconds = time.perf_counter() - start
+        client.set_widgets_metadata()
+        if after is not None and not result.problems:
+            extra = nbformat.v4.new_code_cell(after)
+            try:
+                client.execute_cell(extra, len(nb.cells), store_history=False)
+            except CellExecutionError as error:
+                result.problems.append(f"the code run after the notebook failed:\n{str(error)[-2000:]}")
+            result.after_outputs = extra.outputs
+    # a CellExecutionError already reported the failing cell with its traceback: add only the stderr problems then
+    result.problems += run_problems(nb, errors=not result.problems)
+    return result
