@@ -84,12 +84,12 @@ START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5}
 def _positions(control: str, count: int) -> list:
     """``count`` successive slider positions of the benched control, as a reader would step through them."""
     if control == "temperature":
-        from .explorers import TEMPERATURE_OPTIONS
+        from attention_lab.explorers import TEMPERATURE_OPTIONS
 
         return [value for _, value in TEMPERATURE_OPTIONS][5:5 + count]
     if control == "bandwidth":
         return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
-    from .scaling_explorer import DIMENSIONS
+    from attention_lab.explorers import DIMENSIONS
 
     cycle = {"epoch": list(range(101)), "d": DIMENSIONS, "step": list(range(11))}[control]
     return [cycle[i % len(cycle)] for i in range(count)]
@@ -182,7 +182,7 @@ def kernel_costs(repeats: int = 30) -> dict:
             timings["draw_ms"].append(1000 * (encoded - drawn))
             timings["encode_ms"].append(1000 * (done - encoded))
         full = []
-        for _ in range(5):
+        for _ in range(min(5, repeats)):
             start = time.perf_counter()
             explorer.figure.canvas.draw()
             full.append(1000 * (time.perf_counter() - start))
@@ -191,37 +191,38 @@ def kernel_costs(repeats: int = 30) -> dict:
     return costs
 
 
+# VmHWM: the kernel's own peak resident memory (ru_maxrss would include the parent's before exec)
+PEAK_MEMORY = ("from pathlib import Path\n"
+               "status = Path('/proc/self/status').read_text().splitlines()\n"
+               "print(next(line.split()[1] for line in status if line.startswith('VmHWM')))")
+
+
 def notebook_memory() -> dict:
     """Peak resident memory (MB) of each course notebook's kernel after running it top to bottom."""
-    import nbformat
-    from nbclient import NotebookClient
+    from execute import execute
 
     memory = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        nb.cells.append(nbformat.v4.new_code_cell(
-            # VmHWM: the kernel's own peak resident memory (ru_maxrss would include the parent's before exec)
-            "from pathlib import Path\n"
-            "status = Path('/proc/self/status').read_text().splitlines()\n"
-            "print(next(line.split()[1] for line in status if line.startswith('VmHWM')))"))
-        start = time.perf_counter()
-        workdir = {"metadata": {"path": str(path.parent)}}
-        client = NotebookClient(nb, timeout=300, kernel_name="python3", resources=workdir)
-        client.execute()
-        seconds = time.perf_counter() - start
-        peak_kb = int(nb.cells[-1].outputs[0]["text"].strip())
-        memory[path.name] = {"peak_mb": peak_kb / 1024, "run_all_s": seconds}
+        run = execute(path, after=PEAK_MEMORY, timeout=300)
+        if run.problems:
+            raise RuntimeError(f"{path.name} did not run cleanly: {run.problems[0]}")
+        peak_kb = int(run.after_outputs[0]["text"].strip())
+        memory[path.name] = {"peak_mb": peak_kb / 1024, "run_all_s": run.seconds}
     return memory
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=12, help="slider steps per explorer (default 12)")
+    parser.add_argument("--repeats", type=int, default=30, help="in-kernel steps per explorer (default 30)")
     parser.add_argument("--no-browser", action="store_true", help="skip the real-browser latency part")
+    parser.add_argument("--no-memory", action="store_true", help="skip running every notebook for its peak memory")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "bench.json")
     args = parser.parse_args(argv)
 
-    report = {"kernel": kernel_costs(), "memory": notebook_memory()}
+    if args.steps < 1 or args.repeats < 1:
+        parser.error(f"--steps and --repeats must be at least 1, got {args.steps} and {args.repeats}")
+    report = {"kernel": kernel_costs(args.repeats), "memory": {} if args.no_memory else notebook_memory()}
     if not args.no_browser:
         report["browser"] = browser_latency(args.steps)
 
