@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import os
+import pickle
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -40,17 +42,35 @@ def artist_count(explorer) -> int:
 
 
 @pytest.fixture(scope="session")
-def executed():
-    """``executed(path)``: the notebook run once per test session in a fresh kernel (harness and site share it)."""
+def executed(tmp_path_factory):
+    """``executed(path)``: the notebook run once per test run in a fresh kernel (harness and site share it).
+
+    With several pytest-xdist workers the runs are shared on disk: the first worker to claim a notebook runs
+    it, the others wait for its result, so no notebook runs twice whichever worker asks first.
+    """
     from build_site import execute_page
 
-    runs = {}
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
+    shared.mkdir(exist_ok=True)
 
     def run(path: Path):
         path = Path(path).resolve()
-        if path not in runs:
-            runs[path] = execute_page(path)
-        return runs[path]
+        done = shared / f"{path.stem}.pickle"
+        try:
+            os.close(os.open(shared / f"{path.stem}.claim", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:  # another worker runs it (or has): wait for its result
+            deadline = time.monotonic() + 1800
+            while not done.exists():
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path.name} was claimed by another worker but never finished") from None
+                time.sleep(0.5)
+            return pickle.loads(done.read_bytes())
+        result = execute_page(path)
+        partial = done.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(result))
+        partial.rename(done)  # atomic: a waiting worker never reads half a file
+        return result
 
     return run
 

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"
 
-pytestmark = pytest.mark.browser
+# one JupyterLab server and one browser for the module: its tests stay on one pytest-xdist worker
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("jupyterlab")]
 
 if not browser.chromium_available():
     if os.environ.get("CI") == "true":
@@ -68,6 +69,7 @@ def test_expected_figures_counts_explorer_constructions():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_in_jupyterlab(lab, page, path):
+    lab.shutdown_kernels()  # the previous notebook's kernel: free its memory before this one starts
     browser.open_notebook(page, lab, f"notebooks/{path.name}")
     assert page.locator(browser.DIALOG).count() == 0, "a dialog (e.g. 'Select Kernel') opened with the notebook"
     browser.run_all(page)

@@ -45,6 +45,16 @@ class LabServer:
     token: str
     process: subprocess.Popen
 
+    def shutdown_kernels(self) -> int:
+        """Shut down every running kernel (a finished notebook's kernel would otherwise keep its memory)."""
+        auth = {"Authorization": f"token {self.token}"}
+        with urllib.request.urlopen(urllib.request.Request(f"{self.url}/api/kernels", headers=auth), timeout=10) as r:
+            kernels = json.load(r)
+        for kernel in kernels:
+            request = urllib.request.Request(f"{self.url}/api/kernels/{kernel['id']}", headers=auth, method="DELETE")
+            urllib.request.urlopen(request, timeout=30).close()
+        return len(kernels)
+
     def notebook_url(self, relative_path: str) -> str:
         """A fresh workspace per page, so that JupyterLab does not restore (and re-run) the last notebook."""
         return f"{self.url}/lab/workspaces/{uuid.uuid4().hex}/tree/{relative_path}?reset&token={self.token}"
