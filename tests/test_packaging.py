@@ -80,7 +80,7 @@ def test_every_notebook_imports_only_declared_packages():
 
 
 def test_ruff_is_clean():
-    targets = [name for name in ("src", "tests", "notebooks") if (ROOT / name).exists()]
+    targets = [name for name in ("src", "tests", "tools", "solutions", "notebooks") if (ROOT / name).exists()]
     result = subprocess.run([sys.executable, "-m", "ruff", "check", *targets], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -95,3 +95,29 @@ def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
     cmap = TTFont(CJK_FONT).getBestCmap()
     missing = [c for c in make_font_subset.characters() if ord(c) not in cmap]
     assert not missing, f"rebuild the font with python tools/make_font_subset.py; missing {missing}"
+
+
+def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(tmp_path):
+    """``pip install .`` must give a working library: the font it draws Chinese with is package data;
+    repository tooling (tools/), tests, notebooks and solutions stay out of the package."""
+    import zipfile
+
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                             "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    (wheel,) = tmp_path.glob("attention_lab-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "attention_lab/fonts/course-cjk.ttf" in names
+    packaged = {"explorers/base.py", "exercises/feedback.py", "nn/layers.py", "paths.py"}
+    assert {f"attention_lab/{name}" for name in packaged} <= set(names)
+    assert not [n for n in names if n.startswith(("tools/", "tests/", "solutions/", "notebooks/", "data/"))]
+    assert not [n for n in names if n.endswith(("site.py", "student_copy.py", "bench.py", "browser.py"))]
+
+
+def test_no_library_module_is_much_over_300_lines_and_import_stays_light():
+    modules = sorted((ROOT / "src" / "attention_lab").rglob("*.py"))
+    long = {str(m.relative_to(ROOT)): n for m in modules if (n := len(m.read_text().splitlines())) > 330}
+    assert not long, f"split these modules (one concept each): {long}"
+    code = "import sys, attention_lab; print(sorted({'torch', 'ipywidgets'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", "import attention_lab must not load torch or ipywidgets"
