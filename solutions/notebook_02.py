@@ -23,3 +23,26 @@ def temperature_for_half(alpha, target=0.5):
         w = np.exp(z - z.max())
         lo, hi = (mid, hi) if (w / w.sum()).max() > target else (lo, mid)
     return 10 ** ((lo + hi) / 2)
+
+
+# Exercise 4 (predict, then check), n = 6 scores at T = 0.5.
+# gap = T log sum_i exp((alpha_i - max) / T); every term is <= 1 (the winner's is exactly 1), so the gap is
+# at most T log n, with equality exactly when every term is 1, that is when all scores are equal.
+GAP_BOUND = 0.5 * np.log(6)
+WORST_SCORES = np.full(6, 2.0)  # any six equal scores
+
+
+def reinforce(alpha, losses, n_samples, rng):
+    """Score-function estimate of d/dalpha sum_i softmax(alpha)_i losses_i: mean of L_i (e_i - p)."""
+    p = np.exp(alpha - alpha.max())
+    p /= p.sum()
+    index = rng.choice(len(alpha), size=n_samples, p=p)        # (m,) keys drawn from p
+    one_hot = np.eye(len(alpha))[index]                        # (m, n)
+    return np.mean(losses[index][:, None] * (one_hot - p), axis=0)
+
+
+def attend_with_position(alpha, values, beta):
+    """Scores alpha_i + beta * i for the key in slot i, then softmax and the weighted average."""
+    scores = alpha + beta * np.arange(len(alpha))
+    weights = np.exp(scores - scores.max())
+    return (weights / weights.sum()) @ values

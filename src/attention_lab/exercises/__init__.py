@@ -5,7 +5,14 @@ Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedb
 
 from .feedback import Feedback
 from .notebook_01 import check_scores_for_weights, check_softmax, check_weighted_average
-from .notebook_02 import check_logsumexp, check_temperature_for_weight, check_top_k
+from .notebook_02 import (
+    check_logsumexp,
+    check_positional_attention,
+    check_reinforce,
+    check_smooth_max_gap,
+    check_temperature_for_weight,
+    check_top_k,
+)
 from .notebook_03 import check_bandwidth_choice, check_gaussian_weights, check_nearest_neighbour
 from .notebook_04 import check_leave_one_out, check_nw_forward, check_sgd_settings
 from .notebook_05 import check_masked_softmax, check_scaled_dot_weights, check_score_spread
@@ -19,6 +26,9 @@ __all__ = [
     "check_logsumexp",
     "check_top_k",
     "check_temperature_for_weight",
+    "check_smooth_max_gap",
+    "check_reinforce",
+    "check_positional_attention",
     "check_gaussian_weights",
     "check_bandwidth_choice",
     "check_nearest_neighbour",
