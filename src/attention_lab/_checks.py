@@ -11,19 +11,65 @@ import numbers
 import numpy as np
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
+    """A short description of a value for an error message: shape and dtype of an array, else its repr."""
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape} and dtype {value.dtype}"
-    text = repr(value)
+    if type(value).__module__ == "torch" and hasattr(value, "shape"):
+        return f"a torch tensor of shape {tuple(value.shape)} and dtype {value.dtype}"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - an object whose repr fails is still described
+        return f"an object of type {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool = False) -> np.ndarray:
-    """Return ``value`` as a new float64 array; reject NaN (and infinities unless allowed)."""
+def _numeric(value, name: str) -> np.ndarray:
+    """``value`` as an array of real numbers (not yet float): refuse what numpy would silently misread.
+
+    Refused, each with its own message: masked arrays (numpy would drop the mask), strings ("1.5" is text,
+    not a number), True/False, complex numbers (the imaginary part would be dropped), torch tensors that
+    require grad, and anything else that is not numbers.
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array (numpy.ma); its mask would be ignored here. Fill the masked "
+                         f"entries (np.ma.filled) or pass the mask separately (mask=, True = may be attended)")
+    if isinstance(value, str | bytes):
+        raise ValueError(f"{name} must be an array of numbers, got the text {describe(value)}")
     try:
-        array = np.array(value, dtype=np.float64)  # np.array copies: inputs are never mutated
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers, got {_describe(value)}") from None
+        array = np.asarray(value)
+    except Exception as error:  # noqa: BLE001 - ragged lists, tensors that require grad, odd objects
+        hint = ""
+        if "requires grad" in str(error):
+            hint = " (a torch tensor that requires grad: pass tensor.detach())"
+        raise ValueError(f"{name} must be an array of numbers, got {describe(value)}{hint}") from None
+    if array.dtype.kind == "O":  # a list mixing numbers and other objects: look at the elements
+        flat = array.ravel()
+        if any(isinstance(x, str | bytes | bool | np.bool_ | complex | np.complexfloating) or x is None
+               for x in flat):
+            raise ValueError(f"{name} must be an array of real numbers, got {describe(value)}")
+    kind = array.dtype.kind
+    if kind == "b":
+        raise ValueError(f"{name} must be an array of numbers, got True/False values (dtype bool); use 0.0 and "
+                         f"1.0 if you mean numbers")
+    if kind == "c":
+        raise ValueError(f"{name} must be an array of real numbers, got complex numbers (dtype {array.dtype})")
+    if kind in "USVMm":
+        raise ValueError(f"{name} must be an array of numbers, got {describe(value)} (dtype {array.dtype})")
+    return array
+
+
+def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool = False) -> np.ndarray:
+    """Return ``value`` as a new float64 array; reject NaN (and infinities unless allowed).
+
+    Numbers only: strings, booleans, complex numbers and masked arrays are refused rather than converted.
+    """
+    raw = _numeric(value, name)
+    try:
+        array = np.array(raw, dtype=np.float64)  # np.array copies: inputs are never mutated
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an array of real numbers within the float range (about 1.8e308), got "
+                         f"{describe(value)}") from None
     if array.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {array.shape}")
     if np.isnan(array).any():
@@ -37,7 +83,7 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
 
 def check_axis(axis, ndim: int, name: str = "axis") -> int:
     if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
-        raise ValueError(f"{name} must be an integer, got {_describe(axis)}")
+        raise ValueError(f"{name} must be an integer, got {describe(axis)}")
     if not -ndim <= axis < ndim:
         raise ValueError(f"{name} must be in [{-ndim}, {ndim - 1}] for an array with {ndim} dimension(s), got {axis}")
     return int(axis) % ndim
@@ -46,7 +92,7 @@ def check_axis(axis, ndim: int, name: str = "axis") -> int:
 def check_temperature(temperature, name: str = "temperature") -> float:
     """A temperature T is a number with 0 <= T <= inf (0 = hard limit, inf = uniform)."""
     if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise ValueError(f"{name} must be a number >= 0 (0 = hard, np.inf = uniform), got {_describe(temperature)}")
+        raise ValueError(f"{name} must be a number >= 0 (0 = hard, np.inf = uniform), got {describe(temperature)}")
     value = float(temperature)
     if np.isnan(value) or value < 0:
         raise ValueError(f"{name} must be a number >= 0 (0 = hard, np.inf = uniform), got {value}")
@@ -56,7 +102,7 @@ def check_temperature(temperature, name: str = "temperature") -> float:
 def check_positive(value, name: str) -> float:
     """A strictly positive, finite scalar such as a bandwidth h."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a positive finite number, got {_describe(value)}")
+        raise ValueError(f"{name} must be a positive finite number, got {describe(value)}")
     value = float(value)
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value}")
@@ -66,7 +112,7 @@ def check_positive(value, name: str) -> float:
 def check_count(value, name: str, low: int, high: int | None = None) -> int:
     """An integer in [low, high] such as k in top-k."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {_describe(value)}")
+        raise ValueError(f"{name} must be an integer, got {describe(value)}")
     value = int(value)
     if value < low or (high is not None and value > high):
         upper = "" if high is None else f" and <= {high}"
@@ -74,11 +120,23 @@ def check_count(value, name: str, low: int, high: int | None = None) -> int:
     return value
 
 
+def check_flag(value, name: str) -> bool:
+    """A real bool (``True``/``False``, or numpy's): the string "no" or the number 2 are not flags."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
 def as_mask(mask, shape: tuple[int, ...], name: str = "mask") -> np.ndarray:
     """Broadcast a boolean mask (True = may be attended) to ``shape``; None means 'attend everywhere'."""
     if mask is None:
         return np.ones(shape, dtype=bool)
-    array = np.asarray(mask)
+    if isinstance(mask, np.ma.MaskedArray):
+        raise ValueError(f"{name} must be a plain boolean array, got a masked array (numpy.ma)")
+    try:
+        array = np.asarray(mask)
+    except Exception:  # noqa: BLE001 - ragged lists, tensors that require grad, odd objects
+        raise ValueError(f"{name} must be a boolean array (True = may be attended), got {describe(mask)}") from None
     if array.dtype != np.bool_:
         raise ValueError(f"{name} must be a boolean array (True = may be attended), got dtype {array.dtype}")
     try:
@@ -91,8 +149,12 @@ def as_mask(mask, shape: tuple[int, ...], name: str = "mask") -> np.ndarray:
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:
     """A seed (int), a numpy Generator, or None (fresh, unseeded randomness)."""
-    if rng is None or isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        return np.random.default_rng(rng)
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} must be a seed >= 0, got {rng}")
+        return np.random.default_rng(int(rng))
     if isinstance(rng, np.random.Generator):
         return rng
-    raise ValueError(f"{name} must be None, an integer seed or a numpy.random.Generator, got {_describe(rng)}")
+    raise ValueError(f"{name} must be None, an integer seed or a numpy.random.Generator, got {describe(rng)}")

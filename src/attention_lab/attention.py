@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ._checks import as_float_array
+import inspect
+
+import numpy as np
+
+from ._checks import as_float_array, describe
 from .normalisers import softmax
 from .scores import SCORES
 
@@ -33,11 +37,21 @@ def attention(queries, keys, values, *, score="scaled_dot", temperature=1.0, mas
     """
     if callable(score):
         score_fn = score
-    elif score in SCORES:
+    elif isinstance(score, str) and score in SCORES:
         score_fn = SCORES[score]
     else:
-        raise ValueError(f"score must be one of {sorted(SCORES)} or a callable, got {score!r}")
+        raise ValueError(f"score must be one of {sorted(SCORES)} or a callable, got {describe(score)}")
+    takes = set(inspect.signature(score_fn).parameters) - {"queries", "keys"}
+    unknown = sorted(set(score_kwargs) - takes) if not callable(score) else []
+    if unknown:
+        raise ValueError(f"the {score!r} score takes no argument {', '.join(unknown)}; it takes "
+                         f"{sorted(takes) or 'none besides queries and keys'}")
     alpha = score_fn(queries, keys, **score_kwargs)  # (..., n_q, n_k)
+    if not callable(score) and score == "gaussian" and np.isneginf(alpha).all(axis=-1).any():
+        rows = int(np.isneginf(alpha).all(axis=-1).sum())
+        raise ValueError(f"bandwidth is too small for these points: for {rows} quer(y/ies) every key is more than "
+                         f"1.3e154 bandwidths away, so every score is below the float range. Use a larger "
+                         f"bandwidth (kernels.nadaraya_watson handles this nearest-key limit)")
     v = as_float_array(values, "values", min_ndim=1)
     n_keys = alpha.shape[-1]
     v_rows = v.shape[0] if v.ndim == 1 else v.shape[-2]
@@ -47,4 +61,9 @@ def attention(queries, keys, values, *, score="scaled_dot", temperature=1.0, mas
             f"{0 if v.ndim == 1 else -2}, got values of shape {v.shape}"
         )
     weights = softmax(alpha, temperature, axis=-1, mask=mask)  # (..., n_q, n_k)
-    return weights @ v, weights  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        outputs = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    if not np.all(np.isfinite(outputs)):  # a weighted average of finite values can only overflow in rounding
+        raise ValueError(f"values are too large: their weighted average overflowed (values up to "
+                         f"{np.abs(v).max():.3g}; the float range ends near 1.8e308)")
+    return outputs, weights

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, check_positive, describe
 from .normalisers import normalise_rows, softmax
+from .scores import gaussian_score
 
 __all__ = ["KERNELS", "gaussian_kernel", "boxcar_kernel", "epanechnikov_kernel", "nadaraya_watson",
            "loo_errors", "loo_bandwidth"]
@@ -18,20 +19,22 @@ __all__ = ["KERNELS", "gaussian_kernel", "boxcar_kernel", "epanechnikov_kernel",
 
 def gaussian_kernel(u):
     """K(u) = exp(-u^2 / 2) / sqrt(2 pi): the standard normal density."""
-    u = np.asarray(u, dtype=np.float64)
-    return np.exp(-0.5 * u * u) / np.sqrt(2 * np.pi)
+    u = as_float_array(u, "u")
+    with np.errstate(over="ignore", under="ignore"):  # |u| > 1.3e154: u^2 overflows, K(u) = 0, the nearest float
+        return np.exp(-0.5 * u * u) / np.sqrt(2 * np.pi)
 
 
 def boxcar_kernel(u):
     """K(u) = 1/2 on |u| <= 1, 0 elsewhere: every key within one bandwidth counts equally."""
-    u = np.asarray(u, dtype=np.float64)
+    u = as_float_array(u, "u")
     return np.where(np.abs(u) <= 1, 0.5, 0.0)
 
 
 def epanechnikov_kernel(u):
     """K(u) = 3/4 (1 - u^2) on |u| <= 1, 0 elsewhere (a parabola, not a triangle)."""
-    u = np.asarray(u, dtype=np.float64)
-    return np.where(np.abs(u) <= 1, 0.75 * (1 - u * u), 0.0)
+    u = as_float_array(u, "u")
+    inside = np.abs(u) <= 1
+    return np.where(inside, 0.75 * (1 - np.where(inside, u, 0.0) ** 2), 0.0)
 
 
 KERNELS = {"gaussian": gaussian_kernel, "boxcar": boxcar_kernel, "epanechnikov": epanechnikov_kernel}
@@ -50,13 +53,35 @@ def _points_1d(value, name):
     return array
 
 
-def _weights(diff, bandwidth, kernel, allowed=None):
-    """Nadaraya-Watson weights from differences x - x_i of shape (n_q, n_k); rows without support are 0."""
+def _differences(x_query, x_keys, query_name, key_name):
+    """x - x_i of shape (n_q, n_k); a ValueError if some difference is beyond the float range."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = x_query[:, None] - x_keys[None, :]  # (n_q, n_k)
+    if not np.all(np.isfinite(diff)):
+        raise ValueError(f"{query_name} and {key_name} are too far apart: some x - x_i is beyond the float range "
+                         f"(about 1.8e308)")
+    return diff
+
+
+def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
+    """Nadaraya-Watson weights of shape (n_q, n_k) (``diff`` = x - x_i); rows without support are all 0."""
     if kernel == "gaussian":
-        # K((x - x_i)/h) / sum_j K((x - x_j)/h) == softmax_i(-(x - x_i)^2 / (2 h^2)): the constant cancels,
-        # and the softmax form cannot underflow to 0/0 for queries far from every key.
-        return softmax(-(diff * diff) / (2 * bandwidth * bandwidth), mask=allowed)
-    k = KERNELS[kernel](diff / bandwidth)
+        # K((x - x_i)/h) / sum_j K((x - x_j)/h) == softmax_i(-(x - x_i)^2 / (2 h^2)): the weights are the softmax
+        # of the Gaussian scores (the constant 1/sqrt(2 pi) cancels), and the softmax cannot underflow to 0/0.
+        weights = softmax(gaussian_score(x_query, x_keys, bandwidth), mask=allowed)
+        lost = weights.sum(axis=-1) == 0
+        if allowed is not None:
+            lost &= allowed.any(axis=-1)
+        if lost.any():
+            # Every score of these queries is below the float range (-inf): the nearest key is more than
+            # 1.3e154 bandwidths away. Then exp(score_i - max score) is 0 in float64 for every other key, so
+            # the exact weights are one-hot on the nearest key (ties share): the softmax at T = 0.
+            near_mask = None if allowed is None else allowed[lost]
+            weights[lost] = softmax(-np.abs(diff[lost]), temperature=0, mask=near_mask)
+        return weights
+    with np.errstate(over="ignore"):
+        u = np.clip(diff / bandwidth, -2.0, 2.0)  # |u| > 1 is outside the support either way
+    k = KERNELS[kernel](u)
     if allowed is not None:
         k = np.where(allowed, k, 0.0)
     return normalise_rows(k)
@@ -70,11 +95,12 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
     x_query : array_like, shape (n_query,)
         The queries x.
     x_keys : array_like, shape (n_keys,)
-        The keys x_i (training inputs).
+        The keys x_i (training inputs), at least one.
     y_values : array_like, shape (n_keys,) or (n_keys, d_v)
         The values y_i (training targets).
     bandwidth : float, default 1.0
-        h > 0, the kernel width.
+        h > 0, the kernel width. Any positive float works: as h -> 0 the Gaussian weights become one-hot on
+        the nearest key (nearest-neighbour regression), as h -> inf uniform (the mean of the values).
     kernel : {"gaussian", "boxcar", "epanechnikov"}
 
     Returns
@@ -90,27 +116,28 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
     kernel = _check_kernel(kernel)
     xq = _points_1d(x_query, "x_query")
     xk = _points_1d(x_keys, "x_keys")
+    if xk.size == 0:
+        raise ValueError("x_keys must hold at least one key, got an empty array")
     y = as_float_array(y_values, "y_values", min_ndim=1)
     if y.shape[0] != xk.shape[0]:
         raise ValueError(
             f"x_keys and y_values must have the same length (one value per key), got {xk.shape[0]} keys "
             f"and {y.shape[0]} values"
         )
-    weights = _weights(xq[:, None] - xk[None, :], h, kernel)  # (n_query, n_keys)
-    y_hat = weights @ y  # (n_query,) or (n_query, d_v)
+    diff = _differences(xq, xk, "x_query", "x_keys")
+    weights = _weights(xq, xk, diff, h, kernel)  # (n_query, n_keys)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        y_hat = weights @ y  # (n_query,) or (n_query, d_v)
+    if not np.all(np.isfinite(y_hat)):
+        raise ValueError(f"y_values are too large: a weighted average overflowed (values up to {np.abs(y).max():.3g};"
+                         f" the float range ends near 1.8e308)")
     defined = weights.sum(axis=-1) > 0
     if not defined.all():
         y_hat[~defined] = np.nan
     return y_hat, weights
 
 
-def loo_errors(x, y, bandwidths, *, kernel="gaussian"):
-    """Leave-one-out mean squared error of Nadaraya-Watson for each bandwidth.
-
-    Each training point x_i is predicted from the other n - 1 points only. A bandwidth that leaves some
-    point with no other key in reach (compact kernels) gets +inf: its prediction is undefined.
-    """
-    kernel = _check_kernel(kernel)
+def _loo_inputs(x, y, bandwidths):
     x = _points_1d(x, "x")
     y = _points_1d(y, "y")
     if x.shape != y.shape:
@@ -118,33 +145,63 @@ def loo_errors(x, y, bandwidths, *, kernel="gaussian"):
     if x.shape[0] < 2:
         raise ValueError(f"leave-one-out needs at least 2 points, got {x.shape[0]}")
     hs = np.atleast_1d(as_float_array(bandwidths, "bandwidths"))
-    if hs.ndim != 1 or np.any(hs <= 0):
-        raise ValueError(f"bandwidths must be a 1-D array of positive numbers, got {hs!r}")
-    diff = x[:, None] - x[None, :]  # (n, n)
+    if hs.ndim != 1 or hs.size == 0 or np.any(hs <= 0):
+        raise ValueError(f"bandwidths must be a non-empty 1-D array of positive numbers, got {describe(bandwidths)}")
+    return x, y, hs
+
+
+def _loo_scaled_errors(x, y, hs, kernel):
+    """Leave-one-out mean squared errors of y / max|y| (so they neither overflow nor underflow), inf where undefined."""
+    scale = float(np.abs(y).max()) or 1.0
+    y = y / scale  # |y| <= 1
+    diff = _differences(x, x, "x", "x")  # (n, n)
     others = ~np.eye(x.shape[0], dtype=bool)  # leave the point itself out
     errors = np.empty(hs.shape)
     for j, h in enumerate(hs):
-        w = _weights(diff, h, kernel, allowed=others)
+        w = _weights(x, x, diff, h, kernel, allowed=others)
         defined = w.sum(axis=-1) > 0
         errors[j] = np.mean((w @ y - y) ** 2) if defined.all() else np.inf
-    return errors
+    return errors, scale
+
+
+def loo_errors(x, y, bandwidths, *, kernel="gaussian"):
+    """Leave-one-out mean squared error of Nadaraya-Watson for each bandwidth.
+
+    Each training point x_i is predicted from the other n - 1 points only. A bandwidth that leaves some
+    point with no other key in reach (compact kernels) gets +inf: its prediction is undefined. (An error
+    beyond the float range, possible only for |y| near 1e154 or more, is +inf too.)
+    """
+    kernel = _check_kernel(kernel)
+    x, y, hs = _loo_inputs(x, y, bandwidths)
+    errors, scale = _loo_scaled_errors(x, y, hs, kernel)
+    with np.errstate(over="ignore", under="ignore"):
+        return errors * scale * scale
 
 
 def loo_bandwidth(x, y, *, kernel="gaussian", bandwidths=None):
     """The bandwidth h that minimises the leave-one-out squared error (see :func:`loo_errors`).
 
     By default h is searched on 121 log-spaced values from 1/1000 of the data's range to the range,
-    then refined on a finer grid around the best one.
+    then refined on a finer grid around the best one. The search compares the errors of y / max|y|, the
+    same order as the errors themselves, so it also works where those would overflow or underflow.
     """
+    kernel = _check_kernel(kernel)
     x_arr = _points_1d(x, "x")
     if bandwidths is None:
-        span = float(np.ptp(x_arr)) or 1.0
+        with np.errstate(over="ignore"):
+            span = float(np.ptp(x_arr)) if x_arr.size else 0.0
+        if not np.isfinite(span):
+            raise ValueError("x spans more than the float range (about 1.8e308): rescale x")
+        span = span or 1.0
+        if 1e-3 * span < np.finfo(float).tiny:
+            raise ValueError(f"x values are too close together (spread {span:.3g}) for a bandwidth search; rescale x")
         grid = np.geomspace(1e-3 * span, span, 121)
-        coarse = grid[np.argmin(loo_errors(x, y, grid, kernel=kernel))]
+        x_, y_, hs = _loo_inputs(x, y, grid)
+        coarse = grid[np.argmin(_loo_scaled_errors(x_, y_, hs, kernel)[0])]
         step = grid[1] / grid[0]
-        bandwidths = np.geomspace(coarse / step, coarse * step, 21)
-    grid = np.atleast_1d(as_float_array(bandwidths, "bandwidths"))
-    errors = loo_errors(x, y, grid, kernel=kernel)
+        bandwidths = np.geomspace(coarse / step, min(coarse * step, np.finfo(float).max), 21)
+    x_, y_, grid = _loo_inputs(x, y, bandwidths)
+    errors = _loo_scaled_errors(x_, y_, grid, kernel)[0]
     if not np.isfinite(errors).any():
         raise ValueError("no bandwidth in bandwidths leaves every point a neighbour; try larger bandwidths")
     return float(grid[np.argmin(errors)])

@@ -3,14 +3,16 @@
 Hard ones pick (argmax, top-k, sampling), soft ones blend (softmax, sparsemax, Gumbel-softmax).
 All of them work along one ``axis`` of an array of any shape, accept an optional boolean ``mask``
 (True = may be attended; masked entries get exactly 0) and give a row with nothing to attend to
-all-zero weights rather than NaN. A score of ``-inf`` is treated like a masked entry.
+all-zero weights rather than NaN. A score of ``-inf`` is treated like a masked entry. Scores must be
+real numbers (not text, booleans, complex numbers or masked arrays: pass a mask as ``mask=``), and the
+axis over the keys must hold at least one key.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, as_mask, as_rng, check_axis, check_count, check_temperature
+from ._checks import as_float_array, as_mask, as_rng, check_axis, check_count, check_flag, check_temperature
 
 __all__ = ["softmax", "logsumexp", "hard_attention", "sample_attention", "sparsemax", "gumbel_softmax", "entropy",
            "effective_keys", "normalise_rows"]
@@ -20,6 +22,9 @@ def _prepare(scores, axis, mask):
     """Validated scores and allowed-mask, with ``axis`` moved last. Returns (alpha, allowed, axis)."""
     alpha = as_float_array(scores, "scores", min_ndim=1, allow_neg_inf=True)
     axis = check_axis(axis, alpha.ndim)
+    if alpha.shape[axis] == 0:
+        raise ValueError(f"scores must have at least one key along axis {axis} (the keys' axis), got shape "
+                         f"{alpha.shape}")
     allowed = as_mask(mask, alpha.shape) & (alpha > -np.inf)
     return np.moveaxis(alpha, axis, -1), np.moveaxis(allowed, axis, -1), axis
 
@@ -181,6 +186,7 @@ def gumbel_softmax(scores, temperature=1.0, *, hard=False, rng=None, axis=-1):
     uses it forward and the relaxed weights backward).
     """
     temperature = check_temperature(temperature)
+    hard = check_flag(hard, "hard")
     generator = as_rng(rng)
     alpha, allowed, axis = _prepare(scores, axis, None)
     perturbed = np.where(allowed, alpha + generator.gumbel(size=alpha.shape), -np.inf)
@@ -191,23 +197,33 @@ def gumbel_softmax(scores, temperature=1.0, *, hard=False, rng=None, axis=-1):
     return np.moveaxis(w, -1, axis)
 
 
-def entropy(weights, *, axis=-1):
+def entropy(weights, *, axis=-1, atol=1e-6):
     """Shannon entropy H = -sum_i lambda_i log lambda_i (nats), with 0 log 0 = 0.
 
-    0 for one-hot weights, log n for uniform weights over n keys.
+    0 for one-hot weights, log n for uniform weights over n keys. ``weights`` must be distributions along
+    ``axis``: non-negative, each row summing to 1 within ``atol``; a row of zeros (what the normalisers
+    give a row with nothing to attend to) has entropy 0.
     """
     lam = as_float_array(weights, "weights", min_ndim=1)
     axis = check_axis(axis, lam.ndim)
     if np.any(lam < 0):
-        raise ValueError(f"weights must be non-negative, got a minimum of {lam.min()}")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(lam > 0, -lam * np.log(lam), 0.0)
+        raise ValueError(f"weights must be non-negative (a distribution), got a minimum of {lam.min()}")
+    totals = lam.sum(axis=axis)
+    bad = ~(np.isclose(totals, 1.0, rtol=0.0, atol=atol) | (totals == 0))
+    if np.any(bad):
+        raise ValueError(f"weights must sum to 1 along axis {axis} (a distribution per row), got {int(bad.sum())} "
+                         f"row(s) summing to e.g. {float(np.ravel(totals[bad])[0]):.6g}")
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        terms = np.where(lam > 0, -lam * np.log(np.where(lam > 0, lam, 1.0)), 0.0)
     return terms.sum(axis=axis)
 
 
 def effective_keys(weights):
     """1 / sum_i lambda_i^2 per row: n for uniform weights, 1 for one-hot; NaN for an all-zero row."""
-    weights = np.asarray(weights, dtype=np.float64)
-    squares = np.sum(weights * weights, axis=-1)
-    with np.errstate(divide="ignore"):
+    weights = as_float_array(weights, "weights", min_ndim=1)
+    if np.any(weights < 0):
+        raise ValueError(f"weights must be non-negative, got a minimum of {weights.min()}")
+    with np.errstate(under="ignore"):
+        squares = np.sum(weights * weights, axis=-1)
+    with np.errstate(divide="ignore", over="ignore"):
         return np.where(squares > 0, 1.0 / np.where(squares > 0, squares, 1.0), np.nan)
