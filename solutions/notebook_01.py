@@ -16,3 +16,7 @@ def weighted_average(weights, values):
 
 # softmax(log lambda) = lambda / sum(lambda) = lambda: the logs of the weights (plus any constant) work
 SCORES_FOR_WEIGHTS = np.log([0.1, 0.8, 0.05, 0.05])
+
+
+# K @ q for q = (4, 3): apple 36, orange 44, pear 28, cherry 45: the long "cherry" key wins, the near pear loses
+DOT_PRODUCT_WINNER = "cherry"

@@ -4,7 +4,8 @@ Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedb
 """
 
 from .feedback import Feedback
-from .notebook_01 import check_scores_for_weights, check_softmax, check_weighted_average
+from .notebook_00 import check_uniform_temperature
+from .notebook_01 import check_dot_product_winner, check_scores_for_weights, check_softmax, check_weighted_average
 from .notebook_02 import (
     check_logsumexp,
     check_positional_attention,
@@ -20,6 +21,8 @@ from .notebook_06 import check_context_vectors, check_general_scores, check_mask
 
 __all__ = [
     "Feedback",
+    "check_uniform_temperature",
+    "check_dot_product_winner",
     "check_softmax",
     "check_weighted_average",
     "check_scores_for_weights",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise
+from .feedback import Feedback, as_numbers, close, exercise, to_float_array
 
-__all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights"]
+__all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights", "check_dot_product_winner"]
 
 
 @exercise("softmax with temperature")
@@ -98,3 +98,32 @@ def check_scores_for_weights(name, scores, target=(0.1, 0.8, 0.05, 0.05)) -> Fee
     elif np.all(np.argsort(alpha) == np.argsort(target)):
         hints.append("The order is right but the gaps are not: the ratio of two weights is exp(alpha_i - alpha_j).")
     return Feedback(name, False, hints)
+
+
+@exercise("which box wins under the dot-product score")
+def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
+    """Exercise (predict, then check): the label whose key has the largest dot product q . k_i with ``query``."""
+    keys_, why = to_float_array(keys, "keys")
+    query_, why_q = to_float_array(query, "query")
+    if why or why_q:
+        return Feedback(name, False, [f"Run the cells above first (keys and query must be numbers): {why or why_q}"])
+    labels = [str(x) for x in labels]
+    if not isinstance(label, str):
+        return Feedback(name, False, [f"Answer with the box's label as a string, one of {labels}; got "
+                                      f"{type(label).__name__}."])
+    if label.strip().lower() not in labels:
+        return Feedback(name, False, [f"{label!r} is not a box: answer with one of {labels}."])
+    dot = keys_ @ query_  # (n_keys,)
+    winner = labels[int(np.argmax(dot))]
+    nearest = labels[int(np.argmin(np.sum((keys_ - query_) ** 2, axis=1)))]
+    answer = label.strip().lower()
+    if answer == winner:
+        return Feedback(name, True, [f"q . k_i = |q| |k_i| cos(angle): it grows with the length of the key, so "
+                                     f"'{winner}' wins although '{nearest}' is the nearest key. A dot product is "
+                                     "a similarity only when the keys have comparable lengths (notebook 05)."])
+    if answer == nearest:
+        return Feedback(name, False, [f"'{nearest}' is the nearest key: it wins under the Gaussian score "
+                                      "-||q - k||^2 / 2h^2. The dot product is not a distance: expand "
+                                      "q . k = |q| |k| cos(angle) and compute the four scores."])
+    return Feedback(name, False, [f"Not '{answer}'. Compute the four dot products K @ q and compare them; "
+                                  "then ask what makes one of them large."])
