@@ -2,9 +2,12 @@
 
 Executes every notebook in ``notebooks/`` in a fresh kernel and writes ``OUTDIR/index.html``, one page
 per notebook (``OUTDIR/NAME.html``) and ``OUTDIR/glossary.html``. Figures are the notebooks' own
-images; each interactive explorer appears as a picture of its figure (its static small-multiples twin
-follows in the notebook). Math is rendered by a copy of MathJax in ``OUTDIR/mathjax``, links between
-notebooks point to the pages, and nothing is fetched from the network: the pages work offline.
+images. Each interactive explorer stays live: after the notebook's last cell the explorers draw a frame
+for each position of their controls (``explorer_frames.py``), and the page shows the same controls and
+swaps frames with a few lines of JavaScript (``live_pages.py``, ``live_explorers.js``); its static
+small-multiples twin follows in the notebook. Math is rendered by a copy of MathJax in
+``OUTDIR/mathjax``, links between notebooks point to the pages, and nothing is fetched from the network:
+the pages work offline, from ``file://`` or any static host.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import re
 import shutil
 from pathlib import Path
 
+import live_pages
 import nbformat
 from execute import Executed, execute
+from explorer_frames import AFTER_NOTEBOOK
 
 from attention_lab.paths import repo_root
 
@@ -30,12 +35,23 @@ MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the
 
 
 def execute_page(path: Path, timeout: int = 600) -> Executed:
-    """Execute one notebook for its page (the test suite shares these executions with its notebook harness)."""
-    return execute(path, timeout=timeout)
+    """Execute one notebook for its page, then render its explorers' frames in the same kernel.
+
+    The test suite shares these executions with its notebook harness; the frames come back apart from the
+    notebook's outputs (``Executed.after_outputs``).
+    """
+    return execute(path, timeout=timeout, after=AFTER_NOTEBOOK)
 
 
-def _static(nb):
-    """Replace each live widget by its static picture; drop widget state (it would need a CDN to render)."""
+def _static(nb, explorers: dict | None = None, page: str = "page"):
+    """Make the outputs static-page ready.
+
+    Each explorer's widget becomes its live block (``explorers``: manifests by widget model id, see
+    ``live_pages``); any other live widget becomes its picture, or nothing if it has none (a bare slider).
+    stderr is dropped, and so is the widget state (it would need a CDN to render).
+    """
+    explorers = explorers or {}
+    count = 0
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -43,6 +59,13 @@ def _static(nb):
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if WIDGET_VIEW in data:
+                manifest = explorers.get(data[WIDGET_VIEW].get("model_id"))
+                if manifest is not None:
+                    count += 1
+                    output["data"] = {"text/html": live_pages.explorer_html(manifest, f"{page}-explorer-{count}")}
+                    output["metadata"] = {}
+                    kept.append(output)
+                    continue
                 data.pop(WIDGET_VIEW)
                 data.pop("text/plain", None)
                 if not data:  # a widget without a picture (a bare slider): nothing to show on a page
@@ -93,7 +116,7 @@ def _title(nb, fallback: str) -> str:
 
 def _write_page(exporter, nb, path: Path, title: str):
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    path.write_text(_offline(_local_links(body)), encoding="utf-8")
+    path.write_text(live_pages.install(_offline(_local_links(body))), encoding="utf-8")
 
 
 def _index(pages: list, outdir: Path):
@@ -106,7 +129,9 @@ def _index(pages: list, outdir: Path):
 li{{margin:.4rem 0}} .meta{{color:#666;font-size:.9em}}</style></head>
 <body><h1>Attention, from hard to soft</h1>
 <p>An interactive course on the attention mechanism, as static pages: every figure, formula and result of
-the notebooks, executed. To move the sliders, open the notebooks in JupyterLab (see the README).</p>
+the notebooks, executed. The explorers are live here too: move their sliders and the figure follows (each
+position shows a frame the explorer drew in Python; no kernel needed). To change the code, open the
+notebooks in JupyterLab, on Binder or on Colab (see the README).</p>
 <ol start="0">
 {items}
 </ol>
@@ -130,18 +155,24 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
         raise ValueError(f"no notebooks to build in {NOTEBOOK_DIR}")
     mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
     shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True)
+    live_pages.copy_script(outdir)
     exporter = _exporter()
     pages, written = [], []
     for path in paths:
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
             raise RuntimeError(f"{path.name} did not run cleanly:\n" + "\n".join(run.problems))
-        nb, seconds = _static(copy.deepcopy(run.nb)), run.seconds
+        manifests, images, frame_seconds = live_pages.frames_of(run.after_outputs)
+        live_pages.write_frames(images, outdir)
+        explorers = {manifest["model_id"]: manifest for manifest in manifests}
+        nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
         title = _title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))
         written.append(outdir / f"{path.stem}.html")
-        log(f"{path.name}: executed in {seconds:.1f} s -> {path.stem}.html")
+        frames = sum(len(m["frames"]) for m in manifests)
+        log(f"{path.name}: executed in {seconds:.1f} s, {len(manifests)} explorers drew {frames} frames in "
+            f"{frame_seconds:.1f} s -> {path.stem}.html")
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])

@@ -64,10 +64,13 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
         client.set_widgets_metadata()
         if after is not None and not result.problems:
             extra = nbformat.v4.new_code_cell(after)
+            nb.cells.append(extra)  # nbclient writes the executed cell back into nb.cells at its index
             try:
-                client.execute_cell(extra, len(nb.cells), store_history=False)
+                client.execute_cell(extra, len(nb.cells) - 1, store_history=False)
             except CellExecutionError as error:
                 result.problems.append(f"the code run after the notebook failed:\n{str(error)[-2000:]}")
+            finally:
+                extra = nb.cells.pop()
             result.after_outputs = extra.outputs
     # a CellExecutionError already reported the failing cell with its traceback: add only the stderr problems then
     result.problems += run_problems(nb, errors=not result.problems)

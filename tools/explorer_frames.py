@@ -1,0 +1,204 @@
+"""Frames of the explorers, rendered by the explorers themselves, for the live figures of the static pages.
+
+Runs inside a notebook's kernel after its last cell (``build_site`` passes :data:`AFTER_NOTEBOOK` to
+``execute``). For every :class:`attention_lab.explorers.Explorer` alive in the kernel it walks the
+explorer's own controls, calls ``explorer.set(...)`` for each position, as a reader would, and keeps the
+picture the explorer draws (its blitted canvas: the same pixels JupyterLab would show). The frames leave
+the kernel as one display output of type :data:`MIME` (a manifest and the images), so the page builder
+needs no shared folder; the notebook's own outputs are untouched.
+
+Which positions: every option of a dropdown or toggle, every position of a slider, as long as the
+explorer stays within :data:`FRAME_BUDGET` frames. Beyond that the sliders are thinned evenly (their ends
+and their current position always kept) until the grid fits: the page's slider then has fewer positions
+than the notebook's. The frames are a full grid, so any combination the page offers has its picture.
+
+Format: the RGB canvas quantised to a 256-colour palette and saved as PNG (measured on the kernel
+explorer's 880x296 frames: 18 KB and no visible difference, against 62 KB for the full-colour PNG, 36 KB
+for lossless WebP at its fastest setting and 55 KB for JPEG at quality 90, which blurs the text).
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import hashlib
+import io
+import itertools
+import math
+import time
+
+import ipywidgets as widgets
+import numpy as np
+
+__all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", "export_explorer", "publish_frames"]
+
+MIME = "application/vnd.attention-lab.frames+json"
+MIN_POSITIONS = 9  # a slider thinned below this many positions (or all it has) feels like a slide show
+FRAME_BUDGET = 300  # frames per explorer at most (time: ~15-40 ms each on a 2-core machine; size: ~10-20 KB each)
+SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+
+def _after_notebook() -> str:
+    """The code ``execute`` runs in the kernel after the notebook: find this module, publish the frames."""
+    from pathlib import Path
+
+    return (f"import sys as _sys\n_sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+            f"import explorer_frames as _frames\n_frames.publish_frames()\ndel _sys, _frames\n")
+
+
+def positions(control) -> list[tuple[str, object]]:
+    """Every position of ``control`` as (label shown, value stored), in the order the control offers them."""
+    if isinstance(control, widgets.widget_selection._Selection):  # Dropdown, ToggleButtons, SelectionSlider, ...
+        return list(zip(control._options_labels, control._options_values, strict=True))
+    if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
+        return [("off", False), ("on", True)]
+    if isinstance(control, widgets.IntSlider):
+        return [(str(v), v) for v in range(control.min, control.max + 1, control.step)]
+    if isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider):
+        count = int(math.floor((control.max - control.min) / control.step + 1e-9)) + 1
+        steps = [control.min + control.step * k for k in range(count)]  # the slider's grid
+        if isinstance(control, widgets.FloatLogSlider):  # min and max are exponents
+            low, high = control.base**control.min, control.base**control.max
+            values = [min(max(control.base**s, low), high) for s in steps]
+        else:
+            values = [min(s, control.max) for s in steps]
+        return [(format(v, control.readout_format), float(v)) for v in values]
+    raise TypeError(f"a control of type {type(control).__name__} has no positions the page can offer")
+
+
+def _current_index(control, options) -> int:
+    value = control.value
+    if isinstance(value, float):
+        return int(np.argmin([abs(v - value) if isinstance(v, float) else np.inf for _, v in options]))
+    return next((i for i, (_, v) in enumerate(options) if v == value), 0)
+
+
+def _thin(sizes: list[int], room: int) -> list[int]:
+    """How many positions each slider keeps so that their product fits ``room``: the longest is thinned first."""
+    kept = list(sizes)
+    while math.prod(kept) > max(room, 1) and max(kept, default=1) > 1:
+        i = kept.index(max(kept))
+        kept[i] = max(1, min(kept[i] - 1, int(kept[i] * 0.85)))
+    return kept
+
+
+def _spread(n: int, k: int, current: int) -> list[int]:
+    """``k`` of the positions 0..n-1, evenly spread, both ends and ``current`` included."""
+    if k >= n:
+        return list(range(n))
+    if k == 1:
+        return [current]
+    chosen = sorted({int(round(x)) for x in np.linspace(0, n - 1, k)})
+    nearest = min(range(len(chosen)), key=lambda j: abs(chosen[j] - current))
+    chosen[nearest] = current
+    return sorted(set(chosen))
+
+
+def frame_plan(sizes: list[int], sliders: list[bool], current: list[int], budget: int = FRAME_BUDGET):
+    """Which frames to draw: (the positions each control offers in the page, the option combinations drawn).
+
+    Options (dropdowns, toggles) keep every value; sliders are thinned evenly until the frames fit ``budget``.
+    If drawing every combination of the options would leave the sliders fewer than :data:`MIN_POSITIONS`
+    positions, only the combinations that change one option at a time from the current ones are drawn
+    (the page then disables the options that have no frames from where the reader is).
+    """
+    slider_ids = [i for i, s in enumerate(sliders) if s]
+    option_ids = [i for i, s in enumerate(sliders) if not s]
+    combos = list(itertools.product(*(range(sizes[i]) for i in option_ids)))
+    star = {tuple(current[i] for i in option_ids)}
+    for a, i in enumerate(option_ids):
+        for value in range(sizes[i]):
+            star.add(tuple(value if b == a else current[j] for b, j in enumerate(option_ids)))
+    slider_sizes = [sizes[i] for i in slider_ids]
+
+    def short(kept):
+        return any(k < min(n, MIN_POSITIONS) for k, n in zip(kept, slider_sizes, strict=True))
+
+    kept = _thin(slider_sizes, budget // len(combos))
+    if short(kept) and len(star) < len(combos):
+        combos = sorted(star)
+        kept = _thin(slider_sizes, budget // len(combos))
+    offered = [list(range(n)) for n in sizes]
+    for i, k in zip(slider_ids, kept, strict=True):
+        offered[i] = _spread(sizes[i], k, current[i])
+    return offered, option_ids, combos
+
+
+def _frame_png(canvas) -> bytes:
+    from PIL import Image
+
+    rgb = Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3])
+    with io.BytesIO() as buffer:
+        rgb.quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="png")
+        return buffer.getvalue()
+
+
+KINDS = {widgets.Dropdown: "select", widgets.ToggleButtons: "buttons", widgets.RadioButtons: "buttons"}
+
+
+def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
+    """Render the explorer at every planned position; put the PNGs in ``images`` (by hash); return its manifest.
+
+    The manifest lists the controls (name, kind, label, the labels of the positions offered, the current one)
+    and maps each drawn combination (``"i,j,..."``: indices into the offered positions) to its frame's hash.
+    The explorer is left as it was found.
+    """
+    names = list(explorer.controls)
+    controls = [explorer.controls[name] for name in names]
+    options = [positions(c) for c in controls]
+    current = [_current_index(c, o) for c, o in zip(controls, options, strict=True)]
+    sliders = [isinstance(c, SLIDERS) for c in controls]
+    offered, option_ids, combos = frame_plan([len(o) for o in options], sliders, current, budget)
+    found = {name: control.value for name, control in zip(names, controls, strict=True)}
+    # controls that force a full redraw (static_controls) vary slowest: each of their values is drawn in full once
+    static = [option_ids.index(names.index(n)) for n in getattr(explorer, "static_controls", ()) if n in names
+              and names.index(n) in option_ids]
+    combos = sorted(combos, key=lambda combo: [combo[a] for a in static])
+    slider_ids = [i for i, s in enumerate(sliders) if s]
+    frames = {}
+    for combo in combos:
+        for moved in itertools.product(*(offered[i] for i in slider_ids)):
+            where = list(current)
+            for i, j in zip(option_ids, combo, strict=True):
+                where[i] = j
+            for i, j in zip(slider_ids, moved, strict=True):
+                where[i] = j
+            explorer.set(**{name: options[i][where[i]][1] for i, name in enumerate(names)})
+            png = _frame_png(explorer.canvas)
+            key = hashlib.sha256(png).hexdigest()[:20]
+            images.setdefault(key, png)
+            frames[",".join(str(offered[i].index(where[i])) for i in range(len(names)))] = key
+    explorer.set(**found)
+    return {
+        "class": type(explorer).__name__,
+        "model_id": explorer.widget.model_id,
+        "width": int(round(explorer.figure.bbox.width)),
+        "height": int(round(explorer.figure.bbox.height)),
+        "controls": [{
+            "name": name,
+            "label": control.description or name,
+            "kind": "slider" if slider else KINDS.get(type(control), "buttons"),
+            "labels": [options[i][j][0] for j in offered[i]],
+            "current": offered[i].index(current[i]),
+            "positions": len(options[i]),
+        } for i, (name, control, slider) in enumerate(zip(names, controls, sliders, strict=True))],
+        "frames": frames,
+    }
+
+
+def publish_frames(budget: int = FRAME_BUDGET):
+    """In the kernel: export every explorer alive and display the result as one :data:`MIME` output."""
+    from IPython.display import display
+
+    from attention_lab.explorers import Explorer
+
+    start = time.perf_counter()
+    explorers = sorted((o for o in gc.get_objects() if isinstance(o, Explorer)), key=lambda e: e.widget.model_id)
+    images: dict = {}
+    manifests = [export_explorer(explorer, images, budget) for explorer in explorers]
+    payload = {"explorers": manifests, "images": {k: base64.b64encode(v).decode("ascii") for k, v in images.items()},
+               "seconds": time.perf_counter() - start}
+    display({MIME: payload}, raw=True)
+
+
+AFTER_NOTEBOOK = _after_notebook()
