@@ -120,13 +120,18 @@ def _ipympl_classes():
 def interactive_figure(figsize, *, dpi=80, interactive=True):
     """A figure for an explorer: an ipympl canvas widget when ``interactive``, else a plain Agg canvas.
 
-    Returns ``(figure, canvas)``. The ipympl canvas is configured for projection: no toolbar, header,
-    footer or resize handle, so the figure is all the reader sees. Made without pyplot, so it is not
-    shown until the explorer displays it (and then only once).
+    Returns ``(figure, canvas)``. Without ipympl the canvas is a plain Agg canvas even when ``interactive``
+    (explorers check for a widget canvas and show PNGs instead). The ipympl canvas is configured for
+    projection: no toolbar, header, footer or resize handle, so the figure is all the reader sees. Made
+    without pyplot, so it is not shown until the explorer displays it (and then only once).
     """
     figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
     if interactive:
-        Canvas, FigureManager = _ipympl_classes()
+        try:
+            Canvas, FigureManager = _ipympl_classes()
+        except ImportError:  # no ipympl (a bare Colab runtime): a plain canvas; the explorer then shows PNGs
+            interactive = False
+    if interactive:
         canvas = Canvas(figure)
         with warnings.catch_warnings():  # ipympl's toolbar trips a traitlets DeprecationWarning (not ours to fix)
             warnings.simplefilter("ignore", DeprecationWarning)

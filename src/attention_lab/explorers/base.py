@@ -40,6 +40,7 @@ class Explorer:
     def __init__(self, controls: dict, *, interactive: bool = True):
         self.controls = controls
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
+        interactive = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
         self.animated = self._build()
         for artist in self.animated:
             artist.set_animated(True)
