@@ -162,7 +162,7 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
             raise RuntimeError(f"{path.name} did not run cleanly:\n" + "\n".join(run.problems))
-        manifests, images, frame_seconds = live_pages.frames_of(run.after_outputs)
+        manifests, images, measured = live_pages.frames_of(run.after_outputs)
         live_pages.write_frames(images, outdir)
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
@@ -171,8 +171,10 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
         pages.append((path.stem, title, seconds))
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
-        log(f"{path.name}: executed in {seconds:.1f} s, {len(manifests)} explorers drew {frames} frames in "
-            f"{frame_seconds:.1f} s -> {path.stem}.html")
+        peak = measured["kernel_peak_mb"]
+        log(f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
+            f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU); kernel peak "
+            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html")
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])

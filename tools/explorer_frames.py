@@ -186,18 +186,28 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
     }
 
 
+def _peak_mb() -> float | None:
+    """The kernel's peak memory so far (VmHWM, Linux), notebook and frames included; None elsewhere."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 def publish_frames(budget: int = FRAME_BUDGET):
     """In the kernel: export every explorer alive and display the result as one :data:`MIME` output."""
     from IPython.display import display
 
     from attention_lab.explorers import Explorer
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     explorers = sorted((o for o in gc.get_objects() if isinstance(o, Explorer)), key=lambda e: e.widget.model_id)
     images: dict = {}
     manifests = [export_explorer(explorer, images, budget) for explorer in explorers]
     payload = {"explorers": manifests, "images": {k: base64.b64encode(v).decode("ascii") for k, v in images.items()},
-               "seconds": time.perf_counter() - start}
+               "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
+               "kernel_peak_mb": _peak_mb()}
     display({MIME: payload}, raw=True)
 
 

@@ -41,14 +41,18 @@ STYLE = """<style>
 """
 
 
-def frames_of(after_outputs: list) -> tuple[list, dict, float]:
-    """(manifests, images by hash, seconds spent drawing) from the outputs of ``explorer_frames.AFTER_NOTEBOOK``."""
+def frames_of(after_outputs: list) -> tuple[list, dict, dict]:
+    """(manifests, images by hash, measurements) from the outputs of ``explorer_frames.AFTER_NOTEBOOK``.
+
+    The measurements: seconds and CPU seconds spent drawing, the kernel's peak memory in MB.
+    """
     for output in after_outputs:
         payload = output.get("data", {}).get(MIME)
         if payload is not None:
             images = {key: base64.b64decode(value) for key, value in payload["images"].items()}
-            return payload["explorers"], images, payload["seconds"]
-    return [], {}, 0.0
+            measured = {k: payload.get(k) for k in ("seconds", "cpu_seconds", "kernel_peak_mb")}
+            return payload["explorers"], images, measured
+    return [], {}, {"seconds": 0.0, "cpu_seconds": 0.0, "kernel_peak_mb": None}
 
 
 def write_frames(images: dict, outdir: Path) -> int:

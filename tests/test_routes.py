@@ -1,0 +1,191 @@
+"""The routes to the course besides a local install: Colab's first cell, the CI and Pages workflows, the hub link."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import nbformat
+import pytest
+import yaml
+from colab_cell import TAG, add_colab_cell, cell_source
+from hub_link import hub_link
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+# --- Colab ----------------------------------------------------------------------------------------------------
+
+def test_colab_cell_is_inserted_first_once_and_updated_in_place(tmp_path):
+    for path in NOTEBOOKS[:2]:
+        shutil.copy(path, tmp_path / path.name)
+    copy = tmp_path / NOTEBOOKS[1].name
+    assert add_colab_cell(copy) is True
+    first = nbformat.read(copy, as_version=4)
+    code = [c for c in first.cells if c.cell_type == "code"]
+    assert TAG in code[0].metadata.tags and code[0].source == cell_source()
+    assert not code[0].outputs and code[0].execution_count is None
+    assert add_colab_cell(copy) is False, "a second run must change nothing"
+    assert nbformat.read(copy, as_version=4) == first
+    assert add_colab_cell(copy, repository="https://example.org/fork/attention-from-hard-to-soft") is True
+    updated = nbformat.read(copy, as_version=4)
+    assert len(updated.cells) == len(first.cells), "updated in place, not inserted again"
+    assert "https://example.org/fork/" in [c for c in updated.cells if c.cell_type == "code"][0].source
+
+
+# The stand-in for Colab: a google.colab module whose widget manager call leaves a mark, the course not
+# importable (the editable install of this checkout is hidden), every command recorded, pip run with --dry-run.
+COLAB_STANDIN = '''
+import importlib, importlib.util, json, os, subprocess, sys
+sys.path[:] = [p for p in sys.path if os.path.realpath(p) != os.path.realpath({src!r})]
+importlib.invalidate_caches()
+assert importlib.util.find_spec("attention_lab") is None, "the course must not be importable before the cell"
+if {hide_ipympl}:
+    real_find_spec = importlib.util.find_spec
+    importlib.util.find_spec = lambda name, *a: None if name == "ipympl" else real_find_spec(name, *a)
+commands, real_run = [], subprocess.run
+def recording_run(command, *args, **kwargs):
+    command = list(command)
+    commands.append(command)
+    if command[1:4] == ["-m", "pip", "install"]:
+        command = command[:4] + ["--dry-run", "--no-index", "--no-build-isolation"] + command[4:]
+    return real_run(command, *args, **kwargs)
+subprocess.run = recording_run
+'''
+AFTER_CELL = '''
+import attention_lab, attention_lab.paths
+json.dump({{"commands": commands, "cwd": os.getcwd(), "module": attention_lab.__file__,
+            "root": str(attention_lab.paths.repo_root())}}, open({report!r}, "w"))
+'''
+
+
+def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
+    standin = tmp_path / "standin"
+    if colab:
+        (standin / "google" / "colab").mkdir(parents=True)
+        (standin / "google" / "__init__.py").write_text("")
+        (standin / "google" / "colab" / "__init__.py").write_text("")
+        (standin / "google" / "colab" / "output.py").write_text(
+            f"def enable_custom_widget_manager():\n    open({str(tmp_path / 'widgets-on')!r}, 'w').close()\n")
+    bare = tmp_path / "course.git"
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
+    report = tmp_path / "report.json"
+    script = (COLAB_STANDIN.format(src=str(ROOT / "src"), hide_ipympl=hide_ipympl) + "\n" + cell_source() + "\n"
+              + AFTER_CELL.format(report=str(report)))
+    work = tmp_path / "content"
+    work.mkdir()
+    env = {**os.environ, "ATTENTION_LAB_REPOSITORY": str(bare), "PYTHONPATH": str(standin)}
+    env.pop("ATTENTION_LAB_ROOT", None)
+    result = subprocess.run([sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True,
+                            timeout=300)
+    return result, json.loads(report.read_text()) if report.exists() else None, work
+
+
+@pytest.mark.parametrize("hide_ipympl", [False, True], ids=["colab-with-ipympl", "colab-without-ipympl"])
+def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_path, hide_ipympl):
+    result, report, work = _run_cell(tmp_path, colab=True, hide_ipympl=hide_ipympl)
+    assert result.returncode == 0, result.stderr[-3000:]
+    clone = work / REPOSITORY.rsplit("/", 1)[-1]
+    git, pip = report["commands"]
+    assert git[:2] == ["git", "clone"] and git[-2:] == [str(tmp_path / "course.git"), str(clone)]
+    assert pip[:4] == [sys.executable, "-m", "pip", "install"]
+    packages = [arg for arg in pip[4:] if not arg.startswith("-")]
+    assert "--no-deps" in pip and packages == [str(clone), *(["ipympl"] if hide_ipympl else [])]
+    assert not {"torch", "numpy", "matplotlib"} & set(packages), "Colab's own packages must be kept"
+    assert Path(report["cwd"]) == clone / "notebooks"
+    assert Path(report["module"]).resolve() == (clone / "src" / "attention_lab" / "__init__.py").resolve()
+    assert Path(report["root"]) == clone and (clone / "data").is_dir()
+    assert (tmp_path / "widgets-on").exists(), "the cell must turn on Colab's widget manager"
+
+
+def test_colab_cell_does_nothing_elsewhere(tmp_path):
+    script = cell_source() + "\nimport os, sys\nprint(os.getcwd())\nprint('attention_lab' in sys.modules)\n"
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    assert result.stdout.split() == [str(tmp_path), "False"] and list(tmp_path.iterdir()) == []
+
+
+def test_readme_and_start_page_links_open_in_colab():
+    slug = REPOSITORY.removeprefix("https://github.com/")
+    for path in NOTEBOOKS:
+        link = f"https://colab.research.google.com/github/{slug}/blob/main/notebooks/{path.name}"
+        assert link in README, f"README lacks the Colab link of {path.name}"
+
+
+# --- CI and the published site ------------------------------------------------------------------------------------
+
+def _runs(workflow: str) -> list[str]:
+    jobs = yaml.safe_load((ROOT / ".github" / "workflows" / workflow).read_text())["jobs"]
+    return [step["run"].strip() for job in jobs.values() for step in job["steps"] if "run" in step]
+
+
+def _readme_commands(heading: str) -> list[str]:
+    section = README.split(f"\n## {heading}", 1)[1].split("\n## ", 1)[0]
+    return [line.strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S) for line in block.splitlines()
+            if line.strip() and not line.strip().startswith("#")]
+
+
+def test_test_workflow_runs_the_readmes_test_command_like_ci():
+    readme_test = next(c for c in _readme_commands("Set-up: two commands") if "pytest" in c)
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    runs = _runs("tests.yml")
+    assert readme_test in ci, ".ci/run no longer runs the README's test command"
+    assert runs[-1] == readme_test, "the workflow's last step must be the README's test command, verbatim"
+    assert any("apt-get install" in run and "chromium" in run for run in runs[:-1])
+
+
+def test_pages_workflow_builds_the_site_with_the_readmes_command_and_publishes_it():
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    build = _readme_commands("Reading without a kernel: static pages")
+    runs = _runs("pages.yml")
+    assert build and build[0].split("#")[0].strip() in runs
+    for action in ("actions/checkout@v4", "actions/setup-python@v5", "actions/upload-pages-artifact@v3",
+                   "actions/deploy-pages@v4"):
+        assert f"uses: {action}" in workflow
+    owner, name = REPOSITORY.removeprefix("https://github.com/").split("/")
+    assert f"https://{owner}.github.io/{name}/" in README and f"https://{owner}.github.io/{name}/" in workflow
+    assert "secrets." not in workflow and "secrets." not in (ROOT / ".github" / "workflows" / "tests.yml").read_text()
+
+
+# --- JupyterHub --------------------------------------------------------------------------------------------------
+
+def test_hub_link_has_nbgitpullers_form():
+    link = hub_link("https://hub.example.edu/", "03_nadaraya_watson.ipynb")
+    parts = urlsplit(link)
+    assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.edu", "/hub/user-redirect/git-pull")
+    assert parse_qs(parts.query, strict_parsing=True) == {
+        "repo": [REPOSITORY], "branch": ["main"],
+        "urlpath": ["lab/tree/attention-from-hard-to-soft/notebooks/03_nadaraya_watson.ipynb"]}
+    assert "/" not in parts.query and ":" not in parts.query, "every value is URL-encoded"
+    folder = parse_qs(urlsplit(hub_link("http://localhost:8000")).query)["urlpath"]
+    assert folder == ["lab/tree/attention-from-hard-to-soft/notebooks"]
+
+
+@pytest.mark.parametrize("args", [[], ["hub.example.edu"], ["ftp://hub"], ["https://hub?x=1"],
+                                  ["https://hub.example.edu", "99_nope.ipynb"], ["https://hub", "a", "b"]])
+def test_hub_link_bad_input_is_one_line_on_stderr_and_exit_2(args):
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), *args], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_hub_link_command_prints_the_link():
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), "https://hub.example.edu",
+                             "01_queries_keys_values.ipynb"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.strip() == hub_link("https://hub.example.edu", "01_queries_keys_values.ipynb")
+
+
+def test_readme_tells_lecturers_how_to_run_a_class_on_a_hub():
+    section = README.split("\n## A class on JupyterHub", 1)[1].split("\n## ", 1)[0]
+    for needed in ("nbgitpuller", "repo2docker", "environment.yml", "python tools/hub_link.py", "1 GB", "2 GB"):
+        assert needed in section
