@@ -18,6 +18,13 @@ from .notebook_03 import check_bandwidth_choice, check_gaussian_weights, check_n
 from .notebook_04 import check_leave_one_out, check_nw_forward, check_sgd_settings
 from .notebook_05 import check_masked_softmax, check_scaled_dot_weights, check_score_spread
 from .notebook_06 import check_context_vectors, check_general_scores, check_masked_context
+from .notebook_07 import (
+    check_causal_weights,
+    check_head_score_variance,
+    check_no_position_prediction,
+    check_self_attention,
+    check_split_heads,
+)
 
 __all__ = [
     "Feedback",
@@ -44,4 +51,9 @@ __all__ = [
     "check_context_vectors",
     "check_general_scores",
     "check_masked_context",
+    "check_self_attention",
+    "check_causal_weights",
+    "check_head_score_variance",
+    "check_split_heads",
+    "check_no_position_prediction",
 ]

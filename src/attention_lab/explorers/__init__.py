@@ -4,17 +4,19 @@ One module per explorer, each with its static small-multiples twin (for a slide 
 kernel); :mod:`.base` holds the :class:`Explorer` machinery (blitting, the PNG fallback, ``set``) and
 :mod:`.controls` the shared temperature slider and the rule every control value must pass.
 
-============================  ==========  =================================================
-explorer                      notebook    module
-============================  ==========  =================================================
-:class:`LookupExplorer`       01          :mod:`.lookup`
-:class:`TemperatureExplorer`  02          :mod:`.temperature`
-:class:`GumbelExplorer`       02          :mod:`.gumbel`
-:class:`KernelExplorer`       03          :mod:`.kernel`
-:class:`TrainingScrubber`     04          :mod:`.training`
-:class:`DimensionExplorer`    05          :mod:`.dimension`
-:class:`AlignmentExplorer`    06          :mod:`.alignment`
-============================  ==========  =================================================
+======================================  ==========  ====================
+explorer                                notebook    module
+======================================  ==========  ====================
+:class:`LookupExplorer`                 01          :mod:`.lookup`
+:class:`TemperatureExplorer`            02          :mod:`.temperature`
+:class:`GumbelExplorer`                 02          :mod:`.gumbel`
+:class:`KernelExplorer`                 03          :mod:`.kernel`
+:class:`TrainingScrubber`               04          :mod:`.training`
+:class:`DimensionExplorer`              05          :mod:`.dimension`
+:class:`AlignmentExplorer`              06          :mod:`.alignment`
+:class:`PositionalEncodingExplorer`     07          :mod:`.positional`
+:class:`HeadExplorer`                   07          :mod:`.heads`
+======================================  ==========  ====================
 """
 
 from .alignment import AlignmentExplorer, alignment_small_multiples, plot_alignment
@@ -22,8 +24,10 @@ from .base import Explorer
 from .controls import TEMPERATURE_OPTIONS, nearest_temperature, temperature_slider
 from .dimension import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
 from .gumbel import GumbelExplorer, gumbel_small_multiples
+from .heads import HeadExplorer, heads_small_multiples, plot_head
 from .kernel import BANDWIDTH_RANGE, TRAIN_SIZES, KernelExplorer, kernel_small_multiples
 from .lookup import LookupExplorer, lookup_small_multiples
+from .positional import PositionalEncodingExplorer, offset_dot_products, positional_small_multiples
 from .temperature import TemperatureExplorer, temperature_small_multiples
 from .training import TrainingScrubber, training_small_multiples
 
@@ -51,4 +55,10 @@ __all__ = [
     "AlignmentExplorer",
     "alignment_small_multiples",
     "plot_alignment",
+    "PositionalEncodingExplorer",
+    "positional_small_multiples",
+    "offset_dot_products",
+    "HeadExplorer",
+    "heads_small_multiples",
+    "plot_head",
 ]

@@ -2,7 +2,8 @@
 
 - :mod:`.gumbel`: Gumbel-softmax, relaxed and straight-through (notebook 02);
 - :mod:`.kernel_regression`: Nadaraya-Watson with a learnable width (notebook 04);
-- :mod:`.layers`: masked softmax and the attention layers (notebooks 05-06).
+- :mod:`.layers`: masked softmax and the attention layers (notebooks 05-06);
+- :mod:`.transformer`: positional encoding, causal mask, multi-head attention, the Transformer block (notebook 07).
 
 Shapes are written next to each line. Only what the notebooks train lives here.
 """
@@ -17,6 +18,18 @@ from .layers import (
     masked_softmax,
     padding_mask,
 )
+from .pooling import DotAttentionPooling
+from .transformer import (
+    MultiHeadAttention,
+    PositionWiseFFN,
+    TinyTransformer,
+    TransformerBlock,
+    causal_mask,
+    reversal_data,
+    sinusoidal_positional_encoding,
+)
 
 __all__ = ["gumbel_softmax", "NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out", "masked_softmax",
-           "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention", "AttentionPooling"]
+           "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention", "AttentionPooling",
+           "sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN", "TransformerBlock",
+           "TinyTransformer", "reversal_data", "DotAttentionPooling"]

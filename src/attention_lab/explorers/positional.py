@@ -1,0 +1,151 @@
+"""Positional-encoding explorer (notebook 07): the sinusoidal encoding by dimension and by position.
+
+Choose a dimension and a position. Left: the whole encoding PE (positions down, dimensions across) with
+the chosen row and column marked. Middle: the chosen dimension as a function of position, a sine or
+cosine whose wavelength grows with the dimension. Right: the dot products PE(p) . PE(p') of the chosen
+position with every other one, plotted against the offset p' - p, on top of sum_f cos(offset w_f): they
+coincide for every p, because the dot product depends on the offset only.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..plots import CMAP, COLORS
+from .base import Explorer
+
+__all__ = ["PositionalEncodingExplorer", "positional_small_multiples", "offset_dot_products"]
+
+
+def _encoding(n_positions: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
+    """(PE as float64 (n, d), angular frequencies w_f (ceil(d/2),)), from the library's torch function."""
+    from ..nn.transformer import sinusoidal_positional_encoding  # imported here: torch only when needed
+
+    pe = sinusoidal_positional_encoding(n_positions, d_model).numpy().astype(np.float64)
+    return pe, 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+
+
+def offset_dot_products(frequencies: np.ndarray, offsets: np.ndarray, d_model: int) -> np.ndarray:
+    """sum_f cos(offset w_f) = PE(p) . PE(p + offset) for every p (sin a sin b + cos a cos b = cos(a - b)).
+
+    Needs an even ``d_model``: with an odd one the last sine column has no cosine partner.
+    """
+    if d_model % 2:
+        raise ValueError(f"offset-only dot products need an even d_model, got {d_model}")
+    offsets = np.asarray(offsets, dtype=np.float64)
+    return np.cos(offsets[:, None] * frequencies[None, :]).sum(axis=1)  # (n_offsets,)
+
+
+def _check_sizes(n_positions, d_model):
+    for value, name in ((n_positions, "n_positions"), (d_model, "d_model")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+            raise ValueError(f"{name} must be an int >= 2, got {value!r}")
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sine and cosine columns come in pairs), got {d_model}")
+
+
+class PositionalEncodingExplorer(Explorer):
+    """Slide the dimension (which sinusoid) and the position (which row, whose dot products are shown)."""
+
+    figsize = (11.5, 3.6)
+
+    def __init__(self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position: int = 20,
+                 interactive: bool = True):
+        _check_sizes(n_positions, d_model)
+        self.n_positions, self.d_model = n_positions, d_model
+        self.pe, self.frequencies = _encoding(n_positions, d_model)
+        slider = {"continuous_update": True, "style": {"description_width": "initial"},
+                  "layout": widgets.Layout(width="400px")}
+        controls = {
+            "dimension": widgets.IntSlider(value=dimension, min=0, max=d_model - 1, description="dimension", **slider),
+            "position": widgets.IntSlider(value=position, min=0, max=n_positions - 1, description="position p",
+                                          **slider),
+        }
+        super().__init__(controls, interactive=interactive)
+
+    def _build(self) -> list:
+        n, d = self.n_positions, self.d_model
+        self.ax_map, self.ax_curve, self.ax_dot = self.figure.subplots(
+            1, 3, gridspec_kw={"width_ratios": [1.0, 1.1, 1.1]})
+        ax = self.ax_map
+        image = ax.imshow(self.pe, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        self.figure.colorbar(image, ax=ax, label="PE value")
+        ax.set_xlabel("dimension")
+        ax.set_ylabel("position p")
+        ax.grid(False)
+        ax.set_title("the encoding PE")
+        self.column = ax.axvline(0, color=COLORS["vermillion"], lw=1.5)
+        self.row = ax.axhline(0, color=COLORS["orange"], lw=1.5)
+
+        ax = self.ax_curve
+        positions = np.arange(n)
+        (self.curve,) = ax.plot(positions, self.pe[:, 0], color=COLORS["vermillion"], lw=2, marker=".", ms=4)
+        (self.dot,) = ax.plot([0], [0], "o", color=COLORS["orange"], ms=9)
+        ax.set_xlim(-0.5, n - 0.5)
+        ax.set_ylim(-1.15, 1.15)
+        ax.set_xlabel("position p")
+        ax.set_ylabel("PE[p, dimension]")
+        self.curve_title = ax.set_title("")
+
+        ax = self.ax_dot
+        offsets = np.arange(-(n - 1), n)
+        ax.plot(offsets, offset_dot_products(self.frequencies, offsets, d), color=COLORS["grey"], lw=5, alpha=0.5,
+                label=r"$\sum_f \cos(\Delta\,\omega_f)$")
+        (self.dots,) = ax.plot(offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5, label=r"PE($p$)$\cdot$PE($p'$)")
+        ax.axvline(0, color=COLORS["grey"], lw=0.8, ls="--")
+        ax.set_xlim(-(n - 1), n - 1)
+        reference = offset_dot_products(self.frequencies, offsets, d)
+        ax.set_ylim(reference.min() - 0.08 * d, d * 1.1)
+        ax.set_xlabel(r"offset $\Delta = p' - p$")
+        ax.set_ylabel("dot product")
+        ax.legend(loc="upper right", fontsize=8.5)
+        self.dot_title = ax.set_title("")
+        return [self.column, self.row, self.curve, self.dot, self.curve_title, self.dots, self.dot_title]
+
+    def update(self):
+        i, p = self.controls["dimension"].value, self.controls["position"].value
+        f = i // 2
+        wavelength = 2 * np.pi / self.frequencies[f]
+        self.column.set_xdata([i, i])
+        self.row.set_ydata([p, p])
+        self.curve.set_ydata(self.pe[:, i])
+        self.dot.set_data([p], [self.pe[p, i]])
+        kind = "sin" if i % 2 == 0 else "cos"
+        self.curve_title.set_text(f"dimension {i}: {kind}(p ω_{f}), wavelength {wavelength:,.1f}")
+        self.dots.set_data(np.arange(self.n_positions) - p, self.pe @ self.pe[p])
+        self.dot_title.set_text(f"p = {p}: dot products vs offset")
+
+
+def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30),
+                               positions=(0, 20, 50)):
+    """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few p (bottom)."""
+    _check_sizes(n_positions, d_model)
+    pe, frequencies = _encoding(n_positions, d_model)
+    fig = Figure(figsize=(2.8 * len(dimensions), 5.2), layout="constrained")
+    grid = fig.add_gridspec(2, len(dimensions))
+    for column, i in enumerate(dimensions):
+        if not 0 <= i < d_model:
+            raise ValueError(f"dimensions must lie in [0, {d_model - 1}], got {i!r}")
+        ax = fig.add_subplot(grid[0, column])
+        ax.plot(np.arange(n_positions), pe[:, i], color=COLORS["vermillion"], lw=1.8)
+        ax.set_ylim(-1.15, 1.15)
+        ax.set_title(f"dimension {i}: wavelength {2 * np.pi / frequencies[i // 2]:,.1f}", fontsize=9.5)
+        ax.set_xlabel("position p")
+        if column == 0:
+            ax.set_ylabel("PE[p, dimension]")
+    ax = fig.add_subplot(grid[1, :])
+    offsets = np.arange(-(n_positions - 1), n_positions)
+    ax.plot(offsets, offset_dot_products(frequencies, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
+            label=r"$\sum_f \cos(\Delta\,\omega_f)$")
+    for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]),
+                        strict=False):
+        if not 0 <= p < n_positions:
+            raise ValueError(f"positions must lie in [0, {n_positions - 1}], got {p!r}")
+        ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(p')")
+    ax.set_xlabel(r"offset $\Delta = p' - p$")
+    ax.set_ylabel("dot product")
+    ax.legend(loc="upper right", fontsize=8.5, ncol=2)
+    ax.set_title("the dot product of two positions depends only on their offset")
+    return fig

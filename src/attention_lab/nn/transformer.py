@@ -1,0 +1,209 @@
+"""Self-attention and the Transformer block (notebook 07), after Vaswani et al. (2017).
+
+- :func:`sinusoidal_positional_encoding`: PE[p, 2f] = sin(p w_f), PE[p, 2f+1] = cos(p w_f), w_f = 10000^(-2f/d);
+- :func:`causal_mask`: position i may attend to positions j <= i (True = may attend, as everywhere here);
+- :class:`MultiHeadAttention`: split into heads, scaled dot-product attention per head, concatenate,
+  project; :meth:`MultiHeadAttention.from_torch` copies the weights of a ``torch.nn.MultiheadAttention``;
+- :class:`PositionWiseFFN`, :class:`TransformerBlock` (pre-LN by default, post-LN as in the paper on request);
+- :class:`TinyTransformer`: embedding + positional encoding + blocks + a linear read-out, for the digit task;
+- :func:`reversal_data`: random digit sequences and their reversals (seeded).
+
+Shapes are written next to each line: ``b`` batch, ``n`` positions, ``d_model`` width, ``d_k`` per head.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._common import as_float_tensor
+from .layers import masked_softmax
+
+__all__ = ["sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN",
+           "TransformerBlock", "TinyTransformer", "reversal_data"]
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """The (n_positions, d_model) sinusoidal encoding of Vaswani et al. (2017), float32.
+
+    Column pair (2f, 2f+1) is (sin(p w_f), cos(p w_f)) with angular frequency w_f = base^(-2f/d_model):
+    wavelengths 2 pi / w_f from 2 pi (f = 0) up to nearly 2 pi * base. Every entry lies in [-1, 1], and
+    PE(p) . PE(p + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
+    the last cosine column.
+
+    Examples
+    --------
+    >>> pe = sinusoidal_positional_encoding(4, 6)
+    >>> tuple(pe.shape), float(pe[0, 0]), float(pe[0, 1])
+    ((4, 6), 0.0, 1.0)
+    """
+    n_positions, d_model = _positive_int(n_positions, "n_positions"), _positive_int(d_model, "d_model")
+    positions = torch.arange(n_positions, dtype=torch.float64)[:, None]  # (n, 1)
+    frequencies = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (ceil(d/2),)
+    angles = positions * frequencies  # (n, ceil(d/2))
+    pe = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).reshape(n_positions, -1)  # interleave
+    return pe[:, :d_model].to(torch.float32)  # (n, d_model)
+
+
+def causal_mask(n: int) -> torch.Tensor:
+    """(n, n) boolean mask, True where query i may attend to key j, that is j <= i (lower triangle)."""
+    n = _positive_int(n, "n")
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+class MultiHeadAttention(torch.nn.Module):
+    """Multi-head scaled dot-product attention: split, attend per head, concatenate, project.
+
+    head_m = softmax(Q_m K_m^T / sqrt(d_k)) V_m with Q_m, K_m, V_m the m-th slice of width d_k = d_model /
+    num_heads of Q = X_q W_q, K = X_k W_k, V = X_v W_v; output = concat(head_1, ..., head_M) W_o.
+    ``mask`` is boolean (True = may attend) and broadcasts to (batch, num_heads, n_q, n_k); a 3-D mask
+    (batch, n_q or 1, n_k) is applied to every head. The weights of the last call, (batch, num_heads,
+    n_q, n_k), are kept (detached) in ``attention_weights``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, *, bias: bool = True, dropout: float = 0.0):
+        super().__init__()
+        d_model, num_heads = _positive_int(d_model, "d_model"), _positive_int(num_heads, "num_heads")
+        if d_model % num_heads:
+            raise ValueError(f"d_model must be divisible by num_heads (each head gets d_model / num_heads "
+                             f"features), got d_model={d_model} and num_heads={num_heads}")
+        self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
+        self.W_q = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.W_k = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.W_v = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.W_o = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.attention_weights = None
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """(b, n, d_model) -> (b, num_heads, n, d_k): head m gets features m*d_k ... (m+1)*d_k - 1."""
+        b, n, _ = x.shape
+        return x.reshape(b, n, self.num_heads, self.d_k).transpose(1, 2)
+
+    def forward(self, queries, keys, values, mask=None):
+        for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
+            as_float_tensor(tensor, name)
+            if tensor.dim() != 3 or tensor.shape[-1] != self.d_model:
+                raise ValueError(f"{name} must have shape (batch, n, d_model={self.d_model}), got "
+                                 f"{tuple(tensor.shape)}")
+        if keys.shape[:2] != values.shape[:2] or queries.shape[0] != keys.shape[0]:
+            raise ValueError(f"queries (b, n_q, d), keys and values (b, n_k, d) must agree in b and n_k; got "
+                             f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
+        if mask is not None and torch.is_tensor(mask) and mask.dim() == 3:
+            mask = mask[:, None]  # (b, 1, n_q or 1, n_k): the same mask for every head
+        q = self.split_heads(self.W_q(queries))  # (b, heads, n_q, d_k)
+        k = self.split_heads(self.W_k(keys))  # (b, heads, n_k, d_k)
+        v = self.split_heads(self.W_v(values))  # (b, heads, n_k, d_k)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (b, heads, n_q, n_k)
+        weights = masked_softmax(scores, mask)  # (b, heads, n_q, n_k)
+        self.attention_weights = weights.detach()
+        heads = self.dropout(weights) @ v  # (b, heads, n_q, d_k)
+        b, _, n_q, _ = heads.shape
+        concat = heads.transpose(1, 2).reshape(b, n_q, self.d_model)  # (b, n_q, d_model)
+        return self.W_o(concat)  # (b, n_q, d_model)
+
+    @classmethod
+    def from_torch(cls, module: torch.nn.MultiheadAttention) -> MultiHeadAttention:
+        """A copy with the weights of ``module`` (which must have equal q, k, v sizes), to compare outputs."""
+        if not isinstance(module, torch.nn.MultiheadAttention) or not module._qkv_same_embed_dim:
+            raise ValueError("module must be a torch.nn.MultiheadAttention with kdim = vdim = embed_dim")
+        d = module.embed_dim
+        copy = cls(d, module.num_heads, bias=module.in_proj_bias is not None)
+        with torch.no_grad():
+            for index, layer in enumerate((copy.W_q, copy.W_k, copy.W_v)):
+                layer.weight.copy_(module.in_proj_weight[index * d:(index + 1) * d])  # rows of [W_q; W_k; W_v]
+                if layer.bias is not None:
+                    layer.bias.copy_(module.in_proj_bias[index * d:(index + 1) * d])
+            copy.W_o.weight.copy_(module.out_proj.weight)
+            if copy.W_o.bias is not None:
+                copy.W_o.bias.copy_(module.out_proj.bias)
+        return copy
+
+
+class PositionWiseFFN(torch.nn.Module):
+    """The same two-layer network at every position: max(0, x W_1 + b_1) W_2 + b_2, (b, n, d) -> (b, n, d)."""
+
+    def __init__(self, d_model: int, d_ff: int):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class TransformerBlock(torch.nn.Module):
+    """Self-attention and a position-wise FFN, each with a residual connection and layer normalisation.
+
+    ``pre_norm=True`` (the default, "pre-LN"): x + Attention(LN(x)), then x + FFN(LN(x)); the residual path
+    is never normalised, which keeps training stable without a learning-rate warm-up (Xiong et al., 2020).
+    ``pre_norm=False`` is the paper's "post-LN": LN(x + Attention(x)), then LN(x + FFN(x)).
+    """
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, *, dropout: float = 0.0, pre_norm: bool = True):
+        super().__init__()
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.ffn = PositionWiseFFN(d_model, d_ff)
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.pre_norm = pre_norm
+
+    def forward(self, x, mask=None):
+        if self.pre_norm:
+            y = self.norm1(x)
+            x = x + self.dropout(self.attention(y, y, y, mask))  # (b, n, d_model)
+            return x + self.dropout(self.ffn(self.norm2(x)))  # (b, n, d_model)
+        x = self.norm1(x + self.dropout(self.attention(x, x, x, mask)))
+        return self.norm2(x + self.dropout(self.ffn(x)))
+
+
+class TinyTransformer(torch.nn.Module):
+    """Token embedding + sinusoidal positions (optional) + pre-LN blocks + LayerNorm + linear read-out.
+
+    ``forward(tokens)``: (b, n) integer tokens -> (b, n, vocab_size) logits, one prediction per position.
+    ``causal=True`` lets position i see positions j <= i only. ``attention_weights()`` stacks the weights
+    of the last call: (b, num_layers, num_heads, n, n).
+    """
+
+    def __init__(self, vocab_size: int, max_len: int, *, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
+                 d_ff: int = 128, positional: bool = True, causal: bool = False):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(_positive_int(vocab_size, "vocab_size"), d_model)
+        self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
+        self.positional, self.causal = positional, causal
+        self.blocks = torch.nn.ModuleList(TransformerBlock(d_model, num_heads, d_ff) for _ in range(num_layers))
+        self.norm = torch.nn.LayerNorm(d_model)
+        self.readout = torch.nn.Linear(d_model, vocab_size)
+
+    def forward(self, tokens):
+        if not torch.is_tensor(tokens) or tokens.dim() != 2 or tokens.is_floating_point():
+            raise ValueError(f"tokens must be a 2-D integer tensor (batch, n), got "
+                             f"{tuple(tokens.shape) if torch.is_tensor(tokens) else type(tokens).__name__}")
+        n = tokens.shape[1]
+        if n > self.pe.shape[0]:
+            raise ValueError(f"sequences of length {n} are longer than max_len={self.pe.shape[0]}")
+        x = self.embedding(tokens)  # (b, n, d_model)
+        if self.positional:
+            x = x + self.pe[:n]  # (b, n, d_model) + (n, d_model)
+        mask = causal_mask(n) if self.causal else None  # (n, n)
+        for block in self.blocks:
+            x = block(x, mask)  # (b, n, d_model)
+        return self.readout(self.norm(x))  # (b, n, vocab_size)
+
+    def attention_weights(self) -> torch.Tensor:
+        """(b, num_layers, num_heads, n, n) weights of the last forward call."""
+        return torch.stack([block.attention.attention_weights for block in self.blocks], dim=1)
+
+
+def reversal_data(n_sequences: int, length: int, *, seed: int = 0, digits: int = 10):
+    """``n_sequences`` random digit sequences (b, length) and their reversals (b, length), int64, seeded."""
+    n_sequences, length = _positive_int(n_sequences, "n_sequences"), _positive_int(length, "length")
+    generator = torch.Generator().manual_seed(seed)
+    inputs = torch.randint(0, digits, (n_sequences, length), generator=generator)  # (b, n)
+    return inputs, inputs.flip(1)  # (b, n), (b, n)
