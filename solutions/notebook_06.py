@@ -1,19 +1,30 @@
 """Reference answers for notebooks/06_bahdanau_seq2seq.ipynb."""
 
 import numpy as np
+import torch
+
+from attention_lab.translation_data import Vocab
 
 
-def context_vectors(weights, states):
-    return weights @ states  # (m, n) @ (n, d) -> (m, d)
+def luong_attentional_state(s, E, W, W_c):
+    alpha = E @ W.T @ s  # (n,): alpha_j = s^T W e_j
+    lam = np.exp(alpha - alpha.max())
+    lam = lam / lam.sum()  # (n,): softmax
+    c = lam @ E  # (d_e,): c_t = sum_j lambda_j e_j
+    return np.tanh(W_c @ np.concatenate([c, s]))  # (d_s,): s~_t = tanh(W_c [c_t; s_t])
 
 
-def general_scores(s, H, W):
-    return H @ W.T @ s  # (n, d_h) @ (d_h, d_s) @ (d_s,) -> (n,)
+UNIFORM_PREDICTION = "C"  # close to zero: the context no longer tells the decoder which character comes next
+
+FORWARD_ENCODER_PREDICTION = "B"  # a forward GRU's e_j has read x_0..x_j: x_7 is known from j = 7 on
 
 
-def masked_context(scores, states, lengths):
-    mask = np.arange(scores.shape[1])[None, :] < lengths[:, None]  # (batch, n)
-    filled = np.where(mask, scores, -np.inf)
-    e = np.exp(filled - filled.max(axis=1, keepdims=True))
-    weights = e / e.sum(axis=1, keepdims=True)  # (batch, n), zero on padding
-    return np.einsum("bn,bnd->bd", weights, states)
+def greedy_decode(model, memory, max_len):
+    state = model.decoder.start(memory.summary)  # s_0
+    token = torch.full((memory.states.shape[0],), Vocab.BOS)  # (batch,) <bos>
+    ids = []
+    for _ in range(max_len):
+        logits, state, _ = model.decoder.step(token, state, memory)  # (batch, V)
+        token = logits.argmax(dim=-1)  # (batch,): the most likely token, fed back in
+        ids.append(token)
+    return torch.stack(ids, dim=1)  # (batch, max_len)

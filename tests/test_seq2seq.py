@@ -1,6 +1,8 @@
-"""Seq2seq pieces of notebook 06: data generation and loading, the model's shapes and masks, the explorer."""
+"""Seq2seq pieces of notebook 06: data generation and loading, the model's shapes and masks, its decoder steps
+against the equations written out, its input checks, the explorer."""
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ import torch
 from attention_lab import nn as aln
 from attention_lab.explorers import AlignmentExplorer, alignment_small_multiples
 from attention_lab.paths import repo_root
-from attention_lab.seq2seq import Seq2Seq, exact_match
+from attention_lab.seq2seq import Encoder, Seq2Seq, exact_match
 from attention_lab.translation_data import (
     Vocab,
     format_date,
@@ -80,10 +82,15 @@ def test_vocab_round_trip_and_padding():
         Vocab([], level="byte")
 
 
-@pytest.mark.parametrize("kind", ["additive", "general", None])
-def test_seq2seq_shapes_masks_and_gradients(kind):
+VARIANTS = [dict(score="additive"), dict(score="general"), dict(score=None), dict(score="general", decoder="luong"),
+            dict(score="additive", decoder="luong"), dict(score="additive", bidirectional=False)]
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(str(v) for v in o.values()))
+def test_seq2seq_shapes_masks_and_gradients(options):
+    kind = options["score"]
     torch.manual_seed(0)
-    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, score=kind)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, **options)
     src = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]])
     lens = torch.tensor([5, 3])
     tgt = torch.tensor([[4, 5, 6, 2], [7, 2, 0, 0]])
@@ -167,3 +174,152 @@ def test_alignment_explorer_in_place(interactive):
         AlignmentExplorer(sources, outputs, [np.zeros((2, 2)), alignments[1]], interactive=False)
     fig = alignment_small_multiples(sources, outputs, alignments, columns=2)
     assert fig.axes[0].get_xlabel() == "input token"
+
+
+# --- the attention step inside the decoders ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("score", ["additive", "general"])
+def test_decoder_attention_is_the_attention_layer(score):
+    """attend() with W e_j computed once per input gives the nn layer's own forward, weights and context."""
+    torch.manual_seed(1)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, score=score).double()
+    src, lens = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]]), torch.tensor([5, 3])
+    memory = model.encode(src, lens)
+    query = torch.randn(2, 16, dtype=torch.float64)
+    context, weights = model.decoder.attend(query, memory)
+    layer = model.decoder.attention
+    expected = layer(query[:, None, :], memory.states, memory.states, memory.mask[:, None, :])[:, 0]
+    torch.testing.assert_close(context, expected)
+    torch.testing.assert_close(weights, layer.attention_weights[:, 0])
+
+
+def test_bahdanau_step_uses_the_previous_state_as_query():
+    """Decoder.step against the equations written out: query s_{t-1}, then s_t = GRU(s_{t-1}, [y_{t-1}; c_t])."""
+    torch.manual_seed(2)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16).double()
+    src, lens = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]]), torch.tensor([5, 3])
+    memory, d = model.encode(src, lens), model.decoder
+    s_prev, token = torch.randn(2, 16, dtype=torch.float64), torch.tensor([4, 7])
+    a = d.attention
+    e = memory.states  # (2, 5, 32)
+    alpha = torch.stack([torch.stack([a.w_v.weight[0] @ torch.tanh(a.W_q.weight @ s_prev[b] + a.W_k.weight @ e[b, j])
+                                      for j in range(5)]) for b in range(2)])
+    lam = torch.softmax(alpha.masked_fill(~memory.mask, -torch.inf), dim=-1)
+    c = torch.einsum("bn,bnd->bd", lam, e)
+    s = d.cell(torch.cat([d.embedding(token), c], dim=-1), s_prev)
+    logits, state, weights = d.step(token, s_prev, memory)
+    torch.testing.assert_close(weights, lam)
+    torch.testing.assert_close(state, s)
+    torch.testing.assert_close(logits, d.out(torch.cat([s, c], dim=-1)))
+
+
+def test_luong_step_uses_the_current_state_and_the_attentional_state():
+    """LuongDecoder.step against Luong et al.'s equations: s_t first, score s_t^T W e_j, s~_t = tanh(W_c [c_t; s_t])."""
+    torch.manual_seed(3)
+    model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16, decoder="luong", score="general").double()
+    src, lens = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]]), torch.tensor([5, 3])
+    memory, d = model.encode(src, lens), model.decoder
+    s_prev, tilde_prev = torch.randn(2, 16, dtype=torch.float64), torch.randn(2, 16, dtype=torch.float64)
+    token = torch.tensor([4, 7])
+    s = d.cell(torch.cat([d.embedding(token), tilde_prev], dim=-1), s_prev)  # input feeding
+    W = d.attention.W.weight  # (16, 32)
+    alpha = torch.stack([torch.stack([s[b] @ W @ memory.states[b, j] for j in range(5)]) for b in range(2)])
+    lam = torch.softmax(alpha.masked_fill(~memory.mask, -torch.inf), dim=-1)
+    c = torch.einsum("bn,bnd->bd", lam, memory.states)
+    tilde = torch.tanh(torch.cat([c, s], dim=-1) @ d.combine.weight.T)
+    logits, (state, attentional), weights = d.step(token, (s_prev, tilde_prev), memory)
+    torch.testing.assert_close(weights, lam)
+    torch.testing.assert_close(state, s)
+    torch.testing.assert_close(attentional, tilde)
+    torch.testing.assert_close(logits, d.out(tilde))
+    # the query is s_t, not s_{t-1}: scoring with s_{t-1} would give other weights
+    other = torch.einsum("bh,hd,bnd->bn", s_prev, W, memory.states).masked_fill(~memory.mask, -torch.inf)
+    other = torch.softmax(other, dim=-1)
+    assert not torch.allclose(weights, other)
+
+
+def test_bidirectional_states_are_forward_and_backward_runs():
+    """e_j = [forward GRU after x_1..x_j; backward GRU after x_n..x_j], from the library's own weights."""
+    torch.manual_seed(4)
+    encoder = Encoder(12, 8, 6).double()
+    src, lens = torch.tensor([[4, 5, 6, 7, 2]]), torch.tensor([5])
+    states, summary = encoder(src, lens)
+    x = encoder.embedding(src)[0]  # (5, 8)
+    forward, backward = torch.nn.GRUCell(8, 6).double(), torch.nn.GRUCell(8, 6).double()
+    for cell, suffix in ((forward, ""), (backward, "_reverse")):
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(cell, name).data = getattr(encoder.rnn, f"{name}_l0{suffix}").data
+    h, fwd = torch.zeros(1, 6, dtype=torch.float64), []
+    for j in range(5):
+        h = forward(x[j:j + 1], h)
+        fwd.append(h[0])
+    h, bwd = torch.zeros(1, 6, dtype=torch.float64), [None] * 5
+    for j in reversed(range(5)):
+        h = backward(x[j:j + 1], h)
+        bwd[j] = h[0]
+    expected = torch.stack([torch.cat([f, b]) for f, b in zip(fwd, bwd, strict=True)])
+    torch.testing.assert_close(states[0], expected)
+    torch.testing.assert_close(summary[0], torch.cat([fwd[-1], bwd[0]]))
+
+
+# --- bad input: a ValueError that names the argument and the shapes ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def small():
+    torch.manual_seed(0)
+    return Seq2Seq(12, 9, embed_size=8, num_hiddens=16)
+
+
+SRC, LENS, TGT = torch.tensor([[4, 5, 6, 2], [4, 2, 0, 0]]), torch.tensor([4, 2]), torch.tensor([[4, 2], [5, 2]])
+
+
+@pytest.mark.parametrize("src, lens, match", [
+    (torch.tensor([4, 5, 2]), torch.tensor([3]), r"src must be a 2-D tensor of token ids \(batch, n\), got \(3,\)"),
+    (SRC[None], LENS, r"src must be a 2-D tensor .* got \(1, 2, 4\)"),
+    ([[4, 5, 2]], torch.tensor([3]), "src must be a 2-D tensor .* got list"),
+    (SRC.float(), LENS, "src must hold integer token ids, got dtype torch.float32"),
+    (torch.zeros(2, 0, dtype=torch.long), torch.tensor([1, 1]), r"src of shape \(2, 0\) is empty"),
+    (torch.zeros(0, 4, dtype=torch.long), torch.zeros(0, dtype=torch.long), r"src of shape \(0, 4\) is empty"),
+    (SRC + 10, LENS, r"src holds token ids from 10 to 16, but the vocabulary has 12 tokens \(ids 0..11\)"),
+    (SRC, torch.tensor([4]), r"src_lens must be a 1-D tensor with one length per sequence of src, shape \(2,\), "
+                             r"got \(1,\) for src of shape \(2, 4\)"),
+    (SRC, torch.tensor([[4, 2]]), r"src_lens must be a 1-D tensor .* got \(1, 2\)"),
+    (SRC, [4, 2], "src_lens must be a 1-D tensor .* got list"),
+    (SRC, torch.tensor([4.0, 2.0]), "src_lens must hold integer lengths"),
+    (SRC, torch.tensor([4, 0]), r"src_lens must lie between 1 and n = 4 \(src has shape \(2, 4\)\), got lengths "
+                                "from 0 to 4"),
+    (SRC, torch.tensor([5, 2]), "src_lens must lie between 1 and n = 4 .* from 2 to 5"),
+])
+def test_bad_source_is_named(small, src, lens, match):
+    with pytest.raises(ValueError, match=match):
+        small.loss(src, lens, TGT)
+    with pytest.raises(ValueError, match=match):
+        small.greedy(src, lens)
+
+
+@pytest.mark.parametrize("tgt, match", [
+    (torch.tensor([4, 2]), r"tgt must be a 2-D tensor of token ids \(batch, m\), got \(2,\)"),
+    (torch.zeros(2, 0, dtype=torch.long), r"tgt of shape \(2, 0\) is empty"),
+    (TGT.double(), "tgt must hold integer token ids"),
+    (TGT + 8, r"tgt holds token ids from 10 to 13, but the vocabulary has 9 tokens"),
+    (TGT[:1], r"src and tgt must hold the same number of sequences, got src of shape \(2, 4\) and tgt of shape "
+              r"\(1, 2\)"),
+])
+def test_bad_target_is_named(small, tgt, match):
+    with pytest.raises(ValueError, match=match):
+        small.loss(SRC, LENS, tgt)
+
+
+@pytest.mark.parametrize("max_len", [0, -1, 2.5, True, "5", None])
+def test_bad_max_len_is_named(small, max_len):
+    with pytest.raises(ValueError, match=f"max_len must be a positive int .*got {re.escape(repr(max_len))}"):
+        small.greedy(SRC, LENS, max_len=max_len)
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match=r"decoder must be one of \['bahdanau', 'luong'\], got 'transformer'"):
+        Seq2Seq(12, 9, decoder="transformer")
+    with pytest.raises(ValueError, match=r"score of Luong's decoder must be one of \['general', 'additive'\], got No"):
+        Seq2Seq(12, 9, decoder="luong", score=None)
+    with pytest.raises(ValueError, match=r"score must be one of \[None, 'additive', 'general'\], got 'dot'"):
+        Seq2Seq(12, 9, score="dot")

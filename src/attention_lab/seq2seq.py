@@ -1,51 +1,156 @@
 """A small encoder-decoder (seq2seq) with and without attention, for notebook 06.
 
-- :class:`Encoder`: embedding + bidirectional GRU; returns every position's state h_j (the keys and
-  values) and a summary of the whole input (the fixed context c of the plain model).
-- :class:`Decoder`: a GRU cell that emits one token per step. Without attention it reads the same c at
-  every step; with attention (``"additive"``: Bahdanau, or ``"general"``: Luong's s^T W h) the previous
-  decoder state s_{t-1} is the query, and it reads its own context c_t = sum_j lambda_tj h_j.
-- :class:`Seq2Seq`: both, with teacher-forced ``loss`` and ``greedy`` decoding that also returns the
-  alignment (the attention weights of every output step).
+Notation (the course's): encoder states e_j (the keys and the values; Bahdanau et al. 2015 write h_j,
+but h is the bandwidth in this course), decoder state s_t (the query), scores alpha_tj, weights
+lambda_tj = softmax_j(alpha_tj), context c_t = sum_j lambda_tj e_j.
+
+- :class:`Encoder`: embedding + bidirectional GRU; e_j = [forward state at j; backward state at j] (size
+  2H), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole input
+  (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
+- :class:`Decoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
+  c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_o [s_t; c_t].
+  ``score="additive"`` is Bahdanau's score, ``"general"`` the bilinear s_{t-1}^T W e_j inside Bahdanau's
+  decoder, ``None`` the fixed c at every step (no attention).
+- :class:`LuongDecoder`, Luong et al. (2015), global attention with input feeding: the state is updated
+  first, s_t = GRU(s_{t-1}, [embed(y_{t-1}); s~_{t-1}]), and the *current* s_t is the query (score
+  ``"general"``: s_t^T W e_j, or ``"additive"``, their "concat"); then s~_t = tanh(W_c [c_t; s_t]) and
+  logits = W_s s~_t. (Luong et al. write h_t and h~_t for s_t and s~_t.)
+- :class:`Seq2Seq`: both halves, teacher-forced ``loss``, and ``greedy`` decoding that also returns the
+  alignment (the weights lambda_tj of every output step).
+
+Simplifications, the same for every variant: GRUs instead of the papers' gated units and LSTMs, one layer,
+s_0 = tanh(W [last forward state; last backward state]) (Bahdanau et al. use the backward state only), and
+a linear output layer (Bahdanau et al. add y_{t-1} and a maxout layer).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
-from .nn import AdditiveAttention, GeneralAttention, padding_mask
+from .nn import AdditiveAttention, GeneralAttention, masked_softmax, padding_mask
 from .translation_data import Vocab
 
-__all__ = ["Encoder", "Decoder", "Seq2Seq", "exact_match"]
+__all__ = ["Encoder", "Memory", "Decoder", "LuongDecoder", "Seq2Seq", "exact_match"]
 
 PAD, BOS, EOS = Vocab.PAD, Vocab.BOS, Vocab.EOS
-SCORES = (None, "additive", "general")  # how the decoder scores the encoder states (None: no attention)
+SCORES = (None, "additive", "general")  # how Bahdanau's decoder scores the encoder states (None: no attention)
+LUONG_SCORES = ("general", "additive")
+DECODERS = ("bahdanau", "luong")
+
+
+def _shape(value) -> str:
+    return str(tuple(value.shape)) if torch.is_tensor(value) else type(value).__name__
+
+
+def _check_ids(ids, name: str, vocab_size: int, what: str):
+    """``ids`` must be a 2-D integer tensor (batch, length) with ids in 0..vocab_size-1 and length >= 1."""
+    if not torch.is_tensor(ids) or ids.dim() != 2:
+        raise ValueError(f"{name} must be a 2-D tensor of token ids (batch, {what}), got {_shape(ids)}")
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise ValueError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
+    if ids.shape[0] == 0 or ids.shape[1] == 0:
+        raise ValueError(f"{name} of shape {tuple(ids.shape)} is empty: it needs at least one sequence with at "
+                         f"least one token")
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= vocab_size:
+        raise ValueError(f"{name} holds token ids from {low} to {high}, but the vocabulary has {vocab_size} tokens "
+                         f"(ids 0..{vocab_size - 1})")
+
+
+def _check_lengths(src, src_lens):
+    """``src_lens`` must be (batch,) integers in 1..n for src (batch, n)."""
+    batch, n = src.shape
+    if not torch.is_tensor(src_lens) or src_lens.dim() != 1 or src_lens.shape[0] != batch:
+        raise ValueError(f"src_lens must be a 1-D tensor with one length per sequence of src, shape ({batch},), "
+                         f"got {_shape(src_lens)} for src of shape {tuple(src.shape)}")
+    if src_lens.dtype.is_floating_point or src_lens.dtype.is_complex or src_lens.dtype == torch.bool:
+        raise ValueError(f"src_lens must hold integer lengths, got dtype {src_lens.dtype}")
+    low, high = int(src_lens.min()), int(src_lens.max())
+    if low < 1 or high > n:
+        raise ValueError(f"src_lens must lie between 1 and n = {n} (src has shape {tuple(src.shape)}), got lengths "
+                         f"from {low} to {high}")
 
 
 class Encoder(torch.nn.Module):
-    """Embedding + bidirectional GRU: each position j gets h_j = [forward state; backward state] (size 2H)."""
+    """Embedding + GRU over the input; bidirectional by default: e_j = [forward state; backward state] (2H).
 
-    def __init__(self, vocab_size: int, embed_size: int = 32, num_hiddens: int = 64):
+    The forward GRU reads x_1..x_j into its state at j, the backward GRU reads x_n..x_j, so e_j summarises
+    both sides of token j (Bahdanau et al. 2015, "annotations"). ``bidirectional=False`` keeps the forward
+    GRU only: e_j then knows nothing of the tokens after j.
+    """
+
+    def __init__(self, vocab_size: int, embed_size: int = 32, num_hiddens: int = 64, bidirectional: bool = True):
         super().__init__()
+        self.vocab_size = vocab_size
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
-        self.rnn = torch.nn.GRU(embed_size, num_hiddens, batch_first=True, bidirectional=True)
-        self.output_size = 2 * num_hiddens
+        self.rnn = torch.nn.GRU(embed_size, num_hiddens, batch_first=True, bidirectional=bidirectional)
+        self.output_size = (2 if bidirectional else 1) * num_hiddens
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor):
-        """src (batch, n) token ids -> states (batch, n, 2H) and summary c (batch, 2H)."""
+        """src (batch, n) token ids, src_lens (batch,) -> states e (batch, n, 2H) and summary c (batch, 2H).
+
+        Positions j >= src_lens[b] are padding: their states are zero and nothing there changes the rest.
+        """
+        _check_ids(src, "src", self.vocab_size, "n")
+        _check_lengths(src, src_lens)
         embedded = self.embedding(src)  # (batch, n, E)
         packed = torch.nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True,
                                                          enforce_sorted=False)
-        states, last = self.rnn(packed)  # last: (2 directions, batch, H), at each sequence's true end
+        states, last = self.rnn(packed)  # last: (directions, batch, H), each direction at its true end
         states, _ = torch.nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
-        return states, torch.cat([last[0], last[1]], dim=-1)  # (batch, n, 2H), (batch, 2H)
+        return states, torch.cat(list(last), dim=-1)  # (batch, n, 2H), (batch, 2H)
 
 
-class Decoder(torch.nn.Module):
-    """A GRU cell emitting one token per step; ``score`` picks how it reads the encoder states.
+class Memory(NamedTuple):
+    """What the decoder reads at every step, computed once per input by :meth:`Seq2Seq.encode`."""
 
-    ``score=None``: the fixed summary c at every step; ``"additive"`` (Bahdanau) or ``"general"`` (s^T W h):
-    the previous state s_{t-1} is the query and c_t = sum_j lambda_tj h_j the context of step t.
+    states: torch.Tensor  # e (batch, n, 2H): the keys and the values
+    summary: torch.Tensor  # c (batch, 2H): the fixed context of the plain model
+    mask: torch.Tensor  # (batch, n), True on the real tokens
+    keys: torch.Tensor | None  # W_k e_j (additive) or W e_j (general), (batch, n, H); None without attention
+
+
+def _attention(score: str, query_size: int, key_size: int, num_hiddens: int) -> torch.nn.Module:
+    if score == "additive":
+        return AdditiveAttention(query_size, key_size, num_hiddens)  # w_v^T tanh(W_q s + W_k e_j)
+    return GeneralAttention(query_size, key_size)  # s^T W e_j
+
+
+class _Attending(torch.nn.Module):
+    """The attention step shared by both decoders; a subclass sets ``self.attention`` (or None: no attention).
+
+    The part of the score that depends only on the input, W_k e_j (additive) or W e_j (general), is the
+    same at every output step: :meth:`project_keys` computes it once per input (Bahdanau et al. make the
+    same remark in their appendix), and :meth:`attend` adds the query's part at each step. The result is
+    the attention layer's own ``forward`` (a test checks it), without redoing W e_j at every step.
+    """
+
+    def project_keys(self, states):
+        """(batch, n, 2H) encoder states -> (batch, n, H) projected keys, or None without attention."""
+        if self.attention is None:
+            return None
+        if isinstance(self.attention, AdditiveAttention):
+            return self.attention.W_k(states)  # W_k e_j
+        return self.attention.W(states)  # W e_j
+
+    def attend(self, query, memory: Memory):
+        """query (batch, H) -> context c_t (batch, 2H) and weights lambda_t (batch, n)."""
+        if isinstance(self.attention, AdditiveAttention):
+            features = torch.tanh(self.attention.W_q(query)[:, None, :] + memory.keys)  # (batch, n, H)
+            scores = self.attention.w_v(features)[..., 0]  # alpha_tj: (batch, n)
+        else:
+            scores = (memory.keys @ query[:, :, None])[..., 0]  # alpha_tj = s^T W e_j: (batch, n)
+        weights = masked_softmax(scores, memory.mask)  # lambda_tj: (batch, n), 0 on padding
+        return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, 2H)
+
+
+class Decoder(_Attending):
+    """Bahdanau et al.'s decoder: a GRU cell; ``score`` picks how the previous state s_{t-1} reads the e_j.
+
+    ``score=None``: the fixed summary c at every step; ``"additive"`` (Bahdanau's) or ``"general"``
+    (s_{t-1}^T W e_j): the previous state s_{t-1} is the query and c_t = sum_j lambda_tj e_j the context of step t.
     """
 
     def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
@@ -58,45 +163,109 @@ class Decoder(torch.nn.Module):
         self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
         self.cell = torch.nn.GRUCell(embed_size + enc_size, num_hiddens)
         self.out = torch.nn.Linear(num_hiddens + enc_size, vocab_size)
-        if score == "additive":
-            self.attention = AdditiveAttention(num_hiddens, enc_size, num_hiddens)
-        elif score == "general":
-            self.attention = GeneralAttention(num_hiddens, enc_size)
+        self.attention = None if score is None else _attention(score, num_hiddens, enc_size, num_hiddens)
 
     def start(self, summary):
-        return torch.tanh(self.init_state(summary))  # (batch, H)
+        """s_0 (batch, H) from the summary c (batch, 2H)."""
+        return torch.tanh(self.init_state(summary))
 
-    def step(self, token, state, states, summary, mask):
-        """One output step: (logits (batch, V), new state (batch, H), weights (batch, n) or None)."""
-        if self.score is None:
-            context, weights = summary, None  # the same fixed c at every step
+    def step(self, token, state, memory: Memory):
+        """One output step: token y_{t-1} (batch,), state s_{t-1} (batch, H).
+
+        Returns logits (batch, V), the new state s_t (batch, H) and the weights lambda_t (batch, n), or None
+        without attention.
+        """
+        if self.attention is None:
+            context, weights = memory.summary, None  # the same fixed c at every step
         else:
-            context = self.attention(state[:, None, :], states, states, mask)[:, 0]  # c_t: (batch, 2H)
-            weights = self.attention.attention_weights[:, 0]  # (batch, n)
-        state = self.cell(torch.cat([self.embedding(token), context], dim=-1), state)  # s_t
+            context, weights = self.attend(state, memory)  # query s_{t-1} -> c_t (batch, 2H)
+        state = self.cell(torch.cat([self.embedding(token), context], dim=-1), state)  # s_t: (batch, H)
         return self.out(torch.cat([state, context], dim=-1)), state, weights
 
 
-class Seq2Seq(torch.nn.Module):
-    """Encoder + decoder: teacher-forced ``forward``/``loss`` for training, ``greedy`` decoding with alignments."""
+class LuongDecoder(_Attending):
+    """Luong et al.'s (2015) global-attention decoder with input feeding; the query is the *current* state s_t.
 
-    def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, score="additive"):
+    s_t = GRU(s_{t-1}, [embed(y_{t-1}); s~_{t-1}]), alpha_tj = score(s_t, e_j), c_t = sum_j lambda_tj e_j,
+    s~_t = tanh(W_c [c_t; s_t]) (the "attentional state"), logits = W_s s~_t. The decoder's state is the pair
+    (s_t, s~_t); s~_0 = 0.
+    """
+
+    def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
+                 score: str = "general"):
         super().__init__()
-        self.encoder = Encoder(src_vocab, embed_size, num_hiddens)
-        self.decoder = Decoder(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, score)
+        if score not in LUONG_SCORES:
+            raise ValueError(f"score of Luong's decoder must be one of {list(LUONG_SCORES)}, got {score!r}")
+        self.score = score
+        self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
+        self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
+        self.cell = torch.nn.GRUCell(embed_size + num_hiddens, num_hiddens)  # input feeding: s~_{t-1} goes in
+        self.attention = _attention(score, num_hiddens, enc_size, num_hiddens)
+        self.combine = torch.nn.Linear(enc_size + num_hiddens, num_hiddens, bias=False)  # W_c
+        self.out = torch.nn.Linear(num_hiddens, vocab_size)  # W_s
 
-    def _encode(self, src, src_lens):
-        states, summary = self.encoder(src, src_lens)
-        return states, summary, padding_mask(src_lens, src.shape[1])  # mask: (batch, 1, n)
+    def start(self, summary):
+        """(s_0, s~_0) = (tanh(W c), 0), each (batch, H)."""
+        state = torch.tanh(self.init_state(summary))
+        return state, torch.zeros_like(state)
+
+    def step(self, token, state, memory: Memory):
+        """One output step; ``state`` is the pair (s_{t-1}, s~_{t-1}), each (batch, H).
+
+        Returns logits (batch, V), the pair (s_t, s~_t) and the weights lambda_t (batch, n).
+        """
+        previous, attentional = state
+        state = self.cell(torch.cat([self.embedding(token), attentional], dim=-1), previous)  # s_t: (batch, H)
+        context, weights = self.attend(state, memory)  # query s_t (after the update) -> c_t (batch, 2H)
+        attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))  # s~_t: (batch, H)
+        return self.out(attentional), (state, attentional), weights
+
+
+class Seq2Seq(torch.nn.Module):
+    """Encoder + decoder: teacher-forced ``forward``/``loss`` for training, ``greedy`` decoding with alignments.
+
+    Parameters
+    ----------
+    src_vocab, tgt_vocab : int
+        Sizes of the input and output vocabularies (ids 0..size-1; 0 is padding, 1 <bos>, 2 <eos>).
+    embed_size, num_hiddens : int
+        Embedding size E and GRU state size H (the encoder states e_j have size 2H when bidirectional).
+    score : {"additive", "general", None}
+        How the decoder scores the encoder states; None (no attention) only with Bahdanau's decoder.
+    decoder : {"bahdanau", "luong"}
+        :class:`Decoder` (query s_{t-1}) or :class:`LuongDecoder` (query s_t, attentional state s~_t).
+    bidirectional : bool
+        A bidirectional encoder (default) or a forward-only one.
+    """
+
+    def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, score="additive",
+                 decoder="bahdanau", bidirectional=True):
+        super().__init__()
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+        self.encoder = Encoder(src_vocab, embed_size, num_hiddens, bidirectional)
+        kind = Decoder if decoder == "bahdanau" else LuongDecoder
+        self.decoder = kind(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, score)
+        self.tgt_vocab = tgt_vocab
+
+    def encode(self, src, src_lens) -> Memory:
+        """src (batch, n) token ids and src_lens (batch,) -> the :class:`Memory` the decoder reads."""
+        states, summary = self.encoder(src, src_lens)  # checks src and src_lens
+        mask = padding_mask(src_lens, src.shape[1])[:, 0]  # (batch, n)
+        return Memory(states, summary, mask, self.decoder.project_keys(states))
 
     def forward(self, src, src_lens, tgt):
         """Teacher forcing: logits (batch, m, V) for target tgt (batch, m), fed <bos> + tgt[:, :-1]."""
-        states, summary, mask = self._encode(src, src_lens)
-        state = self.decoder.start(summary)
-        token = torch.full((src.shape[0],), BOS, dtype=torch.long)
+        memory = self.encode(src, src_lens)  # checks src and src_lens first
+        _check_ids(tgt, "tgt", self.tgt_vocab, "m")
+        if tgt.shape[0] != src.shape[0]:
+            raise ValueError(f"src and tgt must hold the same number of sequences, got src of shape "
+                             f"{tuple(src.shape)} and tgt of shape {tuple(tgt.shape)}")
+        state = self.decoder.start(memory.summary)
+        token = torch.full((tgt.shape[0],), BOS, dtype=torch.long)
         logits = []
         for t in range(tgt.shape[1]):
-            step_logits, state, _ = self.decoder.step(token, state, states, summary, mask)
+            step_logits, state, _ = self.decoder.step(token, state, memory)
             logits.append(step_logits)
             token = tgt[:, t]
         return torch.stack(logits, dim=1)
@@ -109,13 +278,19 @@ class Seq2Seq(torch.nn.Module):
 
     @torch.no_grad()
     def greedy(self, src, src_lens, max_len: int = 12):
-        """Decode by taking the most likely token each step: ids (batch, max_len), alignment (batch, max_len, n)."""
-        states, summary, mask = self._encode(src, src_lens)
-        state = self.decoder.start(summary)
+        """Decode by taking the most likely token each step: ids (batch, max_len), alignment (batch, max_len, n).
+
+        Decoding runs for all ``max_len`` steps (what follows the first <eos> is to be ignored); without
+        attention the alignment is all zeros.
+        """
+        if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+            raise ValueError(f"max_len must be a positive int (the number of output steps), got {max_len!r}")
+        memory = self.encode(src, src_lens)
+        state = self.decoder.start(memory.summary)
         token = torch.full((src.shape[0],), BOS, dtype=torch.long)
         ids, alignment = [], []
         for _ in range(max_len):
-            logits, state, weights = self.decoder.step(token, state, states, summary, mask)
+            logits, state, weights = self.decoder.step(token, state, memory)
             token = logits.argmax(dim=-1)
             ids.append(token)
             alignment.append(weights if weights is not None else torch.zeros(src.shape))
