@@ -40,6 +40,9 @@ def make_regression_data(n_train=50, *, noise=0.5, seed=0):
         raise ValueError(f"noise must be a number >= 0 (a standard deviation), got {noise!r}")
     rng = as_rng(seed, "seed")
     x_train = np.sort(rng.uniform(0.0, 5.0, n_train))
-    y_train = true_function(x_train) + rng.normal(0.0, float(noise_arr), n_train)
+    with np.errstate(over="ignore"):
+        y_train = true_function(x_train) + rng.normal(0.0, float(noise_arr), n_train)
+    if not np.all(np.isfinite(y_train)):
+        raise ValueError(f"noise must be small enough for y to stay in the float range, got {noise!r}")
     x_test = np.arange(50) / 10  # exactly 0.0, 0.1, ..., 4.9
     return RegressionData(x_train, y_train, x_test, true_function(x_test))

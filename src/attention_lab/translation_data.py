@@ -147,27 +147,52 @@ class Vocab:
     PAD, BOS, EOS, UNK = range(4)
 
     def __init__(self, texts, level="char"):
-        if level not in ("char", "word"):
+        if not isinstance(level, str) or level not in ("char", "word"):
             raise ValueError(f"level must be 'char' or 'word', got {level!r}")
         self.level = level
-        tokens = sorted({t for text in texts for t in self.split(text)})
+        if isinstance(texts, str | bytes):
+            raise ValueError("texts must be a list of strings, got one string (wrap it in a list: [text])")
+        try:
+            texts = list(texts)
+        except TypeError:
+            raise ValueError(f"texts must be a list of strings, got {type(texts).__name__}") from None
+        tokens = sorted({t for text in texts for t in self.split(text, "texts")})
         self.itos = [*self.SPECIALS, *tokens]
         self.stoi = {t: i for i, t in enumerate(self.itos)}
 
     def __len__(self):
         return len(self.itos)
 
-    def split(self, text: str) -> list:
+    def split(self, text: str, name: str = "text") -> list:
+        if not isinstance(text, str):
+            raise ValueError(f"{name} must hold strings, got {type(text).__name__} {text!r:.40}")
         return list(text) if self.level == "char" else text.split()
 
     def encode(self, text: str, *, eos=True) -> list:
+        if not isinstance(eos, bool):
+            raise ValueError(f"eos must be True or False, got {eos!r}")
         ids = [self.stoi.get(t, self.UNK) for t in self.split(text)]
         return ids + [self.EOS] if eos else ids
 
     def decode(self, ids) -> str:
+        """The text of ``ids`` up to the first <eos>, without <pad> and <bos>.
+
+        Every id must be a whole number in [0, len(vocab)): a negative id is refused, not read from the end.
+        """
+        if torch.is_tensor(ids):
+            if ids.dim() > 1 or ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+                raise ValueError(f"ids must be a 1-D sequence of integer token ids, got a tensor of shape "
+                                 f"{tuple(ids.shape)} and dtype {ids.dtype}")
+            ids = ids.tolist() if ids.dim() else [ids.item()]
+        elif isinstance(ids, str | bytes):
+            raise ValueError(f"ids must be a sequence of integer token ids, got the text {ids!r:.40}")
         tokens = []
         for i in ids:
+            if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer):
+                raise ValueError(f"ids must be integer token ids, got {type(i).__name__} {i!r:.40}")
             i = int(i)
+            if not 0 <= i < len(self.itos):
+                raise ValueError(f"ids must lie in [0, {len(self.itos)}) for this vocabulary, got {i}")
             if i == self.EOS:
                 break
             if i not in (self.PAD, self.BOS):
@@ -176,7 +201,11 @@ class Vocab:
 
     def batch(self, texts, *, eos=True) -> tuple[torch.Tensor, torch.Tensor]:
         """(batch, max_len) padded index tensor and (batch,) valid lengths."""
+        if isinstance(texts, str | bytes):
+            raise ValueError("texts must be a list of strings, got one string (wrap it in a list: [text])")
         encoded = [self.encode(t, eos=eos) for t in texts]
+        if not encoded or max(len(e) for e in encoded) == 0:
+            raise ValueError("texts must hold at least one non-empty text to make a batch")
         lengths = torch.tensor([len(e) for e in encoded])
         out = torch.full((len(encoded), int(lengths.max())), self.PAD, dtype=torch.long)
         for row, e in enumerate(encoded):

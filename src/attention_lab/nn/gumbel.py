@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import check_temperature
+from .._checks import check_flag, check_temperature
+from ._common import as_float_tensor
 
 __all__ = ["gumbel_softmax"]
 
@@ -16,15 +17,33 @@ def gumbel_softmax(scores: torch.Tensor, temperature: float = 1.0, *, hard: bool
     With ``hard=True`` the forward value is the one-hot argmax(alpha + g), an exact sample from
     softmax(alpha), while the gradient is that of the relaxed weights: the straight-through estimator,
     ``one_hot - relaxed.detach() + relaxed``.
+
+    Any positive finite T works: the perturbed scores are shifted by their maximum before dividing by T,
+    so a tiny T gives the one-hot limit rather than inf / inf. A T below the dtype's smallest normal
+    number (1.2e-38 in float32) acts as that number; the relaxed sample is then one-hot except between
+    perturbed scores closer than about 1e-36.
     """
     temperature = check_temperature(temperature)
     if not 0 < temperature < float("inf"):
         raise ValueError(f"temperature must be positive and finite for a differentiable sample, got {temperature}")
-    if not torch.is_tensor(scores) or not scores.is_floating_point():
-        raise ValueError(f"scores must be a floating-point torch tensor, got {type(scores).__name__}")
+    hard = check_flag(hard, "hard")
+    scores = as_float_tensor(scores, "scores", check_values=True, allow_neg_inf=True)
+    if scores.dim() == 0:
+        raise ValueError("scores must have at least one dimension (the keys), got a 0-d tensor")
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -scores.dim() <= dim < scores.dim():
+        raise ValueError(f"dim must be an integer in [{-scores.dim()}, {scores.dim() - 1}], got {dim!r}")
+    if scores.shape[dim] == 0:
+        raise ValueError(f"scores must have at least one key along dim {dim}, got shape {tuple(scores.shape)}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    if (scores == float("-inf")).all(dim=dim).any():
+        raise ValueError("scores must allow at least one key per row: a row is -inf everywhere")
     uniform = torch.rand(scores.shape, generator=generator, dtype=scores.dtype).clamp_(1e-12, 1 - 1e-12)
     gumbel = -torch.log(-torch.log(uniform))  # same shape as scores
-    relaxed = torch.softmax((scores + gumbel) / temperature, dim=dim)
+    perturbed = scores + gumbel
+    shifted = perturbed - perturbed.amax(dim=dim, keepdim=True).detach()  # <= 0, exactly 0 at the argmax
+    t = max(temperature, torch.finfo(scores.dtype).tiny)  # 1/t stays finite in the tensor's dtype
+    relaxed = torch.softmax(shifted / t, dim=dim)  # same as softmax((alpha + g) / T): a shift per row cancels
     if not hard:
         return relaxed
     index = relaxed.argmax(dim=dim, keepdim=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from .._checks import check_count, check_positive
 from ._common import as_float_tensor
 
 __all__ = ["NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out"]
@@ -11,12 +12,14 @@ __all__ = ["NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out"]
 
 def _keys_per_query(queries, keys, values):
     """Check shapes; return keys and values as (n_q, n_k), one key set per query (broadcast if shared)."""
-    queries, keys, values = (as_float_tensor(t, n) for t, n in
+    queries, keys, values = (as_float_tensor(t, n, check_values=True) for t, n in
                              ((queries, "queries"), (keys, "keys"), (values, "values")))
     if queries.dim() != 1:
         raise ValueError(f"queries must have shape (n_q,), got {tuple(queries.shape)}")
     if keys.shape != values.shape:
         raise ValueError(f"keys and values must have the same shape, got {tuple(keys.shape)} and {tuple(values.shape)}")
+    if keys.dim() in (1, 2) and keys.shape[-1] == 0:
+        raise ValueError(f"keys must hold at least one key per query, got shape {tuple(keys.shape)}")
     n_q = queries.shape[0]
     if keys.dim() == 1:
         return keys.expand(n_q, -1), values.expand(n_q, -1)  # (n_k,) -> (n_q, n_k), no copy
@@ -29,13 +32,32 @@ class NWKernelRegression(torch.nn.Module):
     """Nadaraya-Watson regression with a learnable inverse bandwidth w = 1/h (parametric attention pooling).
 
     f(x) = sum_i softmax_i(-((x - x_i) w)^2 / 2) y_i. The weights of the last call are kept, detached, in
-    ``attention_weights`` with shape (n_q, n_k).
+    ``attention_weights`` with shape (n_q, n_k). ``w`` starts as a positive finite number.
+
+    Each query's scores are shifted by its largest (that of its nearest key) before the softmax, which
+    leaves the weights and their gradients unchanged (a softmax ignores a constant added to a row) and
+    keeps them finite for any w: -((x - x_i) w)^2 / 2 + ((x - x_near) w)^2 / 2 is written
+    -(|x - x_i| - |x - x_near|) w (|x - x_i| + |x - x_near|) w / 2, 0 for the nearest key, so a huge w
+    gives the nearest-key limit instead of -inf everywhere and 0/0.
     """
 
     def __init__(self, w: float = 1.0):
         super().__init__()
-        self.w = torch.nn.Parameter(torch.tensor(float(w)))
+        w = check_positive(w, "w")
+        if w > torch.finfo(torch.float32).max:
+            raise ValueError(f"w must fit a float32 parameter (at most 3.4e38), got {w}")
+        self.w = torch.nn.Parameter(torch.tensor(w))
         self.attention_weights = None
+
+    @staticmethod
+    def shifted_scores(diff: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """-((x - x_i) w)^2 / 2 minus its row maximum, (n_q, n_k): 0 at the nearest key, finite or -inf elsewhere."""
+        top = torch.finfo(diff.dtype).max
+        distance = diff.abs()  # (n_q, n_k)
+        nearest = distance.amin(dim=1, keepdim=True)  # (n_q, 1)
+        gap = ((distance - nearest) * w.abs()).clamp(max=top)  # >= 0; clamped: never inf, so never 0 * inf
+        reach = ((distance + nearest) * w.abs()).clamp(max=top)
+        return -(gap * reach) / 2  # (n_q, n_k); the product may round to -inf: weight exactly 0
 
     def inverse_width(self, queries: torch.Tensor) -> torch.Tensor:
         """w for each query, shape (n_q, 1): here one shared scalar."""
@@ -44,7 +66,9 @@ class NWKernelRegression(torch.nn.Module):
     def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         keys, values = _keys_per_query(queries, keys, values)  # (n_q, n_k) each
         diff = queries[:, None] - keys  # (n_q, n_k): x - x_i
-        scores = -((diff * self.inverse_width(queries)) ** 2) / 2  # (n_q, n_k)
+        if not torch.isfinite(diff).all():
+            raise ValueError("queries and keys are too far apart: some x - x_i is beyond the float range")
+        scores = self.shifted_scores(diff, self.inverse_width(queries))  # (n_q, n_k), -((x - x_i) w)^2 / 2 + const
         weights = torch.softmax(scores, dim=1)  # (n_q, n_k), rows sum to 1
         self.attention_weights = weights.detach()
         return (weights * values).sum(dim=1)  # (n_q,): sum_i lambda_i(x) y_i
@@ -59,19 +83,25 @@ class AdaptiveNWKernelRegression(NWKernelRegression):
 
     def __init__(self, w: float = 1.0, hidden: int = 16):
         super().__init__(w)
+        w = float(self.w.detach())
         del self.w  # the width now comes from the network
+        hidden = check_count(hidden, "hidden", 1)
         self.net = torch.nn.Sequential(torch.nn.Linear(1, hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, 1))
         with torch.no_grad():
             self.net[2].weight.mul_(0.1)
-            self.net[2].bias.fill_(float(torch.log(torch.expm1(torch.tensor(float(w))))))  # softplus^-1(w)
+            # softplus^-1(w) = log(e^w - 1) = w + log(1 - e^-w): the second form never overflows (w = 100 is fine)
+            inverse = torch.tensor(w, dtype=torch.float64)
+            self.net[2].bias.fill_(float(inverse + torch.log(-torch.expm1(-inverse))))
 
     def inverse_width(self, queries: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.softplus(self.net(queries[:, None]))  # (n_q, 1), positive
+        return torch.nn.functional.softplus(self.net(queries[:, None]))  # (n_q, 1), > 0 (or 0 after underflow)
 
 
 def leave_one_out(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """For each training point i, the other n - 1 keys and values: two tensors of shape (n, n - 1)."""
-    x, y = as_float_tensor(x, "x"), as_float_tensor(y, "y")
+    x, y = as_float_tensor(x, "x", check_values=True), as_float_tensor(y, "y", check_values=True)
+    if x.dtype != y.dtype:
+        raise ValueError(f"x and y must have the same dtype, got {x.dtype} and {y.dtype}")
     if x.dim() != 1 or x.shape != y.shape or x.shape[0] < 2:
         raise ValueError(f"x and y must be 1-D with the same length >= 2, got {tuple(x.shape)} and {tuple(y.shape)}")
     n = x.shape[0]

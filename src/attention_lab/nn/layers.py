@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import torch
 
-from ._common import as_float_tensor
+from .._checks import check_count
+from ._common import as_bool_mask, as_float_tensor, check_entries, describe_tensor
 
 __all__ = ["masked_softmax", "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention",
            "AttentionPooling"]
@@ -17,21 +18,23 @@ __all__ = ["masked_softmax", "padding_mask", "DotProductAttention", "AdditiveAtt
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the last axis where ``mask`` is True (may attend); masked entries are exactly 0.
 
-    ``mask`` is boolean and broadcasts against ``scores``. A row with nothing to attend to is all zeros
-    (its output is then the zero vector), not uniform and not NaN, and its gradient is zero.
+    ``mask`` is boolean and broadcasts against ``scores``. A score of ``-inf`` counts as masked, so a row
+    with nothing to attend to (every entry masked or -inf) is all zeros (its output is then the zero
+    vector), not uniform and not NaN, and its gradient is zero. NaN and +inf scores are refused.
     """
     scores = as_float_tensor(scores, "scores")
+    if scores.dim() == 0 or scores.shape[-1] == 0:
+        raise ValueError(f"scores must have at least one key along the last axis, got shape {tuple(scores.shape)}")
     if mask is None:
-        return torch.softmax(scores, dim=-1)
-    if not torch.is_tensor(mask) or mask.dtype != torch.bool:
-        raise ValueError(f"mask must be a boolean torch tensor (True = may attend), got "
-                         f"{mask.dtype if torch.is_tensor(mask) else type(mask).__name__}")
+        mask = torch.ones((), dtype=torch.bool, device=scores.device)
+    mask = as_bool_mask(mask)
     try:
         mask = mask.expand_as(scores)
     except RuntimeError:
         raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
                          f"{tuple(scores.shape)}") from None
-    filled = scores.masked_fill(~mask, float("-inf"))
+    filled = scores.masked_fill(~mask, float("-inf"))  # (..., n_k); what the mask hides is never looked at
+    check_entries(filled, "scores", allow_neg_inf=True, where=" where the mask allows attention")
     top = filled.amax(dim=-1, keepdim=True).detach()
     top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))  # fully masked row: anything finite
     exp = torch.exp(filled - top)  # exp(-inf) = 0 exactly where masked
@@ -40,20 +43,51 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
 
 def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
-    """(batch,) valid lengths -> (batch, 1, n_keys) boolean mask, True on the first valid_lens[b] keys."""
+    """(batch,) valid lengths -> (batch, 1, n_keys) boolean mask, True on the first valid_lens[b] keys.
+
+    Every length must be a whole number between 0 and ``n_keys``.
+    """
+    n_keys = check_count(n_keys, "n_keys", 0)
     if not torch.is_tensor(valid_lens) or valid_lens.dim() != 1:
-        raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {valid_lens!r}")
+        raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {describe_tensor(valid_lens)}")
+    if valid_lens.dtype == torch.bool or valid_lens.is_complex():
+        raise ValueError(f"valid_lens must hold whole numbers, got dtype {valid_lens.dtype}")
+    if valid_lens.is_floating_point() and not (torch.isfinite(valid_lens).all()
+                                               and (valid_lens == valid_lens.round()).all()):
+        raise ValueError(f"valid_lens must hold whole numbers, got {valid_lens.tolist()}")
+    if ((valid_lens < 0) | (valid_lens > n_keys)).any():
+        raise ValueError(f"valid_lens must lie between 0 and n_keys = {n_keys}, got {valid_lens.tolist()}")
     return (torch.arange(n_keys, device=valid_lens.device)[None, :] < valid_lens[:, None])[:, None, :]
 
 
-def _check_batched(queries, keys, values):
+def _check_batched(queries, keys, values, *, same_d: bool = False):
+    """(batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) float tensors, n_k >= 1; else a ValueError."""
     for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
         if not torch.is_tensor(tensor) or tensor.dim() != 3:
             raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got "
                              f"{tuple(tensor.shape) if torch.is_tensor(tensor) else type(tensor).__name__}")
+        as_float_tensor(tensor, name)
     if not queries.shape[0] == keys.shape[0] == values.shape[0] or keys.shape[1] != values.shape[1]:
-        raise ValueError(f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v); got "
-                         f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
+        raise ValueError(f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) with one batch "
+                         f"size and one value per key; got {tuple(queries.shape)}, {tuple(keys.shape)}, "
+                         f"{tuple(values.shape)}")
+    if keys.shape[1] == 0:
+        raise ValueError(f"keys must hold at least one key per sequence (n_k >= 1), got shape {tuple(keys.shape)}")
+    if same_d and queries.shape[-1] != keys.shape[-1]:
+        raise ValueError(f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} "
+                         f"and {keys.shape[-1]}")
+
+
+def _check_dropout(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p < 1:
+        raise ValueError(f"dropout must be a probability in [0, 1), got {p!r}")
+    return float(p)
+
+
+def _check_features(tensor, name: str, expected: int, layer):
+    if tensor.shape[-1] != expected:
+        raise ValueError(f"{name} must have {expected} features (last axis), as this {type(layer).__name__} was "
+                         f"built for; got shape {tuple(tensor.shape)}")
 
 
 class DotProductAttention(torch.nn.Module):
@@ -61,14 +95,11 @@ class DotProductAttention(torch.nn.Module):
 
     def __init__(self, dropout: float = 0.0):
         super().__init__()
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = torch.nn.Dropout(_check_dropout(dropout))
         self.attention_weights = None
 
     def forward(self, queries, keys, values, mask=None):
-        _check_batched(queries, keys, values)
-        if queries.shape[-1] != keys.shape[-1]:
-            raise ValueError(f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} "
-                             f"and {keys.shape[-1]}")
+        _check_batched(queries, keys, values, same_d=True)
         scores = queries @ keys.transpose(1, 2) / queries.shape[-1] ** 0.5  # (batch, n_q, n_k)
         weights = masked_softmax(scores, mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
@@ -80,10 +111,12 @@ class AdditiveAttention(torch.nn.Module):
 
     def __init__(self, query_size: int, key_size: int, num_hiddens: int, dropout: float = 0.0):
         super().__init__()
+        query_size, key_size = check_count(query_size, "query_size", 1), check_count(key_size, "key_size", 1)
+        num_hiddens = check_count(num_hiddens, "num_hiddens", 1)
         self.W_q = torch.nn.Linear(query_size, num_hiddens, bias=False)
         self.W_k = torch.nn.Linear(key_size, num_hiddens, bias=False)
         self.w_v = torch.nn.Linear(num_hiddens, 1, bias=False)
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = torch.nn.Dropout(_check_dropout(dropout))
         self.attention_weights = None
 
     def scores(self, queries, keys):
@@ -93,6 +126,8 @@ class AdditiveAttention(torch.nn.Module):
 
     def forward(self, queries, keys, values, mask=None):
         _check_batched(queries, keys, values)
+        _check_features(queries, "queries", self.W_q.in_features, self)
+        _check_features(keys, "keys", self.W_k.in_features, self)
         weights = masked_softmax(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
         return self.dropout(weights) @ values  # (batch, n_q, d_v)
@@ -106,14 +141,19 @@ class AttentionPooling(torch.nn.Module):
 
     def __init__(self, d: int, num_hiddens: int | None = None):
         super().__init__()
-        hidden = num_hiddens or d
+        d = check_count(d, "d", 1)
+        hidden = d if num_hiddens is None else check_count(num_hiddens, "num_hiddens", 1)
         self.proj = torch.nn.Linear(d, hidden)
         self.query = torch.nn.Parameter(torch.randn(hidden) / hidden**0.5)
         self.attention_weights = None
 
     def forward(self, states, mask=None):
         if not torch.is_tensor(states) or states.dim() != 3:
-            raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {getattr(states, 'shape', states)}")
+            raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {describe_tensor(states)}")
+        as_float_tensor(states, "states")
+        if states.shape[1] == 0:
+            raise ValueError(f"states must hold at least one position (n >= 1), got shape {tuple(states.shape)}")
+        _check_features(states, "states", self.proj.in_features, self)
         scores = torch.tanh(self.proj(states)) @ self.query  # (batch, n)
         weights = masked_softmax(scores, mask)  # (batch, n)
         self.attention_weights = weights.detach()
@@ -125,10 +165,14 @@ class GeneralAttention(torch.nn.Module):
 
     def __init__(self, query_size: int, key_size: int):
         super().__init__()
+        query_size, key_size = check_count(query_size, "query_size", 1), check_count(key_size, "key_size", 1)
         self.W = torch.nn.Linear(key_size, query_size, bias=False)
         self.attention_weights = None
 
     def forward(self, queries, keys, values, mask=None):
+        _check_batched(queries, keys, values)
+        _check_features(queries, "queries", self.W.out_features, self)
+        _check_features(keys, "keys", self.W.in_features, self)
         scores = queries @ self.W(keys).transpose(1, 2)  # (batch, n_q, n_k)
         weights = masked_softmax(scores, mask)
         self.attention_weights = weights.detach()
