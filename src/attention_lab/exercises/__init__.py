@@ -16,7 +16,12 @@ from .notebook_02 import (
 )
 from .notebook_03 import check_bandwidth_choice, check_gaussian_weights, check_nearest_neighbour
 from .notebook_04 import check_leave_one_out, check_nw_forward, check_sgd_settings
-from .notebook_05 import check_masked_softmax, check_scaled_dot_weights, check_score_spread
+from .notebook_05 import (
+    check_masked_softmax,
+    check_query_jacobian,
+    check_scaled_dot_weights,
+    check_unscaled_entropy,
+)
 from .notebook_06 import (
     check_forward_encoder_prediction,
     check_greedy_decode,
@@ -52,7 +57,8 @@ __all__ = [
     "check_sgd_settings",
     "check_scaled_dot_weights",
     "check_masked_softmax",
-    "check_score_spread",
+    "check_unscaled_entropy",
+    "check_query_jacobian",
     "check_luong_attentional_state",
     "check_uniform_attention_prediction",
     "check_forward_encoder_prediction",

@@ -1,84 +1,312 @@
-"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``)."""
+"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
+
+- :func:`check_scaled_dot_weights`: softmax(Q K^T / sqrt(d)) in numpy;
+- :func:`check_masked_softmax`: a masked softmax that survives the hard rows (masked scores of 1000, allowed
+  scores near 800, a row with nothing allowed);
+- :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
+- :func:`check_query_jacobian`: derive d(output)/d(query) for attention whose values are its keys (checked
+  against autograd).
+
+No check prints the expected answer: the feedback names the likely mistake in words.
+"""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise
+from ..normalisers import entropy, softmax
+from .feedback import Feedback, as_numbers, close, exercise, not_finite, run_student, to_float_array
 
-__all__ = ["check_scaled_dot_weights", "check_masked_softmax", "check_score_spread"]
+__all__ = ["check_scaled_dot_weights", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
+
+
+def _quietly(get, *args):
+    """Run ``get(*args)`` with numpy's overflow/invalid warnings silenced: a student's overflow is diagnosed
+    from the result (inf or NaN), the same way in a notebook and under pytest's warnings-as-errors."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return get(*args)
 
 
 @exercise("scaled dot-product weights")
 def check_scaled_dot_weights(name, fn) -> Feedback:
     """Exercise: ``fn(Q, K)`` returns softmax(Q K^T / sqrt(d)) over the keys: (n_q, d), (n_k, d) -> (n_q, n_k)."""
     rng = np.random.default_rng(5)
-    Q, K = rng.normal(size=(3, 16)), rng.normal(size=(5, 16))
-    got, problem = as_numbers(name, fn, Q.copy(), K.copy())
+    Q, K = rng.normal(size=(3, 16)), rng.normal(size=(5, 16))  # d = 16, so sqrt(d) = 4
+    got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy())
     if problem is not None:
         return problem
     expected = softmax(Q @ K.T / 4.0)
-    if close(got, expected):
-        return Feedback(name, True, ["softmax(Q K^T / sqrt(d)) along the keys, with d = 16."])
     if got.shape != expected.shape:
-        hint = f"Queries (3, 16) and keys (5, 16) give weights of shape (3, 5); got {got.shape}."
+        hint = f"Queries (3, 16) and keys (5, 16) give weights of shape (3, 5), one row per query; got {got.shape}."
         if got.shape == (5, 3):
             hint += " Put queries on the rows: Q @ K.T, not K @ Q.T."
         return Feedback(name, False, [hint])
-    hints = [f"Expected (row 0) {np.round(expected[0], 3).tolist()}, got {np.round(got[0], 3).tolist()}."]
-    if close(got, softmax(Q @ K.T)):
-        hints.append("These are unscaled: divide the scores by sqrt(d) before the softmax.")
-    elif close(got, softmax(Q @ K.T / 16)):
-        hints.append("You divided by d; divide by sqrt(d), which keeps the scores' variance at 1.")
-    elif close(got, softmax(Q @ K.T / 4.0, axis=0)):
-        hints.append("Normalise over the keys (each row sums to 1), not over the queries.")
-    return Feedback(name, False, hints)
+    bad = not_finite(name, got, expected.shape, "The scores here are small (|Q K^T / 4| < 10), so exp cannot "
+                                                "overflow: look for a division by zero or a log of 0.")
+    if bad is not None:
+        return bad
+    if close(got, expected):
+        return Feedback(name, True, ["softmax(Q K^T / sqrt(d)) along the keys, with d = 16: each row is one "
+                                     "query's weights and sums to 1."])
+    mistakes = [
+        (softmax(Q @ K.T), "These are the unscaled weights: divide the scores by sqrt(d) before the softmax."),
+        (softmax(Q @ K.T / 16), "You divided by d; divide by sqrt(d), which keeps the scores' variance at 1."),
+        (softmax(Q @ K.T / np.sqrt(5)), "You divided by the square root of the number of keys; d is the size of "
+                                        "each query and key vector (Q.shape[1])."),
+        (softmax(Q @ K.T / 4.0, axis=0), "Normalise over the keys (each row sums to 1), not over the queries."),
+        (Q @ K.T / 4.0, "These are the scaled scores; the weights are their softmax along each row."),
+    ]
+    for wrong, hint in mistakes:
+        if close(got, wrong):
+            return Feedback(name, False, [hint])
+    if not np.allclose(got.sum(axis=1), 1.0):
+        return Feedback(name, False, ["Each row holds one query's weights and must sum to 1: apply a softmax along "
+                                      "axis 1 (over the keys)."])
+    return Feedback(name, False, ["The rows sum to 1 but the weights are not softmax(Q K^T / sqrt(d)). Check the "
+                                  "three steps: scores Q @ K.T (3, 5), divide by sqrt(d) with d = Q.shape[1], "
+                                  "then exp and normalise each row."])
 
 
-@exercise("masked softmax")
+# The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.
+MASK_SCORES = np.array([[1.0, 2.0, 3.0, 4.0],
+                        [0.5, 1000.0, 2.0, 1000.0],  # masked entries with huge scores
+                        [800.0, 801.0, 799.0, 0.0],  # allowed entries with huge scores
+                        [3.0, 1.0, 2.0, 0.0]])  # nothing allowed
+MASK = np.array([[True, False, True, False],
+                 [True, False, True, False],
+                 [True, True, True, False],
+                 [False, False, False, False]])
+
+
+def _normalised_then_masked(scores, mask):
+    return np.where(mask, softmax(scores), 0.0)
+
+
+@exercise("a masked softmax that survives the hard rows")
 def check_masked_softmax(name, fn) -> Feedback:
-    """Exercise: ``fn(scores, mask)``: softmax over allowed entries; masked exactly 0; a fully masked row all 0."""
-    scores = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 9.0, 1.0], [3.0, 1.0, 2.0, 0.0]])
-    mask = np.array([[True, True, False, False], [True, True, True, True], [False, False, False, False]])
-    got, problem = as_numbers(name, fn, scores.copy(), mask.copy())
+    """Exercise: ``fn(scores, mask)``: softmax over the allowed (True) entries of each row, masked entries exactly 0,
+    a row with nothing allowed all zeros; rows with huge masked or huge allowed scores must still come out right."""
+    got, problem = _quietly(as_numbers, name, fn, MASK_SCORES.copy(), MASK.copy())
     if problem is not None:
         return problem
-    expected = softmax(scores, mask=mask)
-    if close(got, expected):
-        return Feedback(name, True, ["Masked keys get exactly 0, and the fully masked row is all zeros."])
+    expected = softmax(MASK_SCORES, mask=MASK)
     if got.shape != expected.shape:
-        return Feedback(name, False, [f"Return one weight per score, shape {expected.shape}; got {got.shape}."])
+        return Feedback(name, False, [f"Return one weight per score, the shape of `scores` {expected.shape}; "
+                                      f"got {got.shape}."])
+    if close(got, expected) and np.all(got[~MASK] == 0):
+        return Feedback(name, True, ["Masked entries are exactly 0 whatever their scores, every row with an allowed "
+                                     "key sums to 1, and the row with nothing allowed is all zeros."])
+    if close(got, softmax(MASK_SCORES, mask=~MASK)):
+        return Feedback(name, False, ["You attended to exactly the wrong entries: True in the mask means "
+                                      "\"may attend\" (the course's convention, and PyTorch's)."])
+    if close(got, softmax(MASK_SCORES)):
+        return Feedback(name, False, ["The mask is not applied at all: this is the plain softmax of every row."])
     hints = []
-    if not np.all(np.isfinite(got)):
-        hints.append("The fully masked row (row 2) gives NaN: with every score at -inf, exp gives 0 and 0/0 = NaN. "
-                     "Detect rows with nothing allowed and return zeros there.")
-    elif np.allclose(got[2], 0.25):
-        hints.append("Row 2 has nothing to attend to, yet you spread the weight uniformly (that is what filling "
-                     "with a large negative number does). It must be all zeros: no key, no weight.")
-    elif np.any(got[~mask] != 0):
-        hints.append("Masked entries must be exactly 0; set the masked scores to -inf before exp (or zero them "
-                     "and renormalise).")
-    elif not np.allclose(got[:2].sum(axis=1), 1.0):
-        hints.append("The allowed weights of a row must sum to 1: normalise after masking, not before.")
-    hints.append(f"Expected {np.round(expected, 3).tolist()}, got {np.round(got, 3).tolist()}.")
+    for row, hint in enumerate(_row_hints(got, expected)):
+        if hint:
+            hints.append(f"Row {row}: {hint}")
     return Feedback(name, False, hints)
 
 
-@exercise(lambda answer, d=256: f"the spread of unscaled scores at d = {d}")
-def check_score_spread(name, answer, d=256) -> Feedback:
-    """Exercise: the standard deviation of q . k for independent standard-normal q, k in d dimensions (sqrt(d))."""
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return Feedback(name, False, [f"Give one number, got {type(answer).__name__}."])
-    expected = float(np.sqrt(d))
-    if abs(value - expected) < 0.01 * expected:
-        return Feedback(name, True, [f"Var(q . k) = sum of d variances of q_j k_j = d, so the std is sqrt({d}) = "
-                                     f"{expected:g}. Dividing by sqrt(d) brings it back to 1."])
-    if abs(value - d) < 1e-6:
-        return Feedback(name, False, [f"{d} is the variance; the standard deviation is its square root."])
-    if abs(value - 1.0) < 1e-6:
-        return Feedback(name, False, ["1 is the spread after dividing by sqrt(d); the question is about q . k itself."])
-    return Feedback(name, False, [f"Not {value:g}. Each product q_j k_j has mean 0 and variance 1, and the d "
-                                  "products are independent: what is the variance of their sum?"])
+def _row_hints(got, expected):
+    """One sentence per wrong row of the masked-softmax answer (None for a right row)."""
+    normalised_first = _normalised_then_masked(MASK_SCORES, MASK)
+    # rows 1 and 3 of "normalise, then mask" come out as zeros, like other mistakes: row 0 tells them apart
+    masked_after = close(got[0], normalised_first[0]) and not close(got[0], expected[0])
+    for row in range(len(MASK)):
+        g, allowed = got[row], MASK[row]
+        if close(g, expected[row]) and np.all(g[~allowed] == 0):
+            yield None
+            continue
+        finite = bool(np.all(np.isfinite(g)))
+        if row == 3:  # nothing allowed
+            if not finite:
+                yield ("nothing is allowed here, so every score became -inf, exp gave 0 and 0/0 = NaN. Detect the "
+                       "rows with no allowed entry and return zeros there.")
+            elif np.allclose(g, 0.25):
+                yield ("nothing is allowed here, yet the weight is spread uniformly over padding (that is what "
+                       "filling with a large finite negative number does: all four scores tie). No key, no weight: "
+                       "this row must be all zeros.")
+            else:
+                yield "nothing is allowed here: every weight of this row must be 0."
+        elif not finite:
+            if row == 1:
+                yield ("NaN or inf where the masked entries have scores of 1000. If you subtracted the row's maximum "
+                       "over ALL entries, exp(2 - 1000) underflows to 0 for every allowed entry and 0/0 = NaN: take "
+                       "the maximum over the allowed entries only.")
+            elif row == 2:
+                yield ("NaN or inf where the allowed scores are near 800: exp(800) overflows. Subtract the largest "
+                       "allowed score before exp; the softmax does not change (notebook 02, shift invariance).")
+            else:
+                yield "NaN or inf on a row of small scores: look for a division by zero."
+        elif close(g, expected[row]):
+            yield ("right up to tiny non-zero weights on masked entries: a finite fill value leaves exp(fill) > 0. "
+                   "Masked entries must be exactly 0: fill with -inf, or set their weights to 0 with np.where.")
+        elif np.any(g[~allowed] != 0):
+            yield ("masked entries must be exactly 0 whatever their scores (set them to -inf before exp, or set "
+                   "their weights to 0).")
+        elif masked_after and close(g, normalised_first[row]):
+            yield ("the allowed weights sum to less than 1: you normalised over all entries and masked afterwards. "
+                   "Mask first, then normalise over the allowed entries.")
+        elif row == 1 and np.allclose(g, 0.0):
+            yield ("all zeros, although two entries are allowed. If you subtracted the maximum over ALL entries "
+                   "(1000, a masked one), every allowed exp underflowed to 0: take the maximum over the allowed "
+                   "entries only.")
+        elif not np.isclose(g.sum(), 1.0):
+            yield "the allowed weights of a row with at least one allowed entry must sum to 1."
+        else:
+            yield "the weights sum to 1 but are not the softmax of the allowed scores."
+
+
+def _entropy_prediction(value):
+    """The student's predicted entropy as a float, or (None, why not)."""
+    array, why = to_float_array(value, "Your prediction")
+    if why is not None:
+        return None, why
+    if array.size != 1:
+        return None, f"Your prediction should be one number (nats), got an array of shape {array.shape}."
+    number = float(array.reshape(-1)[0])
+    if not np.isfinite(number):
+        return None, f"Your prediction is {number}, not a finite number of nats."
+    if not -1e-9 <= number <= np.log(8) + 1e-9:
+        return None, (f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
+                      f"(uniform); your prediction {number:g} is outside that range.")
+    return number, None
+
+
+@exercise("remove the 1/sqrt(d): predict, then check")
+def check_unscaled_entropy(name, prediction, fn) -> Feedback:
+    """Exercise: ``prediction`` = the mean entropy (nats) of the weights over 8 keys at d = 512 without the
+    1/sqrt(d), given BEFORE ``fn(queries, keys)`` (torch, (batch, n_q, d), (batch, n_k, d) -> (batch, n_q, n_k))
+    computes those weights. Passes when ``fn`` is right; then reports the measured entropy against the prediction."""
+    import torch
+
+    predicted, why = _entropy_prediction(prediction)
+    if why is not None:
+        return Feedback(name, False, [why, "Write down your guess first (a number in nats), then run the check."])
+    g = torch.Generator().manual_seed(3)
+    queries = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)  # (batch, n_q, d)
+    keys = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)  # (batch, n_k, d)
+    result, problem = _quietly(run_student, name, fn, queries.clone(), keys.clone())
+    if problem is not None:
+        return problem
+    got, why = to_float_array(result, "Your function's result")
+    if why is not None:
+        return Feedback(name, False, [why])
+    raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
+    expected = softmax(raw)
+    if got.shape != expected.shape:
+        return Feedback(name, False, [f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
+                                      f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."])
+    bad = not_finite(name, got, expected.shape, f"Without the scaling these scores range from {raw.min():.0f} to "
+                                                f"{raw.max():.0f}: exp of them is finite in float64 but near the "
+                                                "limits of float32 (exp overflows above 88 and underflows to 0 below "
+                                                "-103). Subtracting each row's maximum before exp, as torch.softmax "
+                                                "does, avoids both.")
+    if bad is not None:
+        return bad
+    if not close(got, expected, atol=1e-3):  # float32 arithmetic is fine: the mistakes differ by far more
+        mistakes = [
+            (softmax(raw / np.sqrt(512)), "These are still the scaled weights: the exercise removes the division by "
+                                          "sqrt(d). Score with queries @ keys.transpose(1, 2) alone."),
+            (softmax(raw / 512), "You divided by d; the changed model divides by nothing."),
+            (softmax(raw, axis=1), "Normalise over the keys (the last axis), not over the queries."),
+        ]
+        for wrong, hint in mistakes:
+            if close(got, wrong, atol=1e-3):
+                return Feedback(name, False, [hint])
+        return Feedback(name, False, ["These are not softmax(queries @ keys^T) over the keys: the changed model is "
+                                      "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."])
+    measured = float(entropy(got).mean())
+    scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
+    top_two = np.sort(raw, axis=-1)[..., -2:]
+    gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
+    report = (f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform "
+              f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f}).")
+    if abs(predicted - measured) <= 0.3:
+        verdict = f"You predicted {predicted:g}: close. The weights are nearly one-hot."
+    elif predicted > measured:
+        verdict = (f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
+                   f"standard deviation sqrt(512) = {np.sqrt(512):.1f}; the median gap between a query's two largest "
+                   f"scores is {gap:.1f} here, so the runner-up's weight is typically below exp(-{gap:.1f}) = "
+                   f"{np.exp(-gap):.0e}.")
+    else:
+        verdict = (f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
+                   "happen to be close keep some spread.")
+    return Feedback(name, True, [report, verdict])
+
+
+def _output(q, K):
+    """o(q) = sum_i softmax(K q)_i k_i for one query (d,) and keys (n, d), as used by the Jacobian exercise."""
+    weights = softmax(K @ q)  # (n,)
+    return weights @ K  # (d,)
+
+
+@exercise("the gradient of attention with respect to its query")
+def check_query_jacobian(name, fn) -> Feedback:
+    """Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i,
+    lambda = softmax(K q) (unscaled scores, values = keys). Checked against torch autograd."""
+    import torch
+
+    rng = np.random.default_rng(7)
+    q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))  # d = 3, n = 5
+    got, problem = _quietly(as_numbers, name, fn, q.copy(), K.copy())
+    if problem is not None:
+        return problem
+    keys = torch.tensor(K)
+    expected = torch.autograd.functional.jacobian(lambda x: torch.softmax(keys @ x, dim=0) @ keys,
+                                                  torch.tensor(q)).numpy()  # (d, d), by autograd
+    lam = softmax(K @ q)  # (n,)
+    if got.shape != expected.shape:
+        if got.shape == (5, 5):
+            hint = ("A (5, 5) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). "
+                    "Continue the chain rule through alpha_j = q . k_j and o = sum_i lambda_i k_i.")
+        elif got.shape in ((3, 5), (5, 3)):
+            hint = ("A (3, 5) or (5, 3) matrix relates the output to the 5 scores (d o / d alpha). One more "
+                    "step of the chain rule: d alpha_j / d q = k_j.")
+        else:
+            hint = ""
+        return Feedback(name, False, [f"The output o and the query q both have d = 3 entries, so d o / d q is "
+                                      f"(3, 3); got {got.shape}. {hint}".rstrip()])
+    bad = not_finite(name, got, expected.shape, "The scores K @ q here are small, so exp cannot overflow: look "
+                                                "for a division by zero.")
+    if bad is not None:
+        return bad
+    if close(got, expected, atol=1e-8):
+        return Feedback(name, True, [
+            "d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of "
+            "the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it "
+            "vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With "
+            "scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d)."])
+    kbar = lam @ K  # (d,)
+    second_moment = np.einsum("i,ij,ik->jk", lam, K, K)  # sum_i lambda_i k_i k_i^T
+    uniform = np.full(5, 0.2)
+    ubar = uniform @ K
+    mistakes = [
+        (second_moment, "You have sum_i lambda_i k_i k_i^T, the part from the diagonal of the softmax Jacobian. The "
+                        "weights also move together (they sum to 1): the off-diagonal part -lambda_i lambda_j "
+                        "adds one more term."),
+        (-expected, "The sign is flipped: raising q . k_j raises lambda_j, which pulls the output towards k_j."),
+        (expected / np.sqrt(3), "You divided by sqrt(d): in this exercise the scores are unscaled, alpha_j = q . k_j."),
+        (np.outer(kbar, kbar), "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
+                               "each key itself is missing."),
+        (-np.outer(kbar, kbar), "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
+                                "each key itself is missing."),
+        (np.einsum("i,ij,ik->jk", uniform, K, K) - np.outer(ubar, ubar),
+         "You used equal weights 1/n; the derivative is taken at this query's softmax weights lambda = softmax(K q)."),
+        (np.zeros((3, 3)), "The output does depend on q: q changes the scores, the scores change the weights."),
+    ]
+    for wrong, hint in mistakes:
+        if close(got, wrong, atol=1e-8):
+            return Feedback(name, False, [hint])
+    hints = ["Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K."]
+    if not np.allclose(got, got.T, atol=1e-8):
+        hints.append("The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "
+                     "d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j).")
+    else:
+        hints.append("Chain rule: d o / d q = sum_i k_i (d lambda_i / d q)^T, with d lambda_i / d alpha_j = "
+                     "lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.")
+    return Feedback(name, False, hints)

@@ -1,0 +1,320 @@
+"""Notebook 05's exercise checks: the reference answers pass, each typical mistake gets its own hint, unfinished
+stubs read as not attempted, and no answer (garbage included) makes a check raise or reveal the answer."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from attention_lab import exercises as ex
+from attention_lab import softmax
+from attention_lab.exercises.notebook_05 import MASK, MASK_SCORES
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+
+
+@pytest.fixture(scope="module")
+def nb05():
+    if not SOLUTIONS.exists():
+        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
+    spec = importlib.util.spec_from_file_location("notebook_05", SOLUTIONS / "notebook_05.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def text(feedback):
+    return " ".join(feedback.messages)
+
+
+def rows(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def stub(*args):
+    ...
+
+
+# --- the reference answers, and right answers written differently -------------------------------------------
+
+def test_reference_answers_pass(nb05):
+    assert ex.check_scaled_dot_weights(nb05.scaled_dot_weights).passed
+    assert ex.check_masked_softmax(nb05.masked_softmax).passed
+    assert ex.check_unscaled_entropy(nb05.PREDICTED_ENTROPY, nb05.unscaled_attention_weights).passed
+    assert ex.check_query_jacobian(nb05.query_jacobian).passed
+
+
+def test_right_answers_in_other_forms_pass():
+    assert ex.check_scaled_dot_weights(lambda Q, K: torch.softmax(torch.tensor(Q @ K.T) / 4, dim=1)).passed
+    assert ex.check_masked_softmax(lambda s, m: softmax(s, mask=m)).passed
+
+    def by_loops(q, K):  # d o_a / d q_b = sum_i k_ia lambda_i (k_ib - kbar_b), written out
+        lam = rows(K @ q)
+        kbar = lam @ K
+        return np.array([[sum(K[i, a] * lam[i] * (K[i, b] - kbar[b]) for i in range(len(K))) for b in range(3)]
+                         for a in range(3)])
+
+    assert ex.check_query_jacobian(by_loops).passed
+
+    def with_autograd(q, K):  # autograd is allowed too: the check compares numbers
+        keys = torch.tensor(K)
+        return torch.autograd.functional.jacobian(lambda x: torch.softmax(keys @ x, 0) @ keys, torch.tensor(q))
+
+    assert ex.check_query_jacobian(with_autograd).passed
+    numpy_weights = lambda q, k: rows((q @ k.transpose(1, 2)).numpy())  # noqa: E731
+    float32 = lambda q, k: torch.softmax(q.float() @ k.float().transpose(1, 2), dim=-1)  # noqa: E731
+    assert ex.check_unscaled_entropy(0.3, float32).passed
+    assert ex.check_unscaled_entropy(np.float64(0.0), numpy_weights).passed
+    assert ex.check_unscaled_entropy(torch.tensor(0.2), numpy_weights).passed
+
+
+def test_unfinished_stubs_are_not_attempted():
+    for check in (ex.check_scaled_dot_weights, ex.check_masked_softmax, ex.check_query_jacobian):
+        for answer in (..., None, stub):
+            feedback = check(answer)
+            assert not feedback.passed and not feedback.attempted, feedback
+    assert not ex.check_unscaled_entropy(..., stub).attempted
+    assert not ex.check_unscaled_entropy(0.5, ...).attempted
+    assert not ex.check_unscaled_entropy(0.5, stub).attempted
+
+
+# --- scaled dot-product weights ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, hint", [
+    (lambda Q, K: rows(Q @ K.T), "divide the scores by sqrt(d)"),
+    (lambda Q, K: rows(Q @ K.T / Q.shape[1]), "You divided by d"),
+    (lambda Q, K: rows(Q @ K.T / np.sqrt(K.shape[0])), "number of keys"),
+    (lambda Q, K: rows((Q @ K.T / 4).T).T, "not over the queries"),
+    (lambda Q, K: Q @ K.T / 4, "These are the scaled scores"),
+    (lambda Q, K: np.exp(Q @ K.T / 4), "must sum to 1"),
+    (lambda Q, K: rows(K @ Q.T / 4), "Q @ K.T, not K @ Q.T"),
+    (lambda Q, K: rows(Q @ K.T / 4)[:, :3], "shape (3, 5)"),
+    (lambda Q, K: rows(Q @ K.T / 4) / 0 * 0, "NaN"),
+    (lambda Q, K: rows(Q @ K.T / 4)[::-1], "Check the three steps"),
+])
+def test_scaled_dot_weights_mistakes_are_explained(answer, hint):
+    feedback = ex.check_scaled_dot_weights(answer)
+    assert not feedback.passed and feedback.attempted
+    assert hint in text(feedback), feedback
+    rng = np.random.default_rng(5)
+    Q, K = rng.normal(size=(3, 16)), rng.normal(size=(5, 16))
+    assert f"{softmax(Q @ K.T / 4)[0, 0]:.3f}" not in text(feedback)  # never the answer
+
+
+# --- masked softmax ------------------------------------------------------------------------------------------
+
+def large_negative(scores, mask):
+    return rows(np.where(mask, scores, -1e9))
+
+
+def minus_inf_unguarded(scores, mask):
+    filled = np.where(mask, scores, -np.inf)
+    e = np.exp(filled - filled.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def global_max_guarded(scores, mask):
+    e = np.where(mask, np.exp(scores - scores.max(axis=-1, keepdims=True)), 0.0)
+    total = e.sum(axis=-1, keepdims=True)
+    return e / np.where(total > 0, total, 1.0)
+
+
+def global_max_times_mask(scores, mask):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * mask
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def normalise_then_mask(scores, mask):
+    return np.where(mask, rows(scores), 0.0)
+
+
+def no_shift(scores, mask):
+    e = np.where(mask, np.exp(scores), 0.0)
+    total = e.sum(axis=-1, keepdims=True)
+    return e / np.where(total > 0, total, 1.0)
+
+
+def small_fill(scores, mask):  # -30 is not -inf: masked weights are tiny, not 0; row 3 is uniform
+    out = rows(np.where(mask, scores, scores.max(axis=-1, keepdims=True) - 30))
+    out[~mask.any(axis=-1)] = 0.0
+    return out
+
+
+@pytest.mark.parametrize("answer, hints", [
+    (large_negative, ["Row 3", "uniformly", "large finite negative"]),
+    (minus_inf_unguarded, ["Row 3", "0/0 = NaN"]),
+    (global_max_guarded, ["Row 1", "maximum over ALL entries"]),
+    (global_max_times_mask, ["Row 1", "maximum over ALL entries", "Row 3", "0/0 = NaN"]),
+    (normalise_then_mask, ["Row 0", "normalised over all entries and masked afterwards"]),
+    (no_shift, ["Row 2", "exp(800) overflows"]),
+    (small_fill, ["Row 0", "tiny non-zero weights on masked entries"]),
+    (lambda s, m: softmax(s, mask=~m), ["exactly the wrong entries"]),
+    (lambda s, m: rows(s), ["not applied at all"]),
+    (lambda s, m: softmax(s, mask=m)[:, :3], ["shape of `scores` (4, 4)"]),
+])
+def test_masked_softmax_mistakes_are_explained(answer, hints):
+    feedback = ex.check_masked_softmax(answer)
+    assert not feedback.passed and feedback.attempted
+    for hint in hints:
+        assert hint in text(feedback), feedback
+    assert "0.119" not in text(feedback) and "0.881" not in text(feedback)  # row 0's weights, never shown
+    assert "Traceback" not in text(feedback)
+
+
+def test_masked_softmax_hints_name_only_the_wrong_rows():
+    feedback = ex.check_masked_softmax(large_negative)
+    assert [m.split(":")[0] for m in feedback.messages] == ["Row 3"]
+
+
+# --- remove the 1/sqrt(d): predict, then check ---------------------------------------------------------------
+
+def unscaled(q, k):
+    return torch.softmax(q @ k.transpose(1, 2), dim=-1)
+
+
+@pytest.mark.parametrize("prediction, hint", [
+    (3.0, "between 0 (one-hot) and ln 8"),
+    (-0.5, "between 0 (one-hot) and ln 8"),
+    (float("nan"), "not a finite number"),
+    (float("inf"), "not a finite number"),
+    ("low", "not numbers"),
+    ([0.1, 0.2], "one number"),
+    (1 + 1j, "complex"),
+    (True, "True/False"),
+])
+def test_unscaled_entropy_needs_a_valid_prediction_first(prediction, hint):
+    feedback = ex.check_unscaled_entropy(prediction, unscaled)
+    assert not feedback.passed and hint in text(feedback), feedback
+    assert "mean entropy of" not in text(feedback)  # the measurement only after a prediction
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512**0.5, dim=-1), "still the scaled weights"),
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512, dim=-1), "You divided by d"),
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=1), "not over the queries"),
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1)[0], "shape (1, 200, 8)"),
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1) / 0 * 0, "limits of float32"),
+    (lambda q, k: torch.softmax(k @ q.transpose(1, 2), dim=-1), "shape (1, 200, 8)"),
+    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1).flip(-1), "nothing else"),
+])
+def test_unscaled_entropy_mistakes_are_explained_without_the_measurement(answer, hint):
+    feedback = ex.check_unscaled_entropy(1.0, answer)
+    assert not feedback.passed and feedback.attempted and hint in text(feedback), feedback
+    assert "mean entropy of" not in text(feedback)
+
+
+def test_unscaled_entropy_reports_the_measurement_against_the_prediction():
+    near, far = ex.check_unscaled_entropy(0.0, unscaled), ex.check_unscaled_entropy(1.8, unscaled)
+    assert near.passed and far.passed
+    assert "close" in text(near) and "more spread than measured" in text(far)
+    assert "median gap between a query's two largest scores" in text(far)
+    # the numbers it quotes are the measured ones
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)
+    k = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)
+    lam = unscaled(q, k).numpy()
+    h = -np.sum(np.where(lam > 0, lam * np.log(np.where(lam > 0, lam, 1)), 0), axis=-1).mean()
+    assert f"mean entropy of {h:.2f} nats" in text(near)
+    assert h < 0.3  # nearly one-hot: the course's claim, measured
+
+
+# --- d o / d q = Cov_lambda[k] ------------------------------------------------------------------------------
+
+def weights_and_mean(q, K):
+    lam = rows(K @ q)
+    return lam, lam @ K
+
+
+def second_moment(q, K):
+    lam, _ = weights_and_mean(q, K)
+    return (lam[:, None] * K).T @ K
+
+
+def covariance(q, K):
+    lam, kbar = weights_and_mean(q, K)
+    return second_moment(q, K) - np.outer(kbar, kbar)
+
+
+def uniform_covariance(q, K):
+    return np.cov(K.T, bias=True)
+
+
+def softmax_jacobian(q, K):
+    lam, _ = weights_and_mean(q, K)
+    return np.diag(lam) - np.outer(lam, lam)
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (second_moment, "off-diagonal part"),
+    (lambda q, K: -covariance(q, K), "sign is flipped"),
+    (lambda q, K: covariance(q, K) / np.sqrt(3), "You divided by sqrt(d)"),
+    (lambda q, K: np.outer(*[weights_and_mean(q, K)[1]] * 2), "term from each key itself is missing"),
+    (uniform_covariance, "equal weights 1/n"),
+    (lambda q, K: np.zeros((3, 3)), "does depend on q"),
+    (softmax_jacobian, "softmax's Jacobian"),
+    (lambda q, K: K.T @ softmax_jacobian(q, K), "One more step of the chain rule"),
+    (lambda q, K: covariance(q, K) + np.triu(np.ones((3, 3)), 1), "symmetric; yours is not"),
+    (lambda q, K: covariance(q, K) + 1, "Chain rule"),
+    (lambda q, K: covariance(q, K) / 0, "inf"),
+])
+def test_query_jacobian_mistakes_are_explained(answer, hint):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        feedback = ex.check_query_jacobian(answer)
+    assert not feedback.passed and feedback.attempted and hint in text(feedback), feedback
+    rng = np.random.default_rng(7)
+    q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))
+    assert f"{covariance(q, K)[0, 0]:.3f}" not in text(feedback)  # never the answer
+
+
+def attention_output(keys, scale):
+    """q -> softmax(keys q / scale) @ keys, in torch (values = keys)."""
+    return lambda q: torch.softmax(keys @ q / scale, 0) @ keys
+
+
+@pytest.mark.parametrize("d, n", [(2, 3), (4, 7), (8, 5)])
+def test_the_reference_jacobian_is_autograds(d, n):
+    """The closed form Cov_lambda[k] against autograd on other data than the check's (including scaled scores)."""
+    rng = np.random.default_rng(d)
+    q, K = rng.normal(size=d), rng.normal(size=(n, d))
+    auto = torch.autograd.functional.jacobian(attention_output(torch.tensor(K), 1.0), torch.tensor(q))
+    np.testing.assert_allclose(covariance(q, K), auto.numpy(), atol=1e-12)
+    scaled = torch.autograd.functional.jacobian(attention_output(torch.tensor(K), d**0.5), torch.tensor(q))
+    lam = rows(K @ q / d**0.5)
+    kbar = lam @ K
+    np.testing.assert_allclose(((lam[:, None] * K).T @ K - np.outer(kbar, kbar)) / d**0.5, scaled.numpy(), atol=1e-12)
+
+
+# --- garbage never raises ------------------------------------------------------------------------------------
+
+def raises(*args):
+    raise RuntimeError("my own bug")
+
+
+GARBAGE_RESULTS = ["text", {"a": 1}, np.full((3, 5), np.nan), np.full((4, 4), np.inf), np.zeros((2, 2, 2)),
+                   np.ones((3, 3)) * (1 + 2j), torch.ones(3, 5, requires_grad=True), [[1, 2], [3]], object(),
+                   torch.ones(4, 4, dtype=torch.complex64)]
+
+
+@pytest.mark.parametrize("garbage", GARBAGE_RESULTS, ids=lambda g: type(g).__name__)
+def test_garbage_results_get_feedback_and_never_raise(garbage):
+    for feedback in (ex.check_scaled_dot_weights(lambda *a: garbage), ex.check_masked_softmax(lambda *a: garbage),
+                     ex.check_query_jacobian(lambda *a: garbage), ex.check_unscaled_entropy(0.5, lambda *a: garbage)):
+        assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
+
+
+@pytest.mark.parametrize("garbage", ["text", {"a": 1}, 3, [1, 2], raises, np.nan])
+def test_garbage_answers_get_feedback_and_never_raise(garbage):
+    for feedback in (ex.check_scaled_dot_weights(garbage), ex.check_masked_softmax(garbage),
+                     ex.check_query_jacobian(garbage), ex.check_unscaled_entropy(0.5, garbage),
+                     ex.check_unscaled_entropy(garbage, unscaled)):
+        assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
+    if garbage is raises:
+        assert "my own bug" in text(ex.check_masked_softmax(raises))
+
+
+def test_masked_softmax_check_data_are_the_hard_rows():
+    """The rows the hints talk about: masked scores of 1000, allowed scores near 800, nothing allowed."""
+    assert MASK_SCORES[1][~MASK[1]].min() == 1000 and MASK_SCORES[2][MASK[2]].min() >= 799 and not MASK[3].any()
