@@ -1,5 +1,6 @@
 """Reference answers for notebooks/04_parametric_pooling.ipynb."""
 
+import numpy as np
 import torch
 
 
@@ -15,3 +16,21 @@ def loo_keys(x):
 
 
 SGD_LEARNING_RATE, SGD_EPOCHS = 4.5, 50
+
+
+# Exercise 2 (predict, then check): without leave-one-out, w grows without bound.
+NO_LOO_CHOICE = "b"
+
+
+def gradient_w(queries, keys, values, targets, w):
+    """dL/dw for L = mean((y_hat - targets)^2), y_hat = softmax(-(x - x_i)^2 w^2 / 2) @ values, in numpy."""
+    diff2 = (queries[:, None] - keys[None, :]) ** 2  # (n_q, n_k)
+    scores = -diff2 * w**2 / 2  # alpha, (n_q, n_k)
+    lam = np.exp(scores - scores.max(axis=1, keepdims=True))
+    lam /= lam.sum(axis=1, keepdims=True)  # lambda, (n_q, n_k)
+    y_hat = lam @ values  # (n_q,)
+    d_alpha = -diff2 * w  # d alpha / d w, (n_q, n_k)
+    # softmax: d lambda_j / d w = lambda_j (d_alpha_j - sum_l lambda_l d_alpha_l)
+    d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True))  # (n_q, n_k)
+    d_y_hat = d_lam @ values  # (n_q,)
+    return float(np.mean(2 * (y_hat - targets) * d_y_hat))

@@ -14,8 +14,20 @@ from .notebook_02 import (
     check_temperature_for_weight,
     check_top_k,
 )
-from .notebook_03 import check_bandwidth_choice, check_gaussian_weights, check_nearest_neighbour
-from .notebook_04 import check_leave_one_out, check_nw_forward, check_sgd_settings
+from .notebook_03 import (
+    check_bandwidth_choice,
+    check_bandwidth_rate,
+    check_gaussian_weights,
+    check_nearest_neighbour,
+    check_noise_prediction,
+)
+from .notebook_04 import (
+    check_gradient_w,
+    check_leave_one_out,
+    check_no_loo_prediction,
+    check_nw_forward,
+    check_sgd_settings,
+)
 from .notebook_05 import (
     check_masked_softmax,
     check_query_jacobian,
@@ -52,9 +64,13 @@ __all__ = [
     "check_gaussian_weights",
     "check_bandwidth_choice",
     "check_nearest_neighbour",
+    "check_bandwidth_rate",
+    "check_noise_prediction",
     "check_nw_forward",
     "check_leave_one_out",
     "check_sgd_settings",
+    "check_no_loo_prediction",
+    "check_gradient_w",
     "check_scaled_dot_weights",
     "check_masked_softmax",
     "check_unscaled_entropy",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from ..kernels import nadaraya_watson
+from ..kernels import loo_bandwidth, nadaraya_watson
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise
+from .feedback import Feedback, as_numbers, close, exercise, not_attempted, to_float_array, unanswered
 
-__all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_nearest_neighbour"]
+__all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_nearest_neighbour", "check_bandwidth_rate",
+           "check_noise_prediction"]
 
 
 @exercise("Gaussian Nadaraya-Watson weights")
@@ -40,7 +43,7 @@ def check_gaussian_weights(name, fn) -> Feedback:
                  f"{np.round(got, 4).tolist()}."]
         if close(got, np.full(expected.shape, 1 / xk.size)):
             hints.append("Every weight is 1/n: the denominator must sum K((x - x_j)/h) over all keys j. With x_i "
-                         "in the denominator (the slip in the source post) each term cancels itself.")
+                         "in the denominator (the slip in the original post) each term cancels itself.")
         elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
             hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
         elif not np.allclose(got.sum(axis=-1), 1.0):
@@ -114,3 +117,121 @@ def check_nearest_neighbour(name, fn) -> Feedback:
         return Feedback(name, False, hints)
     return Feedback(name, True, ["As h -> 0 the softmax becomes one-hot(argmax): each query copies its nearest "
                                  "key's value. A hard attention, just like T -> 0."])
+
+
+def _one_number(value, what):
+    """``value`` as one float (numbers, 0-d arrays, tensors, or a string such as "-1/5"), or (None, why not)."""
+    if isinstance(value, str):
+        try:
+            return float(Fraction(value.replace(" ", ""))), None
+        except (ValueError, ZeroDivisionError):
+            return None, f"{what} is the text {value!r}; write a number such as 0.5 or a fraction such as 1/2."
+    array, why = to_float_array(value, what)
+    if why is not None:
+        return None, why
+    if array.size != 1:
+        return None, f"{what} should be one number, got {array.size} numbers (shape {array.shape})."
+    number = float(array.reshape(()))
+    if not np.isfinite(number):
+        return None, f"{what} is {number}; give a finite number."
+    return number, None
+
+
+def _near(a, b, tol=0.01):
+    return abs(a - b) <= tol
+
+
+@exercise("how fast the best bandwidth shrinks with n")
+def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
+    """Exercise: the exponents a and b in h* ~ n^a and error(h*) ~ n^b for error(h) = A h^4 + B / (n h)."""
+    if unanswered(error_exponent):
+        return not_attempted(name)
+    a, why_a = _one_number(h_exponent, "The exponent of h*")
+    b, why_b = _one_number(error_exponent, "The exponent of the error")
+    if why_a or why_b:
+        return Feedback(name, False, [why for why in (why_a, why_b) if why])
+    hints = []
+    if _near(a, -0.2):
+        hints.append("The exponent of h* is right.")
+    elif _near(a, 0.2):
+        hints.append("With a positive exponent h* would grow with n. With more data each query finds enough keys "
+                     "closer by, so the best h shrinks: check the sign.")
+    elif _near(a, -1 / 3):
+        hints.append("That balances h^2 against 1/(n h). The bias is of order h^2, but the error adds its square, "
+                     "of order h^4.")
+    elif _near(a, -0.25):
+        hints.append("Set the derivative of A h^4 + B/(n h) to zero and count the powers of h on each side: the "
+                     "variance term B/(n h) keeps its h when you differentiate it.")
+    elif _near(a, -5) or _near(a, 5):
+        hints.append("That solves for n as a power of h; the question asks for h as a power of n.")
+    elif _near(a, -1):
+        hints.append("h ~ 1/n would keep n h, the number of keys within one bandwidth, fixed: the variance "
+                     "B/(n h) would never shrink.")
+    else:
+        hints.append(f"h* ~ n^{a:g} is not what A h^4 + B/(n h) gives. Differentiate with respect to h, set the "
+                     "derivative to zero, and solve for h: h to some power equals a constant over n.")
+    if _near(b, -0.8):
+        hints.append("The exponent of the error is right.")
+    elif _near(b, a) and not _near(b, -0.8):
+        hints.append("The error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); both terms "
+                     "then scale with the same power of n, and it is not the power of h* itself.")
+    elif _near(b, -1):
+        hints.append("1/n is the rate without any bias (the parametric rate). Here the bias term slows it down: put "
+                     "h* back into A h^4 + B/(n h).")
+    elif _near(b, 0.8):
+        hints.append("A positive exponent would make the error grow with more data: check the sign.")
+    elif _near(b, -0.4):
+        hints.append("That is how the bias h*^2 shrinks; the error holds the squared bias, h*^4.")
+    else:
+        hints.append(f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h).")
+    passed = _near(a, -0.2) and _near(b, -0.8)
+    if passed:
+        hints = ["h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by the factor 2^(-1/5) = "
+                 f"{2 ** -0.2:.3f} and the error by 2^(-4/5) = {2 ** -0.8:.3f}. Compare with the slopes measured "
+                 "below."]
+    return Feedback(name, passed, hints)
+
+
+_CHOICES = {"larger": "larger", "smaller": "smaller", "same": "the same", "the same": "the same"}
+
+
+@exercise("predict, then check: more noise, which bandwidth?")
+def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) -> Feedback:
+    """Exercise: predict how the leave-one-out h changes when the noise doubles, then measure it.
+
+    ``prediction`` is "larger", "smaller" or "the same"; ``h_noisy`` the student's leave-one-out bandwidth on
+    ``(x_train, y_noisy)``; ``h_calm`` the one on the same inputs with the original noise.
+    """
+    if not isinstance(prediction, str) or prediction.strip().lower() not in _CHOICES:
+        return Feedback(name, False, ["Write your prediction as one of the words \"larger\", \"smaller\" or "
+                                      f"\"the same\", in quotes; got {prediction!r}."])
+    said = _CHOICES[prediction.strip().lower()]
+    if unanswered(h_noisy):
+        return Feedback(name, False, [f"Prediction recorded: {said}. Now measure h_noisy and run the cell again."],
+                        attempted=False)
+    h, why = _one_number(h_noisy, "h_noisy")
+    if why is not None:
+        return Feedback(name, False, [why])
+    if h <= 0:
+        return Feedback(name, False, [f"A bandwidth is positive; got h_noisy = {h:g}."])
+    measured = loo_bandwidth(x_train, y_noisy)
+    if abs(h - measured) > 0.03 * measured:
+        hints = [f"h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set."]
+        if abs(h - h_calm) <= 0.03 * h_calm:
+            hints.append("It is the calm data set's bandwidth: use the noisy targets, noisy.y_train.")
+        else:
+            hints.append("Compute it as in section 4, with al.loo_bandwidth on noisy.x_train and noisy.y_train.")
+        return Feedback(name, False, hints)
+    ratio = measured / h_calm
+    truth = "larger" if ratio > 1.05 else "smaller" if ratio < 1 / 1.05 else "the same"
+    reason = ("Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
+              "the balance moves to where averaging more keys pays: a wider kernel. The asymptotic formula "
+              "h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = " f"{2 ** 0.4:.2f}" "; one data set's leave-one-out "
+              "choice scatters around that.")
+    if said == truth:
+        return Feedback(name, True, [f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, "
+                                     f"as you predicted. {reason}"])
+    return Feedback(name, False, [f"You predicted {said}; the measurement says h went from {h_calm:.3g} to "
+                                  f"{measured:.3g} (a factor {ratio:.2f}).",
+                                  "Think it through with the bias-variance picture of section 4: which of the two "
+                                  "terms does the noise level change, and which way does that move the best h?"])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .feedback import Feedback, as_tensor_result, exercise, not_attempted, unanswered
+from .feedback import Feedback, as_numbers, as_tensor_result, exercise, not_attempted, not_finite, unanswered
 
-__all__ = ["check_nw_forward", "check_leave_one_out", "check_sgd_settings"]
+__all__ = ["check_nw_forward", "check_leave_one_out", "check_sgd_settings", "check_no_loo_prediction",
+           "check_gradient_w"]
 
 
 @exercise("the forward pass of parametric attention pooling")
@@ -115,3 +116,93 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
         advice = "w is still climbing towards the target: raise the learning rate (or use more epochs)."
     return Feedback(name, False, [f"w along the way: {trace}; after {n_epochs} epochs w = {w:.3f}, the target is "
                                   f"{target_w:.3f} (within {tolerance:.0%}).", advice])
+
+
+@exercise("predict, then check: training without leave-one-out")
+def check_no_loo_prediction(name, choice) -> Feedback:
+    """Exercise: what gradient descent does to w when every training point is one of its own keys (a, b or c)."""
+    letter = choice.strip().strip("()").lower() if isinstance(choice, str) else None
+    if letter not in ("a", "b", "c"):
+        return Feedback(name, False, [f"Answer with one letter in quotes, \"a\", \"b\" or \"c\"; got {choice!r}."])
+    if letter == "b":
+        return Feedback(name, True, [
+            "With x_i among its own keys, the key at distance 0 always has the largest score, and its share of "
+            "the weight tends to 1 as w grows: each point ends up copying its own y_i and the training loss tends "
+            "to 0. Nothing stops w: the loss keeps falling as w grows. The figure below and the purple run of "
+            "section 3 show it."])
+    if letter == "a":
+        hint = ("Compare the two objectives: with leave-one-out keys a point must be predicted from its "
+                "neighbours, without them it may also use itself. Ask what the training loss does as the weight "
+                "on the key at distance 0 tends to 1.")
+    else:
+        hint = ("A wider kernel averages more points and pulls every prediction towards the mean of y: that "
+                "raises the training loss, it does not lower it. Which way must w move to lower the training loss "
+                "when a point is among its own keys?")
+    return Feedback(name, False, [hint])
+
+
+def _gradient_pieces(queries, keys, values, targets, w):
+    """dL/dw by autograd (float64), and the usual wrong variants, for L = mean((y_hat - targets)^2)."""
+    import torch
+
+    q, k, v, t = (torch.as_tensor(a, dtype=torch.float64) for a in (queries, keys, values, targets))
+    w_t = torch.tensor(float(w), dtype=torch.float64, requires_grad=True)
+    diff2 = (q[:, None] - k[None, :]) ** 2  # (n_q, n_k)
+    weights = torch.softmax(-diff2 * w_t**2 / 2, dim=1)  # (n_q, n_k)
+    y_hat = weights @ v  # (n_q,)
+    loss = torch.mean((y_hat - t) ** 2)
+    (grad,) = torch.autograd.grad(loss, w_t)
+    with torch.no_grad():
+        lam, r = weights, y_hat - t
+        ds = -diff2 * w  # d alpha / d w, (n_q, n_k)
+        numerator_only = float(2 * torch.mean(r * (lam * ds * v).sum(dim=1)))
+    return float(grad), numerator_only
+
+
+@exercise("dL/dw by hand")
+def check_gradient_w(name, fn) -> Feedback:
+    """Exercise: ``fn(queries, keys, values, targets, w)`` returns dL/dw, L = mean((y_hat - targets)^2), by hand."""
+    cases = [(np.array([0.5, 2.0, 3.5, 4.1]), np.array([0.0, 1.0, 2.0, 3.0, 4.0]),
+              np.array([1.0, -1.0, 2.0, 0.5, 3.0]), np.array([0.2, 1.5, 1.0, 2.5]), 1.3),
+             (np.array([1.0, 1.2, 2.9]), np.array([0.4, 1.1, 2.2, 3.3]),
+              np.array([0.5, 1.5, -0.5, 2.0]), np.array([1.0, 0.0, 1.0]), 0.7)]
+    for q, k, v, t, w in cases:
+        got, problem = as_numbers(name, fn, q.copy(), k.copy(), v.copy(), t.copy(), w)
+        if problem is not None:
+            return problem
+        if got.size != 1:
+            return Feedback(name, False, [f"dL/dw is one number (w is a scalar); your function returned shape "
+                                          f"{got.shape}. Average over the queries inside your function."])
+        bad = not_finite(name, got.reshape(1), (1,), "Compute the weights with a stable softmax (subtract each "
+                                                      "row's largest score) and check for a division by zero.")
+        if bad is not None:
+            return bad
+        g = float(got.reshape(()))
+        expected, numerator_only = _gradient_pieces(q, k, v, t, w)
+        if abs(g - expected) <= 1e-6 + 1e-5 * abs(expected):
+            continue
+        where = f"For w = {w} and {q.size} queries, autograd and your function disagree."
+        n = q.size
+
+        def ratio_is(c, g=g, expected=expected):
+            return abs(g - c * expected) <= 1e-6 + 1e-4 * abs(c * expected)
+
+        if abs(g - numerator_only) <= 1e-6 + 1e-4 * abs(numerator_only):
+            hint = ("You differentiated only the numerator of the softmax. The normalisation sum_l exp(alpha_l) "
+                    "depends on w too: use d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l).")
+        elif ratio_is(-1):
+            hint = "Your gradient has the wrong sign: check the sign of d alpha / d w and of the residual y_hat - t."
+        elif ratio_is(n):
+            hint = "Your gradient is n times too large: the loss is the mean over the queries, not the sum."
+        elif ratio_is(0.5) or ratio_is(2):
+            hint = ("A factor 2 is off: d/d y_hat of (y_hat - t)^2 is 2 (y_hat - t), and alpha = -(x - x_i)^2 w^2 / 2 "
+                    "has its own 2 and 1/2 when you differentiate w^2.")
+        elif ratio_is(1 / w) or ratio_is(1 / (2 * w)):
+            hint = ("Differentiate alpha = -(x - x_i)^2 w^2 / 2 with respect to w itself (not w^2): the chain rule "
+                    "leaves a factor w.")
+        else:
+            hint = ("Build it in three steps: d alpha_i / d w for each key; d y_hat / d w = sum_j (d lambda_j / d w) "
+                    "y_j with the softmax derivative; then average 2 (y_hat - t) d y_hat / d w over the queries.")
+        return Feedback(name, False, [where, hint])
+    return Feedback(name, True, ["Your dL/dw matches autograd: backward() computes exactly this chain rule, "
+                                 "through the softmax's normalisation."])
