@@ -140,6 +140,10 @@ notebooks in JupyterLab, on Binder or on Colab (see the README).</p>
 """, encoding="utf-8")
 
 
+def _without_svg_output(folder, names):
+    return ["SVG"] if Path(folder).as_posix().endswith("jax/output") else []
+
+
 def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
@@ -154,7 +158,8 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     if not paths:
         raise ValueError(f"no notebooks to build in {NOTEBOOK_DIR}")
     mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
-    shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True)
+    # the pages use MathJax's HTML-CSS output: its SVG output (2.9 MB, a third of the copy) is left out
+    shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True, ignore=_without_svg_output)
     live_pages.copy_script(outdir)
     exporter = _exporter()
     pages, written = [], []

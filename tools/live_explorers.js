@@ -74,7 +74,9 @@
     });
     root.addEventListener("pointerdown", preload, { once: true });
     root.addEventListener("focusin", preload, { once: true });
-    if ("IntersectionObserver" in window) {
+    // after the page has loaded (so that its first load stays small): preload when it comes near the screen
+    const watch = () => {
+      if (!("IntersectionObserver" in window)) return;
       const observer = new IntersectionObserver((entries) => {
         if (entries.some((entry) => entry.isIntersecting)) {
           observer.disconnect();
@@ -82,7 +84,9 @@
         }
       }, { rootMargin: "600px" });
       observer.observe(root);
-    }
+    };
+    if (document.readyState === "complete") watch();
+    else window.addEventListener("load", watch, { once: true });
     availability();
     root.classList.add("live-ready");
   }

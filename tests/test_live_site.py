@@ -1,0 +1,200 @@
+"""The live explorers of the static pages: frame plans, the built site's size, and real Chromium opening it from disk.
+
+The site is built from the test session's notebook runs (the ``executed`` fixture), so nothing runs twice.
+In the browser every request is intercepted: only ``file://`` may load, anything else is aborted and fails
+the test. Chromium missing: skipped with a hint; under CI (CI=true) that is a failure.
+"""
+
+import json
+import os
+import statistics
+from pathlib import Path
+
+import browser
+import ipywidgets as widgets
+import pytest
+from build_site import build_site
+from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
+from live_pages import frames_of
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+SITE_BUDGET_MB, FIRST_LOAD_MB, STEP_MS = 40, 5, 50
+
+# MathJax 2's HTML-CSS output probes fonts: a "MathJax_Blank" font at about:blank, and TeX fonts that
+# jupyter-server-mathjax does not ship (it ships STIX-Web only). Harmless (the math renders in STIX), known,
+# and the only console errors allowed.
+def _mathjax_probe(message) -> bool:
+    url = message.location.get("url", "")
+    if message.text.startswith("Access to font at 'about:blank'"):
+        return True
+    return message.text.startswith("Failed to load resource") and (url == "about:blank" or "/mathjax/fonts/" in url)
+
+
+# --- frame plans (no browser) -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sizes, sliders, current", [
+    ([43, 2], [True, False], [21, 0]),          # temperature explorer: everything fits
+    ([45, 50, 3, 3], [True, True, False, False], [10, 25, 0, 0]),  # kernel explorer: thinned, options star
+    ([6, 43], [False, True], [1, 21]),
+    ([101], [True], [0]),
+    ([500, 500], [True, True], [499, 3]),
+])
+def test_frame_plan_fits_the_budget_keeps_ends_and_current_and_every_option(sizes, sliders, current):
+    offered, option_ids, combos = frame_plan(sizes, sliders, current)
+    slider_frames = 1
+    for i, (n, is_slider) in enumerate(zip(sizes, sliders, strict=True)):
+        assert offered[i] == sorted(set(offered[i])) and current[i] in offered[i]
+        if is_slider:
+            slider_frames *= len(offered[i])
+            assert {0, n - 1} <= set(offered[i]) or len(offered[i]) < 2
+        else:
+            assert offered[i] == list(range(n)), "options are never thinned"
+            assert {combo[option_ids.index(i)] for combo in combos} == set(range(n)), "every option has frames"
+    assert slider_frames * len(combos) <= FRAME_BUDGET
+    assert tuple(current[i] for i in option_ids) in combos
+
+
+def test_frame_plan_draws_every_position_when_it_fits():
+    offered, _, combos = frame_plan([43, 3], [True, False], [5, 1])
+    assert offered == [list(range(43)), [0, 1, 2]] and len(combos) == 3
+    assert all(len(o) >= MIN_POSITIONS for o in frame_plan([45, 50, 3, 3], [True, True, False, False],
+                                                            [0, 0, 0, 0], 2000)[0][:2])
+
+
+def test_positions_follow_each_controls_own_grid():
+    log = widgets.FloatLogSlider(value=0.3, base=10, min=-1.5, max=0.7, step=0.05, readout_format=".3g")
+    values = [v for _, v in positions(log)]
+    assert len(values) == 45 and values[0] == pytest.approx(10**-1.5) and values[-1] <= 10**0.7
+    assert [v for _, v in positions(widgets.IntSlider(min=2, max=8, step=3))] == [2, 5, 8]
+    assert positions(widgets.Dropdown(options=[("a", 1), ("b", 2)])) == [("a", 1), ("b", 2)]
+    assert positions(widgets.Checkbox()) == [("off", False), ("on", True)]
+    with pytest.raises(TypeError, match="Text"):
+        positions(widgets.Text())
+
+
+# --- the built site ----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, executed):
+    out = tmp_path_factory.mktemp("live-site")
+    build_site(out, log=lambda message: None, executed=executed)
+    return out
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
+    run = executed(path)
+    manifests, images, _ = frames_of(run.after_outputs)
+    view = "application/vnd.jupyter.widget-view+json"
+    shown = {output["data"][view]["model_id"] for cell in run.nb.cells for output in cell.get("outputs", [])
+             if view in output.get("data", {})}
+    live = [m for m in manifests if m["model_id"] in shown]
+    page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert page.count('class="live-explorer"') == len(live)
+    for manifest in live:
+        assert all((site / "frames" / f"{key}.png").exists() for key in manifest["frames"].values())
+        assert len(manifest["frames"]) <= FRAME_BUDGET
+
+
+@pytest.mark.notebook
+def test_site_fits_its_size_budget(site, record_property):
+    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    frames = sum(p.stat().st_size for p in (site / "frames").iterdir())
+    record_property("site_mb", round(total / 1e6, 1))
+    record_property("frames_mb", round(frames / 1e6, 1))
+    assert total <= SITE_BUDGET_MB * 1e6, f"the site takes {total / 1e6:.1f} MB (frames {frames / 1e6:.1f} MB)"
+
+
+# --- in real Chromium, from disk -----------------------------------------------------------------------------------
+
+def _chromium_or_skip():
+    if not browser.chromium_available():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
+
+
+STEP_TIMER = """() => {
+  // keydown/click/change -> the new frame in the page -> two animation frames (it has been painted)
+  window.__steps = [];
+  const start = () => { window.__t0 = performance.now(); };
+  for (const type of ["keydown", "pointerdown", "change"]) document.addEventListener(type, start, true);
+  new MutationObserver((records) => {
+    const t0 = window.__t0;
+    if (t0 === undefined) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => window.__steps.push(performance.now() - t0)));
+    window.__t0 = undefined;
+  }).observe(document.body, {subtree: true, attributes: true, attributeFilter: ["data-shown"]});
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.notebook
+@pytest.mark.xdist_group("live-site")
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_live_explorers_move_offline_in_chromium(site, path, record_property):
+    _chromium_or_skip()
+    outside, errors, loaded = [], [], []
+    with browser.chromium() as page:
+        def only_files(route):
+            if route.request.url.startswith(("file://", "data:")):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_files)
+        page.on("console", lambda m: errors.append(f"{m.text} ({m.location.get('url')})")
+                if m.type == "error" and not _mathjax_probe(m) else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("requestfinished", lambda r: loaded.append(r.url))
+        page.goto((site / f"{path.stem}.html").as_uri(), wait_until="load")
+        first_load = sum(Path(url.removeprefix("file://")).stat().st_size for url in set(loaded)
+                         if url.startswith("file://") and Path(url.removeprefix("file://")).exists())
+        record_property("first_load_mb", round(first_load / 1e6, 2))
+        assert first_load <= FIRST_LOAD_MB * 1e6, f"first load {first_load / 1e6:.1f} MB"
+        page.evaluate(STEP_TIMER)
+        roots = page.locator(".live-explorer")
+        for k in range(roots.count()):
+            root = roots.nth(k)
+            manifest = json.loads(root.locator("script.live-manifest").text_content())
+            root.scroll_into_view_if_needed()
+            unique = len(set(manifest["frames"].values()))
+            page.wait_for_function("([r, n]) => +(r.dataset.loaded || 0) >= n", arg=[root.element_handle(), unique],
+                                   timeout=60_000)
+            for i, control in enumerate(manifest["controls"]):
+                seen = {root.get_attribute("data-shown")}
+                if control["kind"] == "slider":
+                    handle = root.locator(f'input[type=range][data-control="{i}"]')
+                    handle.focus()
+                    handle.press("Home")
+                    for _ in range(len(control["labels"]) - 1):
+                        handle.press("ArrowRight")
+                        seen.add(root.get_attribute("data-shown"))
+                    handle.press("End")
+                elif control["kind"] == "select":
+                    select = root.locator(f'select[data-control="{i}"]')
+                    for j in [*range(len(control["labels"])), control["current"]]:
+                        if select.locator("option").nth(j).is_enabled():
+                            select.select_option(index=j)
+                            seen.add(root.get_attribute("data-shown"))
+                else:
+                    for j in [*range(len(control["labels"])), control["current"]]:
+                        button = f'input[data-control="{i}"][data-option="{j}"]'
+                        if root.locator(button).is_enabled():
+                            root.locator(f"label:has({button})").click()
+                            seen.add(root.get_attribute("data-shown"))
+                page.wait_for_function("r => r.dataset.shown === r.dataset.frame", arg=root.element_handle())
+                assert len(seen) > 1, f"{manifest['class']}: moving {control['name']} never changed the picture"
+            shown = root.locator("img.live-figure")
+            assert shown.evaluate("img => img.complete && img.naturalWidth > 0")
+        steps = page.evaluate("window.__steps")
+    assert not outside, f"requests left the page: {outside[:5]}"
+    assert not errors, f"console errors: {errors[:5]}"
+    if steps:
+        median, p95 = statistics.median(steps), sorted(steps)[int(0.95 * (len(steps) - 1))]
+        record_property("step_ms_median", round(median, 1))
+        record_property("step_ms_p95", round(p95, 1))
+        assert median <= STEP_MS, f"a step takes {median:.0f} ms to reach the screen (median of {len(steps)})"
