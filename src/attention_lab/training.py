@@ -27,7 +27,8 @@ class LiveLoss:
     """A loss plot updated in place while a training loop runs (one output, no new figure per epoch).
 
     ``epochs`` fixes the x axis; every keyword of :meth:`update` is one curve. The picture is re-sent at
-    most every ``interval`` seconds, and always at the last epoch, so it costs little even for fast loops.
+    most every ``interval`` seconds (and at most a fifth of the time when drawing is slow), and always at the
+    last epoch, so it costs little even for fast loops.
     """
 
     def __init__(self, epochs: int, *, title: str = "training", ylabel: str = "mean squared error", logy=True,
@@ -48,7 +49,7 @@ class LiveLoss:
         self.title = title
         self.ax.set_title(title)
         self.lines: dict = {}
-        self._last = 0.0
+        self._last, self._cost = 0.0, 0.0
         self.handle = display(Image(data=self._png()), display_id=True) if show else None
 
     def _png(self) -> bytes:
@@ -63,10 +64,11 @@ class LiveLoss:
             if name not in self.lines:
                 color = CYCLE[len(self.lines) % len(CYCLE)]
                 (self.lines[name],) = self.ax.plot([], [], color=color, lw=2, label=name)
-        now = time.perf_counter()
-        if now - self._last < self.interval and epoch < self.epochs - 1:
+        # Redraw at most every ``interval`` seconds, and never more than a fifth of the time: the wait counts from
+        # the end of the last redraw and is at least four redraws long (a loaded machine draws slowly).
+        if time.perf_counter() - self._last < max(self.interval, 4 * self._cost) and epoch < self.epochs - 1:
             return
-        self._last = now
+        start = time.perf_counter()
         for name, line in self.lines.items():
             line.set_data(*np.array(self.history[name]).T)
         self.ax.relim()
@@ -77,6 +79,8 @@ class LiveLoss:
         self.ax.set_title(f"{self.title}, {self.xlabel} {epoch + 1}/{self.epochs}")
         if self.handle is not None:
             self.handle.update(Image(data=self._png()))
+        self._last = time.perf_counter()
+        self._cost = self._last - start
 
 
 @torch.no_grad()
