@@ -12,20 +12,41 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .._checks import as_float_array
 from ..plots import CMAP, COLORS, FONT_FAMILY
 from .base import Explorer
+from .controls import check_labels
 
 __all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
 
 
+def _tokens(value, name: str) -> list:
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__") \
+            or not all(isinstance(t, str) for t in value) or len(value) == 0:
+        raise ValueError(f"{name} must be a non-empty list of token strings, got {value!r:.60}")
+    return list(value)
+
+
 def _check_examples(sources, outputs, alignments):
-    if not (len(sources) == len(outputs) == len(alignments)) or not sources:
+    """Lists of token lists and weight arrays; return the alignments as float arrays."""
+    for name, value in (("sources", sources), ("outputs", outputs), ("alignments", alignments)):
+        if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__"):
+            raise ValueError(f"{name} must be a list with one entry per example, got {type(value).__name__}")
+    if not (len(sources) == len(outputs) == len(alignments)) or not len(sources):
         raise ValueError(f"sources, outputs and alignments need one entry per example, got {len(sources)}, "
                          f"{len(outputs)} and {len(alignments)}")
+    checked = []
     for i, (src, out, a) in enumerate(zip(sources, outputs, alignments, strict=True)):
-        if np.shape(a) != (len(out), len(src)):
+        src, out = _tokens(src, f"sources[{i}]"), _tokens(out, f"outputs[{i}]")
+        a = as_float_array(a, f"alignments[{i}]")
+        if a.shape != (len(out), len(src)):
             raise ValueError(f"alignments[{i}] must have shape (output tokens, input tokens) = ({len(out)}, "
-                             f"{len(src)}), got {np.shape(a)}")
+                             f"{len(src)}), got {a.shape}")
+        if np.any(a < 0) or np.any(a > 1):
+            raise ValueError(f"alignments[{i}] must hold attention weights in [0, 1], got values from "
+                             f"{a.min():.3g} to {a.max():.3g}")
+        checked.append(a)
+    return checked
 
 
 def _visible(token):
@@ -67,21 +88,20 @@ class AlignmentExplorer(Explorer):
     static_controls = ("example",)
 
     def __init__(self, sources, outputs, alignments, *, labels=None, example=0, step=0, interactive=True):
-        _check_examples(sources, outputs, alignments)
+        self.alignments = _check_examples(sources, outputs, alignments)
         self.sources = [list(s) for s in sources]
         self.outputs = [list(o) for o in outputs]
-        self.alignments = [np.asarray(a, dtype=np.float64) for a in alignments]
         self.n_in = max(len(s) for s in self.sources)
         self.n_out = max(len(o) for o in self.outputs)
-        labels = labels or ["".join(s) for s in self.sources]
+        labels = check_labels(labels, len(self.sources)) or ["".join(s) for s in self.sources]
         controls = {
-            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)], value=example,
+            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)],
                                         description="example", layout=widgets.Layout(width="380px")),
-            "step": widgets.IntSlider(value=step, min=0, max=self.n_out - 1, description="output step t",
+            "step": widgets.IntSlider(min=0, max=self.n_out - 1, description="output step t",
                                       continuous_update=True, style={"description_width": "initial"},
                                       layout=widgets.Layout(width="420px")),
         }
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"example": example, "step": step})
 
     def _build(self) -> list:
         self.ax_step, self.ax_map = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.1]})

@@ -37,8 +37,14 @@ class Explorer:
     # one full redraw replaces the blit. For rarely used controls (an example, a data-set size) only.
     static_controls: tuple = ()
 
-    def __init__(self, controls: dict, *, interactive: bool = True):
+    def __init__(self, controls: dict, *, interactive: bool = True, values: dict | None = None):
+        """``values``: the controls' first values (from the constructor's arguments), checked like :meth:`set`.
+
+        Each goes through :func:`check_control_value` before anything is drawn, so a bad one is refused
+        with a ValueError naming the control instead of being clamped by the widget.
+        """
         self.controls = controls
+        self._set_values(values or {})
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
         interactive = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
         self.animated = self._build()
@@ -75,6 +81,9 @@ class Explorer:
         Every value is checked (:func:`check_control_value`) before any is stored, so a bad one leaves the
         explorer as it was; a control may snap a valid value to its nearest position (the temperature).
         """
+        self._set_values(values)
+
+    def _set_values(self, values: dict):
         checked = {}
         for name, value in values.items():
             if name not in self.controls:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-__all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
+__all__ = ["check_labels", "check_seed",
+           "TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
            "temperature_axis_position", "temperature_axis", "check_control_value"]
 
 
@@ -108,3 +109,22 @@ def check_control_value(name: str, control, value):
             raise ValueError(f"{name} must lie in the slider's range [{low:g}, {high:g}], got {value!r}")
         return int(number) if integral else number
     return value
+
+
+def check_labels(labels, n: int, name: str = "labels") -> list:
+    """``n`` labels as a list of strings (None: none given), else a ValueError naming ``name``."""
+    if labels is None:
+        return None
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
+        raise ValueError(f"{name} must be a list of {n} strings, got {type(labels).__name__} {labels!r:.40}")
+    labels = list(labels)
+    if len(labels) != n or not all(isinstance(label, str) for label in labels):
+        raise ValueError(f"{name} must be a list of {n} strings (one per entry), got {labels!r:.80}")
+    return labels
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """A whole-number seed >= 0 (numpy's rule), else a ValueError naming ``name``."""
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {seed!r}")
+    return int(seed)

@@ -11,9 +11,11 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._checks import check_count, check_flag
 from ..normalisers import entropy, softmax
 from ..plots import COLORS
 from .base import Explorer
+from .controls import check_seed
 
 __all__ = ["DIMENSIONS", "DimensionExplorer", "ScoreSample", "scaling_small_multiples"]
 
@@ -25,7 +27,9 @@ class ScoreSample:
     """Fixed random queries and keys (seeded) whose first d components give the scores for dimension d."""
 
     def __init__(self, n_queries=400, n_keys=8, max_d=512, seed=0):
-        rng = np.random.default_rng(seed)
+        n_queries, n_keys = check_count(n_queries, "n_queries", 1), check_count(n_keys, "n_keys", 1)
+        max_d = check_count(max_d, "max_d", 1)
+        rng = np.random.default_rng(check_seed(seed))
         self.queries = rng.standard_normal((n_queries, max_d))  # (n_q, D)
         self.keys = rng.standard_normal((n_keys, max_d))  # (n_k, D)
         # running sums over the components: scores for the first d components in O(1) per d
@@ -33,8 +37,9 @@ class ScoreSample:
 
     def scores(self, d: int, scaled: bool) -> np.ndarray:
         """(n_q, n_k) dot products of the first d components, divided by sqrt(d) if ``scaled``."""
-        if not 1 <= d <= self._cumulative.shape[-1]:
+        if isinstance(d, bool) or not isinstance(d, int | np.integer) or not 1 <= d <= self._cumulative.shape[-1]:
             raise ValueError(f"d must be between 1 and {self._cumulative.shape[-1]}, got {d!r}")
+        scaled = check_flag(scaled, "scaled")
         raw = self._cumulative[:, :, d - 1]
         return raw / np.sqrt(d) if scaled else raw
 
@@ -45,16 +50,19 @@ class DimensionExplorer(Explorer):
     figsize = (11.0, 3.5)
 
     def __init__(self, sample: ScoreSample | None = None, *, d=16, interactive=True):
-        self.sample = sample or ScoreSample()
-        if d not in DIMENSIONS:
-            raise ValueError(f"d must be one of {DIMENSIONS}, got {d!r}")
+        self.sample = ScoreSample() if sample is None else sample
+        if not isinstance(self.sample, ScoreSample):
+            raise ValueError(f"sample must be a ScoreSample, got {type(sample).__name__}")
+        if self.sample.queries.shape[1] < max(DIMENSIONS):
+            raise ValueError(f"sample must have max_d >= {max(DIMENSIONS)} (the slider's largest d), got "
+                             f"{self.sample.queries.shape[1]}")
         n_keys = self.sample.keys.shape[0]
         self.mean_entropy = {scaled: [entropy(softmax(self.sample.scores(k, scaled))).mean() for k in DIMENSIONS]
                              for scaled in (False, True)}
         self.max_entropy = np.log(n_keys)
-        controls = {"d": widgets.SelectionSlider(options=DIMENSIONS, value=d, description="dimension d",
+        controls = {"d": widgets.SelectionSlider(options=DIMENSIONS, description="dimension d",
                                                  continuous_update=True, layout=widgets.Layout(width="460px"))}
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"d": d})
 
     def _build(self) -> list:
         self.ax_hist, self.ax_weights, self.ax_entropy = self.figure.subplots(
@@ -114,7 +122,9 @@ class DimensionExplorer(Explorer):
 
 def scaling_small_multiples(sample: ScoreSample | None = None, dimensions=(4, 64, 512)):
     """Static twin: one query's weights, unscaled (top) and scaled (bottom), for a few d."""
-    sample = sample or ScoreSample()
+    sample = ScoreSample() if sample is None else sample
+    if not isinstance(sample, ScoreSample):
+        raise ValueError(f"sample must be a ScoreSample, got {type(sample).__name__}")
     fig = Figure(figsize=(2.9 * len(dimensions), 4.6), layout="constrained")
     axes = fig.subplots(2, len(dimensions), sharey=True, squeeze=False)
     n_keys = sample.keys.shape[0]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array
+from .._checks import as_float_array, check_count
 from ..normalisers import gumbel_softmax, softmax
 from ..plots import CMAP, COLORS
 from .base import Explorer
-from .controls import temperature_label, temperature_slider
+from .controls import check_labels, check_seed, temperature_label, temperature_slider
 
 __all__ = ["GumbelExplorer", "gumbel_small_multiples"]
 
@@ -26,14 +26,16 @@ class GumbelExplorer(Explorer):
 
     def __init__(self, scores, labels=None, *, n_rows=10, n_draws=4000, seed=0, temperature=1.0, interactive=True):
         self.alpha = as_float_array(scores, "scores", min_ndim=1)
+        if self.alpha.ndim != 1 or self.alpha.size < 2:
+            raise ValueError(f"scores must have shape (n,) with at least 2 keys, got shape {self.alpha.shape}")
         n = self.alpha.size
-        self.labels = list(labels or [f"$k_{i + 1}$" for i in range(n)])
-        self.seed = seed
-        self.rows = np.broadcast_to(self.alpha, (n_rows, n))
-        self.many = np.broadcast_to(self.alpha, (n_draws, n))
-        self.argmax_frequency = gumbel_softmax(self.many, hard=True, rng=seed).mean(axis=0)
-        controls = {"temperature": temperature_slider(temperature)}
-        super().__init__(controls, interactive=interactive)
+        self.labels = check_labels(labels, n) or [f"$k_{i + 1}$" for i in range(n)]
+        self.seed = check_seed(seed)
+        self.rows = np.broadcast_to(self.alpha, (check_count(n_rows, "n_rows", 1), n))
+        self.many = np.broadcast_to(self.alpha, (check_count(n_draws, "n_draws", 1), n))
+        self.argmax_frequency = gumbel_softmax(self.many, hard=True, rng=self.seed).mean(axis=0)
+        controls = {"temperature": temperature_slider()}
+        super().__init__(controls, interactive=interactive, values={"temperature": temperature})
 
     def relaxed(self, temperature):
         """(n_rows, n) relaxed samples; the same Gumbel noise at every T (same seed), so rows slide smoothly."""

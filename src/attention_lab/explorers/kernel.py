@@ -24,6 +24,7 @@ from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import effective_keys
 from ..plots import CMAP, COLORS
 from .base import Explorer
+from .controls import check_seed
 
 __all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "fit_and_weights_columns",
            "kernel_small_multiples"]
@@ -52,44 +53,54 @@ class KernelExplorer(Explorer):
     """Bandwidth h (log slider), kernel, number of training points and one query: watch attention pooling.
 
     ``datasets`` maps a training-set size to its :class:`RegressionData` (default: ``make_regression_data``
-    with ``seed`` for 50, 500 and 1000 points); all must share the same queries ``x_test``.
+    with ``seed`` for 50, 500 and 1000 points); all must share the same queries ``x_test``. ``query`` is one
+    of those x_test (default: the middle one); every starting value is checked like :meth:`set` checks it.
     """
 
     figsize = (11.0, 3.7)
     static_controls = ("n_train",)
 
-    def __init__(self, datasets: dict | None = None, *, bandwidth=0.3, kernel="gaussian", n_train=50, query=2.5,
+    def __init__(self, datasets: dict | None = None, *, bandwidth=0.3, kernel="gaussian", n_train=50, query=None,
                  seed=0, interactive=True):
         if datasets is None:
-            datasets = {n: make_regression_data(n, seed=seed) for n in TRAIN_SIZES}
-        if not datasets or not all(isinstance(d, RegressionData) for d in datasets.values()):
+            datasets = {n: make_regression_data(n, seed=check_seed(seed)) for n in TRAIN_SIZES}
+        if not isinstance(datasets, dict) or not datasets \
+                or not all(isinstance(d, RegressionData) for d in datasets.values()):
             raise ValueError(f"datasets must map sizes to RegressionData, got {type(datasets).__name__}")
+        for n in datasets:
+            if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+                raise ValueError(f"datasets must map sizes (whole numbers >= 1) to RegressionData, got the key {n!r}")
         self.datasets = {int(n): d for n, d in datasets.items()}
+        for n, d in self.datasets.items():
+            if d.x_train.ndim != 1 or d.x_train.shape != d.y_train.shape or d.x_train.size == 0:
+                raise ValueError(f"datasets[{n}] must have 1-D x_train and y_train of one length >= 1, got shapes "
+                                 f"{d.x_train.shape} and {d.y_train.shape}")
+            if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in d):
+                raise ValueError(f"datasets[{n}] must hold finite numbers only")
         first = next(iter(self.datasets.values()))
         self.x_test, self.y_truth = first.x_test, first.y_truth
         if any(not np.array_equal(d.x_test, self.x_test) for d in self.datasets.values()):
             raise ValueError("every data set in datasets must have the same queries x_test")
-        if n_train not in self.datasets:
-            raise ValueError(f"n_train must be one of {sorted(self.datasets)}, got {n_train!r}")
         low, high = BANDWIDTH_RANGE
-        if not low <= bandwidth <= high:
+        if isinstance(bandwidth, int | float | np.integer | np.floating) and not isinstance(bandwidth, bool) \
+                and np.isfinite(bandwidth) and not low <= bandwidth <= high:
             raise ValueError(f"bandwidth must be between {low} and {high} (the slider's range), got {bandwidth!r}")
         controls = {
-            "bandwidth": widgets.FloatLogSlider(value=bandwidth, base=10, min=np.log10(low), max=np.log10(high),
+            "bandwidth": widgets.FloatLogSlider(value=1.0, base=10, min=np.log10(low), max=np.log10(high),
                                                 step=0.05, description="h", readout_format=".3g",
                                                 continuous_update=True, layout=widgets.Layout(width="380px")),
             "query": widgets.SelectionSlider(options=[(f"{x:.1f}", float(x)) for x in self.x_test],
-                                             value=self._nearest_query(query), description="query x",
-                                             continuous_update=True, layout=widgets.Layout(width="330px")),
-            "kernel": widgets.ToggleButtons(options=list(KERNELS), value=kernel, description="kernel",
+                                             description="query x", continuous_update=True,
+                                             layout=widgets.Layout(width="330px")),
+            "kernel": widgets.ToggleButtons(options=list(KERNELS), description="kernel",
                                             style={"button_width": "96px"}),
-            "n_train": widgets.ToggleButtons(options=[(str(n), n) for n in self.datasets], value=n_train,
-                                             description="points", style={"button_width": "56px"}),
+            "n_train": widgets.ToggleButtons(options=[(str(n), n) for n in self.datasets], description="points",
+                                             style={"button_width": "56px"}),
         }
-        super().__init__(controls, interactive=interactive)
-
-    def _nearest_query(self, x):
-        return float(self.x_test[np.argmin(np.abs(self.x_test - x))])
+        if query is None:  # the middle query (2.5 for the course's data)
+            query = float(self.x_test[len(self.x_test) // 2])
+        values = {"bandwidth": bandwidth, "query": query, "kernel": kernel, "n_train": n_train}
+        super().__init__(controls, interactive=interactive, values=values)
 
     def compute(self, bandwidth, kernel, n_train):
         """(predictions at x_test (50,), weights (50, n_train), test MSE over the defined predictions)."""

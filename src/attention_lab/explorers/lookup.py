@@ -6,12 +6,12 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array
+from .._checks import as_float_array, check_positive
 from ..normalisers import softmax
 from ..plots import COLORS, CYCLE
 from ..scores import gaussian_score
 from .base import Explorer, bar_chart, set_heights
-from .controls import temperature_label, temperature_slider
+from .controls import check_labels, temperature_label, temperature_slider
 
 __all__ = ["LookupExplorer", "lookup_small_multiples"]
 
@@ -28,21 +28,33 @@ class LookupExplorer(Explorer):
                  value_names=None, bandwidth=1.0, temperature=1.0, interactive=True):
         self.keys = as_float_array(keys, "keys", min_ndim=2)  # (n, 2)
         self.values = as_float_array(values, "values", min_ndim=2)  # (n, d_v)
-        if self.keys.shape[1] != 2:
+        if self.keys.ndim != 2 or self.keys.shape[1] != 2 or len(self.keys) == 0:
             raise ValueError(f"keys must be 2-D points of shape (n, 2) to be drawn, got shape {self.keys.shape}")
-        if len(labels) != len(self.keys) or len(self.values) != len(self.keys):
+        if self.values.ndim != 2 or self.values.shape[1] == 0:
+            raise ValueError(f"values must have shape (n, d_v) with d_v >= 1, got shape {self.values.shape}")
+        if isinstance(labels, str) or not hasattr(labels, "__len__") or len(labels) != len(self.keys) \
+                or len(self.values) != len(self.keys):
             raise ValueError(f"keys, values and labels must have one entry per key; got {len(self.keys)} keys, "
-                             f"{len(self.values)} values and {len(labels)} labels")
-        self.labels = list(labels)
-        self.queries = {name: as_float_array(q, f"queries[{name!r}]") for name, q in queries.items()}
-        self.feature_names = feature_names
-        self.value_names = list(value_names or [f"v[{j}]" for j in range(self.values.shape[1])])
-        self.bandwidth = bandwidth
+                             f"{len(self.values)} values and labels {labels!r:.60}")
+        self.labels = check_labels(labels, len(self.keys))
+        if not isinstance(queries, dict) or not queries:
+            raise ValueError(f"queries must be a non-empty dict from names to points (x, y), got {queries!r:.60}")
+        self.queries = {}
+        for name, q in queries.items():
+            if not isinstance(name, str):
+                raise ValueError(f"queries must be named by strings, got the name {name!r}")
+            self.queries[name] = as_float_array(q, f"queries[{name!r}]")
+            if self.queries[name].shape != (2,):
+                raise ValueError(f"queries[{name!r}] must be one point (x, y), got shape {self.queries[name].shape}")
+        self.feature_names = check_labels(feature_names, 2, "feature_names")
+        self.value_names = check_labels(value_names, self.values.shape[1], "value_names") or \
+            [f"v[{j}]" for j in range(self.values.shape[1])]
+        self.bandwidth = check_positive(bandwidth, "bandwidth")
         controls = {
             "query": widgets.Dropdown(options=list(self.queries), description="query q"),
-            "temperature": temperature_slider(temperature),
+            "temperature": temperature_slider(),
         }
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"temperature": temperature})
 
     def compute(self, query: str, temperature: float):
         """(scores alpha, weights lambda, output sum_i lambda_i v_i) for a named query."""
@@ -84,7 +96,9 @@ class LookupExplorer(Explorer):
         self.out_bars = bar_chart(self.ax_out, self.value_names, np.zeros(len(self.value_names)), [COLORS["green"]])
         (self.lookup_marks,) = self.ax_out.plot([], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"],
                                                 label="value of the nearest key")
-        self.ax_out.set_ylim(0, self.values.max() * 1.15)
+        low, high = min(0.0, self.values.min()), max(0.0, self.values.max())
+        pad = 0.15 * (high - low) or 1.0
+        self.ax_out.set_ylim(low - (pad if low < 0 else 0), high + pad)
         self.ax_out.set_ylabel(r"output $\sum_i \lambda_i v_i$")
         self.ax_out.set_title("3. weighted average of values")
         self.ax_out.legend(loc="upper right")

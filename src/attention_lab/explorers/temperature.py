@@ -6,11 +6,18 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array
+from .._checks import as_float_array, check_count
 from ..normalisers import entropy, hard_attention, softmax, sparsemax
 from ..plots import COLORS
 from .base import Explorer, bar_chart, set_heights
-from .controls import temperature_axis, temperature_axis_position, temperature_label, temperature_slider
+from .controls import (
+    check_labels,
+    check_seed,
+    temperature_axis,
+    temperature_axis_position,
+    temperature_label,
+    temperature_slider,
+)
 
 __all__ = ["NORMALISERS", "TemperatureExplorer", "temperature_small_multiples"]
 
@@ -35,19 +42,21 @@ class TemperatureExplorer(Explorer):
         if self.alpha.ndim != 1 or self.values.shape != (self.alpha.size, 2):
             raise ValueError(f"scores must have shape (n,) and values shape (n, 2); got {self.alpha.shape} and "
                              f"{self.values.shape}")
-        if normaliser not in NORMALISERS:
-            raise ValueError(f"normaliser must be one of {sorted(NORMALISERS)}, got {normaliser!r}")
         n = self.alpha.size
-        self.labels = list(labels or [f"$k_{i + 1}$" for i in range(n)])
-        self.k = k
-        self.uniforms = np.random.default_rng(seed).random(n_samples)  # fixed randomness for the samples
+        if n < 2:
+            raise ValueError(f"scores must hold at least 2 keys for the temperature to matter, got {n}")
+        self.labels = check_labels(labels, n) or [f"$k_{i + 1}$" for i in range(n)]
+        self.k = check_count(k, "k", 1, n)
+        n_samples = check_count(n_samples, "n_samples", 1)
+        self.uniforms = np.random.default_rng(check_seed(seed)).random(n_samples)  # fixed randomness for the samples
         self.curve_t = 10.0 ** np.linspace(-2, 2, 161)
         controls = {
-            "temperature": temperature_slider(temperature),
-            "normaliser": widgets.ToggleButtons(options=list(NORMALISERS), value=normaliser,
-                                                description="normaliser", style={"button_width": "100px"}),
+            "temperature": temperature_slider(),
+            "normaliser": widgets.ToggleButtons(options=list(NORMALISERS), description="normaliser",
+                                                style={"button_width": "100px"}),
         }
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"temperature": temperature,
+                                                                    "normaliser": normaliser})
 
     def weights(self, temperature, normaliser="softmax"):
         return NORMALISERS[normaliser](self.alpha, temperature)

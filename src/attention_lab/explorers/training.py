@@ -13,19 +13,42 @@ from .kernel import fit_and_weights_columns, weight_image
 __all__ = ["TrainingScrubber", "training_small_multiples"]
 
 
+SNAPSHOT_KEYS = ("epoch", "loss", "test_mse", "w", "y_hat", "weights")
+
+
+def _check_snapshots(snapshots, data):
+    """Snapshots as ``attention_lab.training.snapshot`` makes them, of the model trained on ``data``."""
+    if not isinstance(data, RegressionData):
+        raise ValueError(f"data must be RegressionData (from make_regression_data), got {type(data).__name__}")
+    if isinstance(snapshots, dict) or not hasattr(snapshots, "__len__") or not snapshots:
+        raise ValueError("snapshots must be a non-empty list of dicts from attention_lab.training.snapshot")
+    expected = (len(data.x_test), len(data.x_train))
+    for i, s in enumerate(snapshots):
+        if not isinstance(s, dict) or any(key not in s for key in SNAPSHOT_KEYS):
+            raise ValueError(f"snapshots[{i}] must be a dict from attention_lab.training.snapshot with keys "
+                             f"{list(SNAPSHOT_KEYS)}, got {type(s).__name__}")
+        if np.shape(s["weights"]) != expected or np.shape(s["y_hat"]) != expected[:1]:
+            raise ValueError(f"snapshots[{i}] does not match data: weights must have shape (queries, keys) = "
+                             f"{expected}, got {np.shape(s['weights'])}")
+
+
 class TrainingScrubber(Explorer):
-    """An epoch slider over training snapshots: the curve, the attention heatmap and w as they were then."""
+    """An epoch slider over training snapshots: the curve, the attention heatmap and w as they were then.
+
+    ``epoch`` is the position of the first snapshot shown (0 = the first snapshot).
+    """
 
     figsize = (11.0, 3.5)
 
     def __init__(self, snapshots: list, data: RegressionData, *, epoch=0, title="", interactive=True):
-        if not snapshots or not all(isinstance(s, dict) and "weights" in s for s in snapshots):
-            raise ValueError("snapshots must be a non-empty list of dicts from attention_lab.training.snapshot")
-        self.snapshots, self.data, self.title = snapshots, data, title
+        _check_snapshots(snapshots, data)
+        if not isinstance(title, str):
+            raise ValueError(f"title must be a string, got {type(title).__name__}")
+        self.snapshots, self.data, self.title = list(snapshots), data, title
         controls = {"epoch": widgets.SelectionSlider(options=[(str(s["epoch"]), i) for i, s in enumerate(snapshots)],
-                                                     value=epoch, description="epoch", continuous_update=True,
+                                                     description="epoch", continuous_update=True,
                                                      layout=widgets.Layout(width="520px"))}
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"epoch": epoch})
 
     def _build(self) -> list:
         self.ax_fit, self.ax_heat, self.ax_curve = self.figure.subplots(
@@ -69,8 +92,7 @@ class TrainingScrubber(Explorer):
 
 def training_small_multiples(snapshots: list, data: RegressionData, epochs=None):
     """Static twin of :class:`TrainingScrubber`: the fit (top) and the attention weights (bottom) at a few epochs."""
-    if not snapshots:
-        raise ValueError("snapshots must be a non-empty list of dicts from attention_lab.training.snapshot")
+    _check_snapshots(snapshots, data)
     by_epoch = {s["epoch"]: s for s in snapshots}
     if epochs is None:
         last = snapshots[-1]["epoch"]
