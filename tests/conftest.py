@@ -2,6 +2,7 @@
 
 - The repository's tools (``tools/``: site builder, student copy, benchmark, browser driver) are importable
   by name, as they are when run as scripts.
+- ``OMP_NUM_THREADS=1`` for this process and the kernels it starts (two workers share two cores).
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed``: each course notebook is executed once per session, for the harness and the static site.
@@ -25,6 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 sys.path.insert(0, str(ROOT / "tools"))
+# One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
+# workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, print_blob=True)
