@@ -8,12 +8,14 @@ stub whose body is ``...`` returns None, which reads as "not attempted yet".
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 
 import numpy as np
 
 __all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "run_student", "to_float_array", "as_numbers",
-           "as_tensor_result", "not_finite", "close"]
+           "as_tensor_result", "not_finite", "close", "quiet"]
 
 
 class Feedback:
@@ -64,21 +66,39 @@ def exercise(name):
                 title = name(*args, **kwargs) if callable(name) else name
             except Exception:  # noqa: BLE001 - a title built from odd arguments must not crash either
                 title = check.__name__.removeprefix("check_").replace("_", " ")
+            if not isinstance(title, str):
+                title = check.__name__.removeprefix("check_").replace("_", " ")
             if args and unanswered(args[0]):
                 return not_attempted(title)
             try:
-                return check(title, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - the last guard: feedback, never an exception
+                with quiet():
+                    feedback = check(title, *args, **kwargs)
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - the last guard: feedback, never an exception
                 return Feedback(title, False, [f"Your answer could not be checked: {_one_line(error)}. "
                                                "Look at its type and shape, fix it, and run the cell again."])
+            if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict
+                return Feedback(title, False, ["This answer could not be checked (the check gave no verdict)."])
+            return feedback
 
         return checked
 
     return decorate
 
 
+@contextlib.contextmanager
+def quiet():
+    """No warnings while a check (or the student's function inside it) runs: the feedback says in words what
+    went wrong (an overflow shows up as inf or NaN in the result), and the notebook's stderr stays clean."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
 def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
+    try:
+        text = str(error).strip().splitlines()
+    except Exception:  # noqa: BLE001 - an exception whose str fails
+        text = []
     return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
@@ -102,8 +122,9 @@ def run_student(exercise, fn, *args):
         return None, Feedback(exercise, False, [f"Pass your function itself (its name, without parentheses); got "
                                                 f"{type(fn).__name__} {_short(fn)}."])
     try:
-        result = fn(*args)
-    except Exception as error:  # noqa: BLE001 - any error in student code becomes feedback
+        with quiet():
+            result = fn(*args)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
         return None, Feedback(exercise, False, [f"Your function raised {_one_line(error)}{_student_line(error)}."])
     if unanswered(result):
         return None, not_attempted(exercise)
@@ -111,7 +132,10 @@ def run_student(exercise, fn, *args):
 
 
 def _short(value, limit=60) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - an object whose repr fails
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -127,6 +151,8 @@ def to_float_array(value, what="Your answer"):
         value = value.detach().cpu().to(torch.float64).numpy()
     if isinstance(value, str | bytes | dict | set):
         return None, f"{what} is a {type(value).__name__} ({_short(value)}), not numbers."
+    if isinstance(value, np.ma.MaskedArray):
+        return None, f"{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...))."
     try:
         array = np.asarray(value)
     except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
@@ -137,17 +163,28 @@ def to_float_array(value, what="Your answer"):
         return None, f"{what} is True/False values, not numbers."
     if array.dtype.kind not in "iuf":
         return None, f"{what} is {type(value).__name__} {_short(value)}, not numbers."
-    return array.astype(np.float64), None
+    try:
+        return array.astype(np.float64), None
+    except (OverflowError, ValueError) as error:  # pragma: no cover - integers beyond float64
+        return None, f"{what} could not be read as float numbers ({_one_line(error)})."
 
 
-def as_numbers(exercise, fn, *args):
-    """:func:`run_student`, then the result as a float array (or feedback saying it is not numbers)."""
+def as_numbers(exercise, fn, *args, finite_advice: str | None = None):
+    """:func:`run_student`, then the result as a float array (or feedback saying it is not numbers).
+
+    With ``finite_advice`` a result holding NaN or inf is feedback too (:func:`not_finite`, with that advice);
+    without it the check sees such a result and may explain it itself (an overflow, a 0/0, ...).
+    """
     result, problem = run_student(exercise, fn, *args)
     if problem is not None:
         return None, problem
     array, why = to_float_array(result, "Your function's result")
     if why is not None:
         return None, Feedback(exercise, False, [why])
+    if finite_advice is not None:
+        bad = not_finite(exercise, array, array.shape, finite_advice)
+        if bad is not None:
+            return None, bad
     return array, None
 
 
@@ -165,7 +202,7 @@ def close(a, b, atol=1e-6):
     return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=atol, equal_nan=False))
 
 
-def as_tensor_result(exercise, fn, *args):
+def as_tensor_result(exercise, fn, *args, finite_advice: str | None = None):
     """Like :func:`as_numbers`, for functions that take and return torch tensors."""
     import torch
 
@@ -177,4 +214,9 @@ def as_tensor_result(exercise, fn, *args):
                               [f"Return a torch tensor, got {type(result).__name__} {_short(result)}."])
     if result.is_complex() or not (result.is_floating_point()):
         return None, Feedback(exercise, False, [f"Return a floating-point tensor, got dtype {result.dtype}."])
+    if finite_advice is not None:
+        values = result.detach().cpu().to(torch.float64).numpy()
+        bad = not_finite(exercise, values, values.shape, finite_advice)
+        if bad is not None:
+            return None, bad
     return result, None
