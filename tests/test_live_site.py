@@ -169,23 +169,21 @@ def test_live_explorers_move_offline_in_chromium(site, path, record_property):
                 if control["kind"] == "slider":
                     handle = root.locator(f'input[type=range][data-control="{i}"]')
                     handle.focus()
-                    handle.press("Home")
-                    for _ in range(len(control["labels"]) - 1):
-                        handle.press("ArrowRight")
-                        seen.add(root.get_attribute("data-shown"))
-                    handle.press("End")
+                    for key in ["Home", *["ArrowRight"] * (len(control["labels"]) - 1), "End"]:
+                        handle.press(key)
+                        seen.add(root.get_attribute("data-frame"))
                 elif control["kind"] == "select":
                     select = root.locator(f'select[data-control="{i}"]')
                     for j in [*range(len(control["labels"])), control["current"]]:
                         if select.locator("option").nth(j).is_enabled():
                             select.select_option(index=j)
-                            seen.add(root.get_attribute("data-shown"))
+                            seen.add(root.get_attribute("data-frame"))
                 else:
                     for j in [*range(len(control["labels"])), control["current"]]:
                         button = f'input[data-control="{i}"][data-option="{j}"]'
                         if root.locator(button).is_enabled():
                             root.locator(f"label:has({button})").click()
-                            seen.add(root.get_attribute("data-shown"))
+                            seen.add(root.get_attribute("data-frame"))
                 page.wait_for_function("r => r.dataset.shown === r.dataset.frame", arg=root.element_handle())
                 assert len(seen) > 1, f"{manifest['class']}: moving {control['name']} never changed the picture"
             shown = root.locator("img.live-figure")
