@@ -17,6 +17,7 @@ import copy
 import html
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import live_pages
@@ -145,6 +146,42 @@ def _without_svg_output(folder, names):
 
 
 def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+    """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
+
+    The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
+    build leaves no half-written site (a previous site in ``outdir`` stays as it was). ``outdir`` must be new,
+    empty, or a previous site (it has an ``index.html``); a bad argument is a ValueError naming it.
+    """
+    final = Path(outdir).resolve()
+    if final.exists() and not final.is_dir():
+        raise ValueError(f"outdir must be a folder, got {final}, which is a file")
+    if final.is_dir() and any(final.iterdir()) and not (final / "index.html").is_file():
+        raise ValueError(f"outdir must be new, empty or a previous site (with index.html), got {final}, which "
+                         f"holds other files")
+    for path in notebooks or []:
+        if Path(path).suffix != ".ipynb" or not Path(path).is_file():
+            raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-building-", dir=final.parent))
+    except OSError as error:
+        raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
+    try:
+        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed)
+        old = None
+        if final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{final.name}-old-", dir=final.parent))
+            final.rename(old / "site")
+        staging.rename(final)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [final / path.relative_to(staging) for path in written]
+
+
+def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
     ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
@@ -194,7 +231,12 @@ def main(argv=None):
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
     args = parser.parse_args(argv)
-    written = build_site(args.outdir, args.notebooks or None)
+    try:
+        written = build_site(args.outdir, args.notebooks or None)
+    except (ValueError, OSError) as error:
+        parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
+    except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line
+        parser.error(f"the site was not built: {str(error).splitlines()[0]} (run it to see why)")
     print(f"wrote {len(written)} pages; open {args.outdir / 'index.html'}")
 
 

@@ -1,9 +1,11 @@
 """A copy of the course for students, without the teachers' solutions: ``python tools/student_copy.py OUTDIR``.
 
-Copies the repository's files (those tracked by git, or every file when there is no git) except
-``solutions/``, and checks that no notebook carries outputs or cells tagged ``solution``. In the copy,
-the tests that compare the reference answers with the exercise checks are skipped; everything else
-runs as usual.
+Copies the repository's files (those tracked by git; from a ZIP download without ``.git``, every file
+except caches, build folders and virtual environments) but never a solution: no path with a component
+``solutions`` and no notebook cell tagged ``solution``. Notebooks are copied without outputs. The copy is
+written to a temporary folder beside ``OUTDIR`` and renamed at the end, so a failure leaves no half copy;
+``OUTDIR`` must be new or empty and outside the repository. In the copy, the tests that compare the
+reference answers with the exercise checks are skipped; everything else runs as usual.
 """
 
 from __future__ import annotations
@@ -11,29 +13,44 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 
 from attention_lab.paths import repo_root
 
-__all__ = ["EXCLUDED", "course_files", "make_student_copy"]
+__all__ = ["EXCLUDED", "NEVER", "course_files", "make_student_copy"]
 
 ROOT = repo_root(Path(__file__).parent)
-EXCLUDED = ("solutions/",)
-_NEVER = (".git/", "__pycache__/", ".pytest_cache/", ".hypothesis/", ".ruff_cache/", "test-artifacts/",
-          "bench-results/")
+EXCLUDED = ("solutions",)  # a path with any of these components is never copied
+# never copied, tracked or not: caches, build output, environments, artefacts of test and benchmark runs
+NEVER = (".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".ipynb_checkpoints", ".venv", "venv",
+         "site", "build", "dist", "test-artifacts", "bench-results", ".DS_Store")
+
+
+def _excluded(name: str) -> bool:
+    parts = name.split("/")
+    return any(part in EXCLUDED or part in NEVER or part.endswith((".egg-info", ".pyc")) for part in parts)
 
 
 def course_files(root: Path = ROOT) -> list:
-    """Relative paths of the course's files: git's tracked files, or a walk that skips caches."""
+    """Relative paths of the course's files, without solutions, caches or build folders.
+
+    Git's tracked files when ``root`` is a git work tree (names read NUL-separated, so non-ASCII names come
+    through as they are); otherwise (a ZIP download) every file under ``root``.
+    """
+    root = Path(root)
     try:
-        listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
-        files = [line for line in listed.splitlines() if line]
+        listed = subprocess.run(["git", "-c", "core.quotepath=off", "ls-files", "-z"], cwd=root,
+                                capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+        files = [name for name in listed.split("\0") if name]
+        if not (root / ".git").exists():  # inside another repository's tree: not this course's listing
+            raise OSError
     except (OSError, subprocess.CalledProcessError):
-        files = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
-        files = [f for f in files if not any(f.startswith(n) or f"/{n}" in f for n in _NEVER)]
-    return sorted(files)
+        files = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
+    return sorted(f for f in files if not _excluded(f) and (root / f).is_file())
 
 
 def _clean_notebook(path: Path):
@@ -46,33 +63,48 @@ def _clean_notebook(path: Path):
 
 
 def make_student_copy(outdir, root: Path = ROOT) -> list:
-    """Write the student copy into ``outdir`` (which must not exist or be empty); return the files copied."""
-    outdir = Path(outdir)
+    """Write the student copy into ``outdir`` (new or empty, outside ``root``); return the files copied."""
+    root, outdir = Path(root).resolve(), Path(outdir).resolve()
+    if outdir.exists() and not outdir.is_dir():
+        raise ValueError(f"outdir must be a folder, got {outdir}, which is a file")
     if outdir.exists() and any(outdir.iterdir()):
         raise ValueError(f"outdir must be a new or empty folder, got {outdir} which has files in it")
-    copied = []
-    for name in course_files(root):
-        if name.startswith(EXCLUDED):
-            continue
-        target = outdir / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / name, target)
-        if name.endswith(".ipynb"):
-            _clean_notebook(target)
-        copied.append(name)
+    if outdir == root or root in outdir.parents:
+        raise ValueError(f"outdir must be outside the course folder {root}, got {outdir}")
+    if not outdir.parent.exists():
+        raise ValueError(f"the folder that would hold outdir does not exist: {outdir.parent}")
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}-", dir=outdir.parent))
+    except OSError as error:
+        raise ValueError(f"cannot write in {outdir.parent}: {error.strerror or error}") from None
+    try:
+        copied = []
+        for name in course_files(root):
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / name, target)
+            if name.endswith(".ipynb"):
+                _clean_notebook(target)
+            copied.append(name)
+        if outdir.exists():
+            outdir.rmdir()  # empty (checked above)
+        staging.rename(outdir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return copied
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", type=Path, help="a new folder for the student copy")
+    parser.add_argument("outdir", type=Path, help="a new folder for the student copy, outside the course")
     args = parser.parse_args(argv)
     try:
         copied = make_student_copy(args.outdir)
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         parser.error(str(error))  # a one-line message and exit status 2, no traceback
-    print(f"copied {len(copied)} files to {args.outdir}, without {', '.join(EXCLUDED)}")
+    print(f"copied {len(copied)} files to {args.outdir}, without solutions")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
