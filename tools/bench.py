@@ -32,7 +32,8 @@ ROOT = repo_root(Path(__file__).parent)
 SETUP = textwrap.dedent("""
     import numpy as np
     from attention_lab.explorers import (AlignmentExplorer, DimensionExplorer, DIMENSIONS, GumbelExplorer,
-                                         KernelExplorer, LookupExplorer, TemperatureExplorer, TrainingScrubber)
+                                         HeadExplorer, KernelExplorer, LookupExplorer, PositionalEncodingExplorer,
+                                         TemperatureExplorer, TrainingScrubber)
     K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
     VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
     LABELS = ["apple", "orange", "pear", "cherry"]
@@ -45,6 +46,9 @@ SETUP = textwrap.dedent("""
     OUTPUTS = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
     _rng = np.random.default_rng(0)
     ALIGNMENTS = [_rng.dirichlet(np.ones(len(s)), size=11) for s in SOURCES]
+    # notebook 07's head explorer: 2 layers x 4 heads over 3 reversal examples of 8 tokens + <bos>
+    HEAD_TOKENS = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
+    HEAD_WEIGHTS = _rng.dirichlet(np.ones(9), size=(3, 2, 4, 9))  # (examples, layers, heads, n, n)
     # notebook 04's scrubber: 100 epochs of Adam on the course data
     import torch
     from attention_lab import make_regression_data
@@ -77,8 +81,12 @@ EXPLORERS = {
                                "widgets.SelectionSlider(options=DIMENSIONS, value=16)"),
     "AlignmentExplorer (06)": ("AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, step={value}{extra})", "step",
                                "widgets.IntSlider(value=5, min=0, max=10)"),
+    "PositionalEncodingExplorer (07)": ("PositionalEncodingExplorer(64, 32, dimension=6, position={value}{extra})",
+                                        "position", "widgets.IntSlider(value=20, min=0, max=63)"),
+    "HeadExplorer (07)": ("HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, head={value}{extra})", "head",
+                          "widgets.IntSlider(value=0, min=0, max=3)"),
 }
-START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5}
+START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5, "position": 20, "head": 0}
 
 
 def _positions(control: str, count: int) -> list:
@@ -91,7 +99,8 @@ def _positions(control: str, count: int) -> list:
         return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
     from attention_lab.explorers import DIMENSIONS
 
-    cycle = {"epoch": list(range(101)), "d": DIMENSIONS, "step": list(range(11))}[control]
+    cycle = {"epoch": list(range(101)), "d": DIMENSIONS, "step": list(range(11)), "position": list(range(64)),
+             "head": [0, 1, 2, 3, 2, 1]}[control]
     return [cycle[i % len(cycle)] for i in range(count)]
 
 
