@@ -15,8 +15,10 @@ from attention_lab.explorers import (
     AlignmentExplorer,
     DimensionExplorer,
     GumbelExplorer,
+    HeadExplorer,
     KernelExplorer,
     LookupExplorer,
+    PositionalEncodingExplorer,
     ScoreSample,
     TemperatureExplorer,
     TrainingScrubber,
@@ -34,6 +36,8 @@ SAMPLE = ScoreSample(n_queries=20, n_keys=4, max_d=512, seed=0)
 SOURCES = [list("ab"), list("cde")]
 OUTPUTS = [list("xy") + ["<eos>"], list("z") + ["<eos>"]]
 ALIGNMENTS = [np.full((3, 2), 0.5), np.full((2, 3), 1 / 3)]
+HEAD_TOKENS = [list("abc"), list("cab")]
+HEAD_WEIGHTS = np.full((2, 2, 2, 3, 3), 1 / 3)  # (examples, layers, heads, n, n)
 
 
 def _snapshots():
@@ -54,6 +58,8 @@ FACTORIES = {
     "training": lambda **kw: TrainingScrubber(SNAPSHOTS, DATA, interactive=False, **kw),
     "dimension": lambda **kw: DimensionExplorer(SAMPLE, interactive=False, **kw),
     "alignment": lambda **kw: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, interactive=False, **kw),
+    "positional": lambda **kw: PositionalEncodingExplorer(16, 8, interactive=False, **kw),
+    "heads": lambda **kw: HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, interactive=False, **kw),
 }
 # (explorer, control, a valid value different from the start)
 CONTROLS = [
@@ -64,6 +70,8 @@ CONTROLS = [
     ("training", "epoch", 1),
     ("dimension", "d", 64),
     ("alignment", "example", 1), ("alignment", "step", 1),
+    ("positional", "dimension", 3), ("positional", "position", 5),
+    ("heads", "layer", 1), ("heads", "head", 1), ("heads", "example", 1),
 ]
 BAD_VALUES = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf, "negative": -1.0, "huge": 1e9, "text": "x",
               "None": None, "True": True, "complex": 1 + 1j, "list": [1.0], "unknown option": "nonsense",
@@ -72,7 +80,8 @@ BAD_VALUES = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf, "negative": -1.0, "
 CONSTRUCTOR_ARGUMENT = {("lookup", "temperature"), ("temperature", "temperature"), ("temperature", "normaliser"),
                         ("gumbel", "temperature"), ("kernel", "bandwidth"), ("kernel", "query"), ("kernel", "kernel"),
                         ("kernel", "n_train"), ("training", "epoch"), ("dimension", "d"), ("alignment", "example"),
-                        ("alignment", "step")}
+                        ("alignment", "step"), ("positional", "dimension"), ("positional", "position"),
+                        ("heads", "layer"), ("heads", "head"), ("heads", "example")}
 
 
 def _valid(kind, control, value):
@@ -81,6 +90,8 @@ def _valid(kind, control, value):
         return isinstance(value, float) and value >= 0 and not np.isnan(value)  # snaps, including inf
     if kind == "kernel" and control == "bandwidth":
         return isinstance(value, float) and 0.03 <= value <= 5.0
+    if kind == "positional" and control == "position":  # None: the default, position 20 where it exists
+        return value is None
     if kind == "kernel" and control == "query":  # None: the default, the middle query
         return value is None or isinstance(value, float) and value in set(DATA.x_test)
     return False

@@ -78,12 +78,12 @@ class HeadExplorer(Explorer):
         labels = labels or [" ".join(t) for t in self.tokens]
         slider = {"continuous_update": True, "layout": widgets.Layout(width="260px")}
         controls = {
-            "layer": widgets.IntSlider(value=layer, min=0, max=n_layers - 1, description="layer", **slider),
-            "head": widgets.IntSlider(value=head, min=0, max=n_heads - 1, description="head", **slider),
-            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)], value=example,
+            "layer": widgets.IntSlider(min=0, max=n_layers - 1, description="layer", **slider),
+            "head": widgets.IntSlider(min=0, max=n_heads - 1, description="head", **slider),
+            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)],
                                         description="example", layout=widgets.Layout(width="300px")),
         }
-        super().__init__(controls, interactive=interactive)
+        super().__init__(controls, interactive=interactive, values={"layer": layer, "head": head, "example": example})
 
     def _build(self) -> list:
         n = self.n

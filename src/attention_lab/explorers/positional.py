@@ -51,7 +51,7 @@ class PositionalEncodingExplorer(Explorer):
 
     figsize = (11.5, 3.6)
 
-    def __init__(self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position: int = 20,
+    def __init__(self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position=None,
                  interactive: bool = True):
         _check_sizes(n_positions, d_model)
         self.n_positions, self.d_model = n_positions, d_model
@@ -59,11 +59,12 @@ class PositionalEncodingExplorer(Explorer):
         slider = {"continuous_update": True, "style": {"description_width": "initial"},
                   "layout": widgets.Layout(width="400px")}
         controls = {
-            "dimension": widgets.IntSlider(value=dimension, min=0, max=d_model - 1, description="dimension", **slider),
-            "position": widgets.IntSlider(value=position, min=0, max=n_positions - 1, description="position p",
+            "dimension": widgets.IntSlider(min=0, max=d_model - 1, description="dimension", **slider),
+            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position p",
                                           **slider),
         }
-        super().__init__(controls, interactive=interactive)
+        position = min(20, n_positions - 1) if position is None else position  # default: position 20 where it exists
+        super().__init__(controls, interactive=interactive, values={"dimension": dimension, "position": position})
 
     def _build(self) -> list:
         n, d = self.n_positions, self.d_model
