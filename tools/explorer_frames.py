@@ -83,14 +83,15 @@ def _thin(sizes: list[int], room: int) -> list[int]:
 
 
 def _spread(n: int, k: int, current: int) -> list[int]:
-    """``k`` of the positions 0..n-1, evenly spread, both ends and ``current`` included."""
+    """``k`` of the positions 0..n-1, evenly spread, ``current`` included, and both ends when ``k`` >= 3."""
     if k >= n:
         return list(range(n))
     if k == 1:
         return [current]
     chosen = sorted({int(round(x)) for x in np.linspace(0, n - 1, k)})
-    nearest = min(range(len(chosen)), key=lambda j: abs(chosen[j] - current))
-    chosen[nearest] = current
+    if current not in chosen:
+        inner = range(1, len(chosen) - 1) if len(chosen) >= 3 else range(len(chosen))
+        chosen[min(inner, key=lambda j: abs(chosen[j] - current))] = current
     return sorted(set(chosen))
 
 
