@@ -14,8 +14,9 @@ def weighted_average(weights, values):
     return weights @ values  # (n_q, n_keys) @ (n_keys, d_v) -> (n_q, d_v)
 
 
-# softmax(log lambda) = lambda / sum(lambda) = lambda: the logs of the weights (plus any constant) work
-SCORES_FOR_WEIGHTS = np.log([0.1, 0.8, 0.05, 0.05])
+# softmax(alpha / T) = lambda when alpha / T = log lambda (plus any constant), since softmax(log lambda) =
+# lambda / sum(lambda) = lambda: at T = 2 the scores are 2 log lambda_i (plus any constant)
+SCORES_FOR_WEIGHTS = 2.0 * np.log([0.1, 0.8, 0.05, 0.05])
 
 
 # K @ q for q = (4, 3): apple 36, orange 44, pear 28, cherry 45: the long "cherry" key wins, the near pear loses

@@ -68,3 +68,129 @@ def test_dot_product_winner_is_computed_not_stored():
     """The check follows the data it is given: with another query another box wins."""
     assert ex.check_dot_product_winner("orange", K, LABELS, np.array([0.0, 1.0])).passed
     assert ex.check_dot_product_winner(" Cherry ", K, LABELS, NOT_TOO_SWEET).passed
+
+
+def test_uniform_temperature_huge_and_tiny_finite_temperatures_are_explained():
+    """At T = 1e300 float64 shows equal weights, but the feedback still says why a finite T is not the answer."""
+    huge = " ".join(ex.check_uniform_temperature(1e300, SCORES).messages)
+    assert "(1 + 3.8e-300) times the smallest" in huge and "0.1667" not in huge
+    tiny = " ".join(ex.check_uniform_temperature(1e-300, SCORES).messages)
+    assert "nearly all the weight is on the largest score" in tiny
+    assert ex.check_uniform_temperature(5.0, np.ones(6)).passed  # equal scores: every T gives equal weights
+
+
+# --- notebook 01, softmax: NaN is not an overflow, and no message shows the expected weights ---------------------
+
+SOFTMAX_CASES = [(np.array([1.0, 2.0, 3.0]), 1.0), (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
+                 (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0), (np.array([1000.0, 1001.0, 999.0]), 1.0)]
+
+
+def _expected_weights_shown(text, cases):
+    """True if the text quotes any case's expected weights (rounded to 2, 3 or 4 decimals, or in full)."""
+    for alpha, t in cases:
+        e = al_softmax(alpha, t)
+        for shown in (e.tolist(), *(np.round(e, d).tolist() for d in (2, 3, 4))):
+            if str(shown) in text:
+                return True
+    return False
+
+
+def al_softmax(alpha, t):
+    z = alpha / t
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_softmax_nan_on_small_scores_is_described_as_nan_not_as_an_overflow():
+    """The tester's case: a NaN answer on [1, 2, 3] is the student's arithmetic, not exp(1000) overflowing."""
+    feedback = ex.check_softmax(lambda a, t: a * np.nan)
+    text = " ".join(feedback.messages)
+    assert not feedback.passed and feedback.attempted
+    assert "contains NaN (3 of 3 entries)" in text and "[1.0, 2.0, 3.0] at T = 1" in text
+    assert "overflow" not in text.replace("nothing overflows", "")
+    inf_text = " ".join(ex.check_softmax(lambda a, t: a / 0.0).messages)  # inf (and NaN) on small scores
+    assert "contains" in inf_text and "exp(1000)" not in inf_text
+
+
+def test_softmax_overflow_is_claimed_only_when_small_cases_are_right():
+    def naive(alpha, temperature):
+        e = np.exp(alpha / temperature)  # right on small scores, NaN on [1000, 1001, 999]
+        return e / e.sum(axis=-1, keepdims=True)
+
+    text = " ".join(ex.check_softmax(naive).messages)
+    assert "right on small scores" in text and "exp(1000) overflows" in text
+
+    def nan_on_second_case(alpha, temperature):
+        return naive(alpha, temperature) if temperature == 1.0 else alpha * np.nan
+
+    text = " ".join(ex.check_softmax(nan_on_second_case).messages)
+    assert "contains NaN" in text and "[0.5, -1.0, 2.0, 0.0] at T = 0.5" in text and "exp(1000)" not in text
+
+
+@pytest.mark.parametrize(("answer", "hint"), [
+    (lambda a, t: al_softmax(a, 1.0), "divide the scores by the temperature"),
+    (lambda a, t: al_softmax(a * t, 1.0), "multiplied the scores by T"),
+    (lambda a, t: al_softmax(-a, t), "sign is flipped"),
+    (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(axis=0, keepdims=True), "columns sum to 1"),
+    (lambda a, t: np.exp(a / t), "must sum to 1"),
+    (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(), "each row must"),
+    (lambda a, t: a / a.sum(-1, keepdims=True), "plain normalisation"),
+    (lambda a, t: -al_softmax(a, t), "negative"),
+    (lambda a, t: al_softmax(a, t) ** 2 / (al_softmax(a, t) ** 2).sum(-1, keepdims=True), "ratio of two weights"),
+])
+def test_softmax_mistakes_are_described_in_words_without_the_expected_weights(answer, hint):
+    feedback = ex.check_softmax(answer)
+    text = " ".join(feedback.messages)
+    assert not feedback.passed and hint in text, feedback
+    assert "should be" not in text and not _expected_weights_shown(text, SOFTMAX_CASES), text
+
+
+# --- notebook 01, weighted average: words, never the expected output ----------------------------------------------
+
+def _weighted_average_case():
+    rng = np.random.default_rng(7)  # the check's own data
+    weights = al_softmax(rng.normal(size=(3, 4)), 1.0)
+    return weights, rng.normal(size=(4, 2))
+
+
+@pytest.mark.parametrize(("answer", "hint"), [
+    (lambda w, v: w @ v + 0.1, "right shape but not the right numbers"),
+    (lambda w, v: (w @ v).T, "right but transposed"),
+    (lambda w, v: w @ v / 4, "times too small"),
+    (lambda w, v: np.full((3, 2), np.nan), "contains NaN"),
+    (lambda w, v: w.T @ w, "output has shape (3, 2)"),
+])
+def test_weighted_average_mistakes_are_described_without_the_expected_output(answer, hint):
+    weights, values = _weighted_average_case()
+    expected = weights @ values
+    feedback = ex.check_weighted_average(answer)
+    text = " ".join(feedback.messages)
+    assert not feedback.passed and hint in text, feedback
+    assert "Expected" not in text
+    for shown in (expected.tolist(), *(np.round(expected, d).tolist() for d in (2, 3, 4))):
+        assert str(shown) not in text
+
+
+# --- notebook 01, exercise 3 asks for T = 2 (the T = 1 answer is shown in the notebook above it) -------------------
+
+def test_scores_for_weights_at_temperature_two():
+    target = np.array([0.1, 0.8, 0.05, 0.05])
+    assert ex.check_scores_for_weights(load("notebook_01").SCORES_FOR_WEIGHTS, temperature=2.0).passed
+    assert ex.check_scores_for_weights(2 * np.log(target) + 5.0).passed  # the default is T = 2, any shift works
+    text = " ".join(ex.check_scores_for_weights(np.log(target), temperature=2.0).messages)
+    assert "give the weights at T = 1, but here T = 2" in text
+    assert str(np.round(2 * np.log(target), 3).tolist()) not in text
+    assert "at T = 2" in ex.check_scores_for_weights(np.log(target)).exercise
+    assert ex.check_scores_for_weights(np.log(target), temperature=1.0).passed
+
+
+@pytest.mark.parametrize(("answer", "hint"), [
+    ([np.nan, 1.0, 0.0, 0.0], "NaN or inf"),
+    ([-np.inf, 1.0, 0.0, 0.0], "NaN or inf"),
+    ("0.1 0.8", "not numbers"),
+    ([1.0, 2.0], "one score per key"),
+    (torch.tensor([0.0, 2.0, -1.0, -1.0], requires_grad=True), "not [0.1, 0.8, 0.05, 0.05]"),
+])
+def test_scores_for_weights_odd_answers_get_feedback(answer, hint):
+    feedback = ex.check_scores_for_weights(answer)
+    assert not feedback.passed and hint in " ".join(feedback.messages), feedback

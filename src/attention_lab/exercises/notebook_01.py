@@ -10,93 +10,140 @@ from .feedback import Feedback, as_numbers, close, exercise, to_float_array
 __all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights", "check_dot_product_winner"]
 
 
+SMALL_NAN_ADVICE = ("these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
+                    "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on NaN "
+                    "or on an uninitialised array (np.empty).")
+
+
 @exercise("softmax with temperature")
 def check_softmax(name, fn) -> Feedback:
-    """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably."""
-    cases = [
+    """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably.
+
+    The feedback describes what is wrong (shape, sign, row sums, temperature, overflow) and shows the student's
+    own result, never the expected weights.
+    """
+    small = [
         (np.array([1.0, 2.0, 3.0]), 1.0),
         (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
         (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0),
-        (np.array([1000.0, 1001.0, 999.0]), 1.0),
     ]
-    for alpha, temperature in cases:
-        got, problem = as_numbers(name, fn, alpha.copy(), temperature)
+    large = (np.array([1000.0, 1001.0, 999.0]), 1.0)
+    for alpha, temperature in [*small, large]:
+        is_large = alpha is large[0]
+        where = f"For scores {alpha.tolist()} at T = {temperature:g}"
+        # small scores: a NaN or inf is the student's own arithmetic, never an overflow
+        got, problem = as_numbers(name, fn, alpha.copy(), temperature,
+                                  finite_advice=None if is_large else f"{where}: {SMALL_NAN_ADVICE}")
         if problem is not None:
             return problem
         expected = softmax(alpha, temperature)
         if got.shape != expected.shape:
             return Feedback(name, False, [f"For scores of shape {alpha.shape} the weights must have the same shape "
                                           f"(one weight per score); got shape {got.shape}."])
-        if not np.all(np.isfinite(got)):
+        if is_large and not np.all(np.isfinite(got)):  # right on every small case (else we returned), not here
             return Feedback(name, False, [
-                f"For scores {alpha.tolist()} you returned {got.tolist()}.",
+                f"Your function is right on small scores, but for scores {alpha.tolist()} it returned "
+                f"{got.tolist()}.",
                 "exp(1000) overflows to inf, and inf / inf is NaN. Subtract the largest score first: "
                 "softmax(alpha) = softmax(alpha - max(alpha)), and then every exponent is <= 0."])
         if close(got, expected):
             continue
-        hints = [f"For scores {alpha.tolist()} at T = {temperature} the weights should be "
-                 f"{np.round(expected, 4).tolist()}, you returned {np.round(got, 4).tolist()}."]
-        if np.any(got < 0):
-            hints.append("Some weights are negative; exp(.) is always positive.")
-        elif alpha.ndim == 2 and np.isclose(got.sum(), 1.0):
-            hints.append("All weights together sum to 1, but each row must: normalise along the last axis "
-                         "(sum(..., axis=-1, keepdims=True)).")
-        elif not np.allclose(got.sum(axis=-1), 1.0):
-            hints.append(f"Each row of weights must sum to 1; yours sum to {np.round(got.sum(axis=-1), 4).tolist()}.")
-        elif close(got, softmax(alpha, 1.0)):
-            hints.append("This is softmax(alpha) at T = 1: divide the scores by the temperature first.")
-        elif close(got, softmax(alpha * temperature, 1.0)):
-            hints.append("You multiplied the scores by T; softmax(alpha / T) divides by it.")
-        elif np.all(alpha > 0) and close(got, alpha / alpha.sum(axis=-1, keepdims=True)):
-            hints.append("This is alpha / sum(alpha), a plain normalisation: softmax exponentiates first.")
+        hints = [f"{where} your weights {np.round(got, 4).tolist()} are not softmax(alpha / T)."]
+        hints.append(_softmax_hint(alpha, temperature, got))
         return Feedback(name, False, hints)
     return Feedback(name, True, ["Rows sum to 1, the temperature is used, and huge scores do not overflow."])
 
 
+def _softmax_hint(alpha, temperature, got) -> str:
+    """What is wrong with a finite, right-shaped softmax answer, in words (never the expected weights)."""
+    rows = got.sum(axis=-1)
+    if np.any(got < 0):
+        return "Some weights are negative; exp(.) is always positive."
+    if alpha.ndim == 2 and np.allclose(got.sum(axis=0), 1.0):
+        return "Your columns sum to 1, but each row must: normalise along the last axis (axis=-1)."
+    if alpha.ndim == 2 and np.isclose(got.sum(), 1.0):
+        return ("All weights together sum to 1, but each row must: normalise along the last axis "
+                "(sum(..., axis=-1, keepdims=True)).")
+    if not np.allclose(rows, 1.0):
+        return f"Each row of weights must sum to 1; yours sum to {np.round(rows, 4).tolist()}."
+    if close(got, softmax(alpha, 1.0)):
+        return "This is softmax(alpha) at T = 1: divide the scores by the temperature first."
+    if close(got, softmax(alpha * temperature, 1.0)):
+        return "You multiplied the scores by T; softmax(alpha / T) divides by it."
+    if close(got, softmax(-alpha, temperature)):
+        return "The sign is flipped: the largest score must get the largest weight (exp(+alpha_i / T))."
+    if np.all(alpha > 0) and close(got, alpha / alpha.sum(axis=-1, keepdims=True)):
+        return "This is alpha / sum(alpha), a plain normalisation: softmax exponentiates first."
+    return ("Your weights are >= 0 and each row sums to 1, but they are not proportional to exp(alpha_i / T): the "
+            "ratio of two weights must be exp((alpha_i - alpha_j) / T).")
+
+
 @exercise("weighted average of the values")
 def check_weighted_average(name, fn) -> Feedback:
-    """Exercise: ``fn(weights, values)`` returns sum_i lambda_i v_i for every query: (n_q, n) x (n, d) -> (n_q, d)."""
+    """Exercise: ``fn(weights, values)`` returns sum_i lambda_i v_i for every query: (n_q, n) x (n, d) -> (n_q, d).
+
+    The feedback describes what is wrong (shape, transposition, extra normalisation, no weighting) and never
+    shows the expected output.
+    """
     rng = np.random.default_rng(7)
     weights = softmax(rng.normal(size=(3, 4)))  # (n_q=3, n_keys=4)
     values = rng.normal(size=(4, 2))  # (n_keys=4, d_v=2)
-    got, problem = as_numbers(name, fn, weights.copy(), values.copy())
+    got, problem = as_numbers(name, fn, weights.copy(), values.copy(), finite_advice=(
+        "The weights and values given to your function are ordinary finite numbers, so the NaN or inf comes "
+        "from your code: look for a division by zero or an uninitialised array (np.empty)."))
     if problem is not None:
         return problem
-    expected = weights @ values
+    expected = weights @ values  # (3, 2)
     if close(got, expected):
         return Feedback(name, True, ["output[q] = sum_i weights[q, i] * values[i], for every query q."])
     hints = []
     if got.shape != expected.shape:
         hints.append(f"With weights of shape {weights.shape} (queries x keys) and values of shape {values.shape} "
                      f"(keys x value dimension) the output has shape {expected.shape}; yours has {got.shape}.")
+        if close(got, expected.T):
+            hints.append("Your numbers are right but transposed: one row per query, one column per value "
+                         "dimension.")
     if got.shape == (values.shape[1],) or close(got, np.broadcast_to(values.mean(axis=0), expected.shape)):
         hints.append("That looks like one plain average of the values; every query has its own weights.")
     if close(got, np.broadcast_to(values.sum(axis=0), expected.shape)):
         hints.append("You summed the values without weighting them by lambda_i.")
+    if close(got * len(values), expected):
+        hints.append(f"Your output is {len(values)} (the number of keys) times too small: the weights already sum "
+                     "to 1, so do not divide by n again.")
     if not hints:
-        hints.append(f"Expected {np.round(expected, 3).tolist()}, got {np.round(got, 3).tolist()}. "
-                     "Multiply each value v_i by its weight lambda_i and add up over i (that is weights @ values).")
+        hints.append("Your output has the right shape but not the right numbers. Multiply each value v_i by its "
+                     "weight lambda_i and add up over i, separately for each query (each row of weights).")
     return Feedback(name, False, hints)
 
 
-@exercise(lambda scores, target=(0.1, 0.8, 0.05, 0.05):
-          "scores that give the weights " + " / ".join(f"{t:g}" for t in target))
-def check_scores_for_weights(name, scores, target=(0.1, 0.8, 0.05, 0.05)) -> Feedback:
-    """Exercise: give scores alpha whose softmax is ``target``."""
+@exercise(lambda scores, target=(0.1, 0.8, 0.05, 0.05), temperature=2.0:
+          "scores that give the weights " + " / ".join(f"{t:g}" for t in target) + f" at T = {temperature:g}")
+def check_scores_for_weights(name, scores, target=(0.1, 0.8, 0.05, 0.05), temperature=2.0) -> Feedback:
+    """Exercise: give scores alpha whose softmax at temperature T, softmax(alpha / T), is ``target``."""
     target = np.asarray(target, dtype=np.float64)
-    alpha = np.asarray(scores, dtype=np.float64)
+    t = float(temperature)
+    alpha, why = to_float_array(scores, "Your answer")
+    if why is not None:
+        return Feedback(name, False, [why + f" Give {target.size} numbers."])
     if alpha.shape != target.shape:
         return Feedback(name, False, [f"Give one score per key: {target.size} numbers, got shape {alpha.shape}."])
-    got = softmax(alpha)
+    if not np.all(np.isfinite(alpha)):
+        return Feedback(name, False, ["Your scores contain NaN or inf. A score of -inf gives weight exactly 0, "
+                                      "but every target weight is positive: give finite numbers."])
+    got = softmax(alpha, t)
     if close(got, target, atol=1e-4):
-        return Feedback(name, True, [f"softmax({np.round(alpha, 3).tolist()}) = {np.round(got, 4).tolist()}. "
+        return Feedback(name, True, [f"softmax({np.round(alpha, 3).tolist()} / {t:g}) = {np.round(got, 4).tolist()}. "
                                      "Any constant added to every score gives the same weights."])
-    hints = [f"softmax of your scores is {np.round(got, 4).tolist()}, not {target.tolist()}."]
+    hints = [f"softmax(alpha / {t:g}) of your scores is {np.round(got, 4).tolist()}, not {target.tolist()}."]
     if close(alpha, target, atol=1e-4):
-        hints.append("You gave the weights themselves. softmax exponentiates: which scores have exp(alpha_i) "
+        hints.append("You gave the weights themselves. softmax exponentiates: which scores have exp(alpha_i / T) "
                      "proportional to lambda_i? (Think log.)")
+    elif t != 1.0 and close(softmax(alpha, 1.0), target, atol=1e-4):
+        hints.append(f"These scores give the weights at T = 1, but here T = {t:g}: the softmax divides every score "
+                     "by T before exponentiating. Which scores, divided by T, do what yours do now?")
     elif np.all(np.argsort(alpha) == np.argsort(target)):
-        hints.append("The order is right but the gaps are not: the ratio of two weights is exp(alpha_i - alpha_j).")
+        hints.append("The order is right but the gaps are not: the ratio of two weights is "
+                     "exp((alpha_i - alpha_j) / T).")
     return Feedback(name, False, hints)
 
 
@@ -120,7 +167,7 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
     if answer == winner:
         return Feedback(name, True, [f"q . k_i = |q| |k_i| cos(angle): it grows with the length of the key, so "
                                      f"'{winner}' wins although '{nearest}' is the nearest key. A dot product is "
-                                     "a similarity only when the keys have comparable lengths (notebook 05)."])
+                                     "a measure of direction only when the keys have equal lengths (notebook 05)."])
     if answer == nearest:
         return Feedback(name, False, [f"'{nearest}' is the nearest key: it wins under the Gaussian score "
                                       "-||q - k||^2 / 2h^2. The dot product is not a distance: expand "
