@@ -235,3 +235,73 @@ def test_failing_prediction_feedback_does_not_name_the_answer(noise_case):
     for guess in ("smaller", "the same"):
         feedback = text(ex.check_noise_prediction(guess, h_noisy, noisy.x_train, noisy.y_train, h_calm))
         assert "larger" not in feedback and "wider" not in feedback
+
+
+# --- reported by a tester: accurate NaN messages, no expected answers in failing feedback ------------------
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_not_finite_weights_on_ordinary_inputs_are_not_blamed_on_underflow(bad):
+    """All-NaN (or inf) of the right shape fails on the first, ordinary case: say NaN/inf, not 'underflow'."""
+    feedback = ex.check_gaussian_weights(lambda xq, xk, h: np.full((xq.size, xk.size), bad))
+    message = text(feedback)
+    assert not feedback.passed and ("NaN" if np.isnan(bad) else "inf") in message
+    assert "underflow" not in message and "far from every key" not in message.lower(), feedback.messages
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_underflow_is_named_only_when_ordinary_inputs_passed():
+    feedback = ex.check_gaussian_weights(naive_weights)  # right near the keys, 0/0 only for the far query
+    assert "underflow" in text(feedback) and "far from every key" in text(feedback)
+
+
+def _expected_gaussian_first_case():
+    xq, xk, h = np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0
+    scores = -((xq[:, None] - xk[None, :]) ** 2) / (2 * h * h)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return np.round(e / e.sum(axis=1, keepdims=True), 4).tolist()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("answer", [
+    lambda xq, xk, h: naive_weights(xq, xk, h).T,
+    lambda xq, xk, h: naive_weights(xq, xk, h / np.sqrt(2)),
+    lambda xq, xk, h: np.full((xq.size, xk.size), 1 / xk.size),
+    lambda xq, xk, h: np.eye(xq.size, xk.size),
+])
+def test_gaussian_weights_feedback_never_prints_the_weights(answer):
+    feedback = text(ex.check_gaussian_weights(answer))
+    expected = _expected_gaussian_first_case()
+    assert str(expected) not in feedback and "the weights are [" not in feedback
+    for row in expected:
+        assert str(row) not in feedback, feedback
+
+
+def test_gaussian_weights_unexplained_slip_still_gets_a_hint():
+    def shifted(xq, xk, h):  # rows sum to 1, but the scores are off
+        scores = -np.abs(xq[:, None] - xk[None, :]) / h
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    feedback = ex.check_gaussian_weights(shifted)
+    assert not feedback.passed and "term by term" in text(feedback)
+
+
+@pytest.mark.parametrize("answer", [
+    lambda xq, xk, y: np.abs(xq[:, None] - xk).argmin(axis=1),
+    lambda xq, xk, y: np.full(xq.shape, y.mean()),
+    lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)],  # the nearest key on the left only
+    lambda xq, xk, y: np.zeros(xq.shape),
+])
+def test_nearest_neighbour_feedback_never_prints_the_limit(answer):
+    feedback = text(ex.check_nearest_neighbour(answer))
+    assert "limit is" not in feedback and "[5.0, 7.0, 8.0]" not in feedback, feedback
+
+
+def test_nearest_neighbour_on_one_side_only_is_explained():
+    feedback = ex.check_nearest_neighbour(lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)])
+    assert not feedback.passed and "on either side" in text(feedback), feedback.messages
+
+
+def test_nearest_neighbour_nan_gets_an_accurate_message():
+    feedback = ex.check_nearest_neighbour(lambda xq, xk, y: np.full(xq.shape, np.nan))
+    assert not feedback.passed and "NaN" in text(feedback) and "no arithmetic" in text(feedback)

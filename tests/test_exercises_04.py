@@ -196,3 +196,61 @@ def test_wrong_choices_do_not_name_the_answer():
     for choice in ("a", "c"):
         feedback = text(ex.check_no_loo_prediction(choice)).lower()
         assert "without bound" not in feedback and "(b)" not in feedback and "infinity" not in feedback
+
+
+# --- reported by a tester: accurate NaN messages, no expected answers in failing feedback ------------------
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_leave_one_out_not_finite_is_called_so(bad):
+    feedback = ex.check_leave_one_out(lambda x: torch.full((5, 4), bad))
+    message = text(feedback)
+    assert not feedback.passed and ("NaN" if bad != bad else "inf") in message
+    assert "another order" not in message, feedback.messages
+
+
+def test_leave_one_out_order_and_wrong_numbers_are_told_apart():
+    def reversed_rows(x):
+        n = x.shape[0]
+        return x.expand(n, n)[~torch.eye(n, dtype=torch.bool)].reshape(n, n - 1).flip(1)
+
+    def doubled(x):
+        n = x.shape[0]
+        return 2 * x.expand(n, n)[~torch.eye(n, dtype=torch.bool)].reshape(n, n - 1) + 10
+
+    assert "another order" in text(ex.check_leave_one_out(reversed_rows))
+    feedback = text(ex.check_leave_one_out(doubled))
+    assert "another order" not in feedback and "do not hold" in feedback, feedback
+
+
+def _expected_forward():
+    q, k = torch.tensor([0.5, 2.0, 3.5]), torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
+    v = torch.tensor([1.0, -1.0, 2.0, 0.5, 3.0])
+    return (torch.softmax(-(((q[:, None] - k) * 1.3) ** 2) / 2, dim=1) * v).sum(1).numpy().round(4).tolist()
+
+
+@pytest.mark.parametrize("answer", [
+    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2, dim=1) * v).sum(1),            # no 1/2
+    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=0) * v).sum(1),        # dim 0
+    lambda q, k, v, w: (torch.exp(-((q[:, None] - k) * w) ** 2 / 2) * v).sum(1),                   # unnormalised
+    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=1) * v).sum(1) + 0.1,  # off
+])
+def test_forward_feedback_never_prints_the_expected_predictions(answer):
+    feedback = ex.check_nw_forward(answer)
+    message = text(feedback)
+    assert not feedback.passed and "Expected" not in message
+    assert str(_expected_forward()) not in message
+    for value in _expected_forward():
+        assert f"{value}" not in message, message
+
+
+def test_forward_mistakes_without_a_named_slip_are_described():
+    unnormalised = ex.check_nw_forward(lambda q, k, v, w: (torch.exp(-((q[:, None] - k) * w) ** 2 / 2) * v).sum(1))
+    assert "outside the range of the values" in text(unnormalised), unnormalised.messages
+    off = ex.check_nw_forward(lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=1) * v).sum(1)
+                              + 0.1)
+    assert "three steps" in text(off), off.messages
+
+
+def test_forward_nan_gets_an_accurate_message():
+    feedback = ex.check_nw_forward(lambda q, k, v, w: torch.full((3,), float("nan")) * w)
+    assert not feedback.passed and "NaN" in text(feedback)

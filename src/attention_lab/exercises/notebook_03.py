@@ -14,14 +14,24 @@ __all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_nearest_ne
            "check_noise_prediction"]
 
 
+_ORDINARY_NOT_FINITE = ("For these inputs every query has keys nearby, so every weight is an ordinary number between 0 "
+                        "and 1. Print your intermediate arrays (the scores, their exponentials, the row sums) to see "
+                        "where the NaN or inf first appears.")
+
+
 @exercise("Gaussian Nadaraya-Watson weights")
 def check_gaussian_weights(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, h)`` returns the (n_q, n_k) Gaussian Nadaraya-Watson weights, stably."""
-    cases = [(np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0),
-             (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3),
-             (np.array([40.0]), np.array([0.0, 1.0, 2.0]), 0.1)]
-    for xq, xk, h in cases:
-        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), h)
+    """Exercise: ``fn(x_query, x_keys, h)`` returns the (n_q, n_k) Gaussian Nadaraya-Watson weights, stably.
+
+    The first two cases are ordinary (queries near the keys); the last puts a query far from every key, where the
+    naive ratio underflows to 0/0. A NaN or inf is blamed on underflow only there, after the ordinary cases passed.
+    """
+    cases = [(np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0, False),
+             (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3, False),
+             (np.array([40.0]), np.array([0.0, 1.0, 2.0]), 0.1, True)]
+    for xq, xk, h, far in cases:
+        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), h,
+                                  finite_advice=None if far else _ORDINARY_NOT_FINITE)
         if problem is not None:
             return problem
         diff2 = (xq[:, None] - xk[None, :]) ** 2
@@ -32,15 +42,15 @@ def check_gaussian_weights(name, fn) -> Feedback:
             if got.shape == expected.shape[::-1]:
                 hint += " You have keys on the rows: queries go on the rows, keys on the columns."
             return Feedback(name, False, [hint])
-        if not np.all(np.isfinite(got)):
+        if not np.all(np.isfinite(got)):  # only the far case gets here: the ordinary ones passed already
             return Feedback(name, False, [
-                f"{where} you returned {np.round(got, 4).tolist()}.",
+                f"{where} (a query far from every key) you returned {np.round(got, 4).tolist()}, although your "
+                "weights were right for the queries near the keys.",
                 "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights are a "
                 "softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score first."])
         if close(got, expected):
             continue
-        hints = [f"{where} the weights are {np.round(expected, 4).tolist()}, you returned "
-                 f"{np.round(got, 4).tolist()}."]
+        hints = [f"{where} you returned {np.round(got, 4).tolist()}: these are not the Gaussian weights."]
         if close(got, np.full(expected.shape, 1 / xk.size)):
             hints.append("Every weight is 1/n: the denominator must sum K((x - x_j)/h) over all keys j. With x_i "
                          "in the denominator (the slip in the original post) each term cancels itself.")
@@ -55,6 +65,12 @@ def check_gaussian_weights(name, fn) -> Feedback:
         elif close(got, softmax(diff2 / (2 * h * h))):
             hints.append("The sign is flipped: nearby keys must get the largest weight, so the score is "
                          "minus the squared distance.")
+        elif far:
+            hints.append("Your weights were right for the queries near the keys but not for this far one: subtract "
+                         "each row's largest score, not a fixed number, before taking exponentials.")
+        else:
+            hints.append("The rows sum to 1, but the weights are off: check the score -(x - x_i)^2 / (2 h^2) term by "
+                         "term (the square, the h, the sign), and that the nearest key gets the largest weight.")
         return Feedback(name, False, hints)
     return Feedback(name, True, ["Rows sum to 1, close keys weigh most, and far queries do not give NaN."])
 
@@ -95,25 +111,35 @@ def check_nearest_neighbour(name, fn) -> Feedback:
     """Exercise: ``fn(x_query, x_keys, y_values)`` returns the h -> 0 limit of Nadaraya-Watson (nearest key's value)."""
     cases = [(np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0])),
              (np.array([4.2, 0.0]), np.array([0.4, 3.0, 4.0]), np.array([-1.0, 2.0, 0.5]))]
+    advice = ("The limit needs no arithmetic on the values, so nothing can overflow or divide by zero: look for "
+              "a kernel, an exponential or a division left in your code.")
     for xq, xk, y in cases:
-        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), y.copy())
+        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), y.copy(), finite_advice=advice)
         if problem is not None:
             return problem
         nearest = np.argmin(np.abs(xq[:, None] - xk[None, :]), axis=1)
         expected = y[nearest]
         if close(got, expected):
             continue
-        hints = [f"For queries {xq.tolist()}, keys {xk.tolist()} and values {y.tolist()} the limit is "
-                 f"{expected.tolist()}, you returned {np.round(got, 4).tolist()}."]
+        where = f"For queries {xq.tolist()}, keys {xk.tolist()} and values {y.tolist()}"
         if got.shape != expected.shape:
-            hints.append(f"Return one prediction per query, shape {expected.shape}; got {got.shape}.")
-        elif close(got, nearest.astype(float)):
+            return Feedback(name, False, [f"{where} return one prediction per query, shape {expected.shape}; got "
+                                          f"{got.shape}."])
+        hints = [f"{where} you returned {np.round(got, 4).tolist()}: not the h -> 0 limit."]
+        if close(got, nearest.astype(float)):
             hints.append("Those are the indices of the nearest keys; return their values y_i.")
         elif close(got, xk[nearest]):
             hints.append("Those are the nearest keys x_i themselves; return their values y_i.")
         elif close(got, np.full(expected.shape, y.mean())):
             hints.append("That is the h -> infinity limit (average pooling). As h -> 0 all the weight goes to the "
                          "key with the largest score, the nearest one.")
+        elif np.all(np.isin(got, y)):
+            wrong = xq[got != expected].tolist()
+            hints.append(f"Each answer is one of the values, but for the queries {wrong} not that of the key "
+                         "closest to the query: nearest means the smallest |x - x_i|, on either side.")
+        else:
+            hints.append("As h -> 0 each weight row becomes one-hot: each prediction is one of the values y_i, "
+                         "unchanged. Some of yours are not values at all.")
         return Feedback(name, False, hints)
     return Feedback(name, True, ["As h -> 0 the softmax becomes one-hot(argmax): each query copies its nearest "
                                  "key's value. A hard attention, just like T -> 0."])

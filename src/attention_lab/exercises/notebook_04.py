@@ -19,7 +19,10 @@ def check_nw_forward(name, fn) -> Feedback:
     keys = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
     values = torch.tensor([1.0, -1.0, 2.0, 0.5, 3.0])
     w = torch.tensor(1.3, requires_grad=True)
-    got, problem = as_tensor_result(name, fn, queries.clone(), keys.clone(), values.clone(), w)
+    got, problem = as_tensor_result(name, fn, queries.clone(), keys.clone(), values.clone(), w,
+                                    finite_advice="For these inputs every prediction is a weighted average of the "
+                                    "values 1, -1, 2, 0.5 and 3, an ordinary number: print the scores, the weights "
+                                    "and their row sums to see where the NaN or inf first appears.")
     if problem is not None:
         return problem
     diff2 = (queries[:, None] - keys) ** 2
@@ -37,16 +40,25 @@ def check_nw_forward(name, fn) -> Feedback:
                                           "in torch (no .item(), .numpy() or torch.tensor(...) around w)."])
         return Feedback(name, True, ["softmax over the keys of -((x - x_i) w)^2 / 2, then the weighted sum of values; "
                                      "differentiable in w."])
-    hints = [f"Expected {expected.numpy().round(4).tolist()}, got {got.detach().numpy().round(4).tolist()}."]
+    mine = got.detach().to(torch.float32)
+    hints = [f"For queries [0.5, 2.0, 3.5], keys [0, 1, 2, 3, 4] and w = 1.3 you returned "
+             f"{mine.numpy().round(4).tolist()}: not the softmax-weighted averages of the values."]
     w0 = w.detach()
-    if torch.allclose(got.detach(), pooled(-diff2 * w0**2 / 2, dim=0), atol=1e-5):
+    if torch.allclose(mine, pooled(-diff2 * w0**2 / 2, dim=0), atol=1e-5):
         hints.append("The softmax runs over the queries (dim=0); each query normalises over its keys (dim=1).")
-    elif torch.allclose(got.detach(), pooled(diff2 * w0**2 / 2), atol=1e-5):
+    elif torch.allclose(mine, pooled(diff2 * w0**2 / 2), atol=1e-5):
         hints.append("The sign is flipped: near keys must score highest, so the score is minus the squared distance.")
-    elif torch.allclose(got.detach(), pooled(-diff2 * w0**2), atol=1e-5):
+    elif torch.allclose(mine, pooled(-diff2 * w0**2), atol=1e-5):
         hints.append("The 1/2 is missing: the score is -((x - x_i) w)^2 / 2.")
-    elif torch.allclose(got.detach(), pooled(-diff2 * w0 / 2), atol=1e-5):
+    elif torch.allclose(mine, pooled(-diff2 * w0 / 2), atol=1e-5):
         hints.append("Square w too: it multiplies the distance, ((x - x_i) w)^2 = (x - x_i)^2 w^2.")
+    elif bool(((mine < values.min() - 1e-5) | (mine > values.max() + 1e-5)).any()):
+        hints.append("Some predictions lie outside the range of the values (from -1 to 3). A weighted average with "
+                     "weights that are non-negative and sum to 1 cannot: normalise the weights with a softmax over "
+                     "the keys.")
+    else:
+        hints.append("Build it in three steps: the score -((x - x_i) w)^2 / 2 for every query-key pair, a softmax "
+                     "over the keys (dim=1), then each query's weighted sum of the values.")
     return Feedback(name, False, hints)
 
 
@@ -56,7 +68,9 @@ def check_leave_one_out(name, fn) -> Feedback:
     import torch
 
     x = torch.tensor([0.3, 1.1, 2.0, 2.4, 4.7])
-    got, problem = as_tensor_result(name, fn, x.clone())
+    got, problem = as_tensor_result(name, fn, x.clone(),
+                                    finite_advice="The keys are entries of x copied as they are (x holds no NaN or "
+                                    "inf): select them, with a boolean mask or indices, rather than compute them.")
     if problem is not None:
         return problem
     n = x.shape[0]
@@ -72,8 +86,12 @@ def check_leave_one_out(name, fn) -> Feedback:
     if contains_self:
         return Feedback(name, False, ["Some row i still contains x_i and misses another key: drop exactly the "
                                       "diagonal (mask = ~torch.eye(n, dtype=bool))."])
-    return Feedback(name, False, ["Each row has the right keys but in another order; keep the order of x "
-                                  "(the values must line up with the keys)."])
+    same_keys = all(torch.equal(torch.sort(got[i].float()).values, torch.sort(expected[i]).values) for i in range(n))
+    if same_keys:
+        return Feedback(name, False, ["Each row has the right keys but in another order; keep the order of x "
+                                      "(the values must line up with the keys)."])
+    return Feedback(name, False, ["Your rows do not hold x's other entries: row i must be x with x_i removed, "
+                                  "the remaining entries copied as they are (no arithmetic)."])
 
 
 @exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50:
