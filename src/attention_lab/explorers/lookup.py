@@ -100,7 +100,7 @@ class LookupExplorer(Explorer):
         pad = 0.15 * (high - low) or 1.0
         self.ax_out.set_ylim(low - (pad if low < 0 else 0), high + pad)
         self.ax_out.set_ylabel(r"output $\sum_i \lambda_i v_i$")
-        self.ax_out.set_title("3. weighted average of values")
+        self.ax_out.set_title("3. average of the values")
         self.ax_out.legend(loc="upper right")
         return [self.query_marker, *self.score_bars, *self.weight_bars, *self.weight_texts, self.weights_title,
                 *self.out_bars, self.lookup_marks]
