@@ -134,9 +134,13 @@ class AdditiveAttention(torch.nn.Module):
 
 
 class AttentionPooling(torch.nn.Module):
-    """Pool a sequence (batch, n, d) into one vector (batch, d) with a learned query u.
+    """Pool a sequence (batch, n, d) into one vector (batch, d) with a learned query u_w (``self.query``).
 
-    u_t = tanh(W h_t + b), alpha_t = u_t . u, lambda = masked_softmax(alpha), output sum_t lambda_t h_t.
+    u_t = tanh(W x_t + b), alpha_t = u_t . u_w, lambda = masked_softmax(alpha), output sum_t lambda_t x_t:
+    the word-attention layer of Yang et al. (2016), "Hierarchical Attention Networks for Document
+    Classification" (u_w is their word context vector). It is additive attention with a fixed learned query,
+    nonlinear in x_t, with no tanh on the output. The original post's layer, a linear score (x_t W) . q and a
+    tanh on the output, is :class:`~attention_lab.nn.DotAttentionPooling` (notebook 05 trains both).
     """
 
     def __init__(self, d: int, num_hiddens: int | None = None):
