@@ -120,8 +120,8 @@ class AdditiveAttention(torch.nn.Module):
         self.attention_weights = None
 
     def scores(self, queries, keys):
-        """(batch, n_q, n_k) scores."""
-        features = torch.tanh(self.W_q(queries)[:, :, None, :] + self.W_k(keys)[:, None, :, :])  # (b, n_q, n_k, h)
+        """(batch, n_q, n_k) scores; m = num_hiddens, the width of the tanh layer."""
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + self.W_k(keys)[:, None, :, :])  # (b, n_q, n_k, m)
         return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
 
     def forward(self, queries, keys, values, mask=None):
@@ -165,7 +165,7 @@ class AttentionPooling(torch.nn.Module):
 
 
 class GeneralAttention(torch.nn.Module):
-    """Luong's "general" score a(s, h) = s^T W h (``"dot"`` is the special case W = I, when sizes agree)."""
+    """Luong's "general" (bilinear) score a(s, e) = s^T W e (``"dot"`` is the special case W = I, when sizes agree)."""
 
     def __init__(self, query_size: int, key_size: int):
         super().__init__()

@@ -11,7 +11,7 @@ that pools a sequence ``x`` of shape (batch, n, d) into one vector per sequence:
 none). Two facts about it, both tested:
 
 - ``W`` is redundant: (x_t W) . q = x_t . (W q), so the score is a dot product of each step with ONE
-  learned vector u = W q (see :attr:`DotAttentionPooling.effective_query`). The layer can only rank the
+  learned vector q~ = W q (see :attr:`DotAttentionPooling.effective_query`). The layer can only rank the
   steps by a linear function of x_t.
 - It is not the course's :class:`~attention_lab.nn.AttentionPooling`, which scores
   alpha_t = tanh(W x_t + b) . u (the word-attention layer of Yang et al. 2016, "Hierarchical Attention
@@ -64,7 +64,7 @@ class DotAttentionPooling(torch.nn.Module):
 
     @property
     def effective_query(self) -> torch.Tensor:
-        """u = W q, (d,): the score (x_t W) . q equals x_t . u, so W and q act only through this one vector."""
+        """q~ = W q, (d,): the score (x_t W) . q equals x_t . q~, so W and q act only through this one vector."""
         return self.W @ self.query
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
