@@ -86,14 +86,26 @@ def test_readme_links_binder_for_the_repository_and_each_notebook():
 # --- exercises, glossary, lecture mode ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
-def test_every_numbered_notebook_has_three_checked_exercises_and_links_the_glossary(path):
+def test_every_numbered_notebook_has_four_checked_exercises_and_links_the_glossary(path):
     cells = nbformat.read(path, as_version=4).cells
     exercises = [c for c in cells if "exercise" in c.metadata.get("tags", [])]
-    assert len(exercises) >= 3, f"{path.name} has {len(exercises)} exercise cells"
+    assert len(exercises) >= 4, f"{path.name} has {len(exercises)} exercise cells"
     assert all(re.search(r"\bcheck_\w+\(", c.source) for c in exercises), "every exercise is checked"
     assert "glossary.md" in cells[0].source
-    setup = next(c for c in cells if c.cell_type == "code")
+    setup = next(c for c in cells if c.cell_type == "code" and "colab-setup" not in c.metadata.get("tags", []))
     assert "use_course_style(lecture=" in setup.source, "each notebook applies the course style in its first cell"
+
+
+def test_no_two_exercises_use_the_same_check():
+    """Every exercise of the course is its own: no check is called by two exercise cells."""
+    used = {}
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if "exercise" in cell.metadata.get("tags", []):
+                for check in set(re.findall(r"\b(check_\w+)\(", cell.source)):
+                    used.setdefault(check, []).append(path.stem)
+    repeated = {check: where for check, where in used.items() if len(where) > 1}
+    assert not repeated, f"exercises repeated across the course: {repeated}"
 
 
 def test_glossary_maps_symbols_to_code_and_terms_to_chinese():
