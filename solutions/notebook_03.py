@@ -21,11 +21,11 @@ def nearest_neighbour(x_query, x_keys, y_values):
     return y_values[np.argmin(np.abs(x_query[:, None] - x_keys[None, :]), axis=1)]
 
 
-# Exercise 4: minimise A h^4 + B / (n h): 4 A h^3 = B / (n h^2), so h*^5 = B / (4 A n) and h* ~ n^(-1/5);
+# Exercise 3: minimise A h^4 + B / (n h): 4 A h^3 = B / (n h^2), so h*^5 = B / (4 A n) and h* ~ n^(-1/5);
 # then both terms scale as n^(-4/5).
 H_EXPONENT, ERROR_EXPONENT = -1 / 5, -4 / 5
 
-# Exercise 5: more noise raises the variance term only, so the best h grows.
+# Exercise 4: more noise raises the variance term only, so the best h grows.
 NOISE_PREDICTION = "larger"
 
 

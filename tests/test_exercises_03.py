@@ -26,7 +26,7 @@ def nb03():
 
 @pytest.fixture(scope="module")
 def noise_case():
-    """The two data sets of exercise 5: the same inputs and noise draws, the noise doubled."""
+    """The two data sets of exercise 4: the same inputs and noise draws, the noise doubled."""
     calm, noisy = make_regression_data(200, noise=0.5, seed=0), make_regression_data(200, noise=1.0, seed=0)
     h_calm = loo_bandwidth(calm.x_train, calm.y_train)
     return noisy, h_calm
