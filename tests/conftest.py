@@ -6,6 +6,7 @@
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed``: each course notebook is executed once per session, for the harness and the static site.
+- ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
   changes in place (new pixels, no new artists).
 """
@@ -33,6 +34,19 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def load_solution(name: str):
+    """The reference answers ``solutions/<name>.py`` as a module; the test is skipped in a student copy."""
+    import importlib.util
+
+    path = ROOT / "solutions" / f"{name}.py"
+    if not path.exists():
+        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def pixels(explorer) -> np.ndarray:

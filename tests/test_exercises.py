@@ -1,28 +1,16 @@
 """The exercise checks: reference answers pass, unfinished stubs read as not attempted, mistakes are explained."""
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_solution
 
 from attention_lab import exercises as ex
-
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
-
-
-def load(name):
-    if not SOLUTIONS.exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location(name, SOLUTIONS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def nb01():
-    return load("notebook_01")
+    return load_solution("notebook_01")
 
 
 def test_reference_answers_pass(nb01):

@@ -1,33 +1,22 @@
 """The exercise checks of the start page (00) and notebook 01 that are not in test_exercises.py."""
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import load_solution
 
 from attention_lab import exercises as ex
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])  # notebook 01's fruit keys
 LABELS = ["apple", "orange", "pear", "cherry"]
 NOT_TOO_SWEET = np.array([4.0, 3.0])
 SCORES = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])  # notebook 00's explorer
 
 
-def load(name):
-    if not (SOLUTIONS / f"{name}.py").exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location(name, SOLUTIONS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_reference_answers_pass():
-    assert ex.check_uniform_temperature(load("notebook_00").UNIFORM_TEMPERATURE, SCORES).passed
-    assert ex.check_dot_product_winner(load("notebook_01").DOT_PRODUCT_WINNER, K, LABELS, NOT_TOO_SWEET).passed
+    assert ex.check_uniform_temperature(load_solution("notebook_00").UNIFORM_TEMPERATURE, SCORES).passed
+    assert ex.check_dot_product_winner(load_solution("notebook_01").DOT_PRODUCT_WINNER, K, LABELS, NOT_TOO_SWEET).passed
 
 
 @pytest.mark.parametrize(("answer", "hint"), [
@@ -175,7 +164,7 @@ def test_weighted_average_mistakes_are_described_without_the_expected_output(ans
 
 def test_scores_for_weights_at_temperature_two():
     target = np.array([0.1, 0.8, 0.05, 0.05])
-    assert ex.check_scores_for_weights(load("notebook_01").SCORES_FOR_WEIGHTS, temperature=2.0).passed
+    assert ex.check_scores_for_weights(load_solution("notebook_01").SCORES_FOR_WEIGHTS, temperature=2.0).passed
     assert ex.check_scores_for_weights(2 * np.log(target) + 5.0).passed  # the default is T = 2, any shift works
     text = " ".join(ex.check_scores_for_weights(np.log(target), temperature=2.0).messages)
     assert "give the weights at T = 1, but here T = 2" in text

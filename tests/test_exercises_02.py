@@ -1,28 +1,21 @@
 """Notebook 02's exercise checks: the reference answers pass, each typical mistake gets its own hint, unfinished
 stubs read as not attempted, and no answer (garbage included) makes a check raise or reveal the answer."""
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import load_solution
 
 from attention_lab import exercises as ex
 from attention_lab import softmax
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
 
 
 @pytest.fixture(scope="module")
 def nb02():
-    if not SOLUTIONS.exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location("notebook_02", SOLUTIONS / "notebook_02.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_solution("notebook_02")
 
 
 def test_reference_answers_pass(nb02):

@@ -1,28 +1,21 @@
 """The exercise checks of notebook 04: reference answers pass, typical mistakes get their own hint, garbage gets
 feedback and never an exception, and no feedback gives the answer away."""
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import load_solution
 
 from attention_lab import exercises as ex
 from attention_lab import make_regression_data
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 TARGET_W = 4.93  # about where Adam ends in the notebook (the check is told the target)
 
 
 @pytest.fixture(scope="module")
 def nb04():
-    if not SOLUTIONS.exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location("notebook_04", SOLUTIONS / "notebook_04.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_solution("notebook_04")
 
 
 def text(feedback):

@@ -1,27 +1,19 @@
 """The exercise checks of notebook 06: reference answers pass, typical mistakes get their own hint, garbage gets
 feedback and never an exception, and no feedback gives the answer away."""
 
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import load_solution
 
 from attention_lab import exercises as ex
 from attention_lab.translation_data import Vocab
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
-
 
 @pytest.fixture(scope="module")
 def nb06():
-    if not SOLUTIONS.exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location("notebook_06", SOLUTIONS / "notebook_06.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_solution("notebook_06")
 
 
 def text(feedback):
