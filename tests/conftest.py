@@ -7,6 +7,7 @@
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed``: each course notebook is executed once per session, for the harness and the static site.
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
+- ``text(feedback)`` and ``stub``: for the exercise-check tests.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
   changes in place (new pixels, no new artists).
 """
@@ -47,6 +48,16 @@ def load_solution(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def text(feedback) -> str:
+    """All the messages of an exercise's feedback, as one string to search."""
+    return " ".join(feedback.messages)
+
+
+def stub(*args):
+    """An exercise function left as the notebook hands it out: its body is ``...``."""
+    ...
 
 
 def pixels(explorer) -> np.ndarray:

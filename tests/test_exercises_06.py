@@ -5,7 +5,7 @@ feedback and never an exception, and no feedback gives the answer away."""
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution
+from conftest import load_solution, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab.translation_data import Vocab
@@ -14,14 +14,6 @@ from attention_lab.translation_data import Vocab
 @pytest.fixture(scope="module")
 def nb06():
     return load_solution("notebook_06")
-
-
-def text(feedback):
-    return " ".join(feedback.messages)
-
-
-def stub(*args):
-    ...
 
 
 FUNCTION_CHECKS = [ex.check_luong_attentional_state, ex.check_greedy_decode]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution
+from conftest import load_solution, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax
@@ -15,14 +15,6 @@ from attention_lab import softmax
 @pytest.fixture(scope="module")
 def nb07():
     return load_solution("notebook_07")
-
-
-def text(feedback):
-    return " ".join(feedback.messages)
-
-
-def stub(*args):
-    ...
 
 
 FUNCTION_CHECKS = [ex.check_self_attention, ex.check_causal_weights, ex.check_head_score_variance,
