@@ -18,7 +18,8 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "interactive_figure", "buffer_png"]
+__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "token_heatmap", "interactive_figure",
+           "buffer_png"]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
 COLORS = {
@@ -101,6 +102,20 @@ def lecture_mode(on: bool = True) -> None:
     if not isinstance(on, bool):
         raise ValueError(f"on must be True or False, got {on!r}")
     use_course_style(lecture=on)
+
+
+def token_heatmap(ax, x_tokens, y_tokens, weights, *, xlabel: str, ylabel: str, colorbar_label: str | None,
+                  aspect="auto", fontsize=9):
+    """Attention weights as a heatmap with a token on every column and row; ``colorbar_label=None``: no colour bar."""
+    image = ax.imshow(weights, cmap=CMAP, vmin=0, vmax=1, aspect=aspect, interpolation="nearest")
+    ax.set_xticks(range(len(x_tokens)), x_tokens, fontsize=fontsize, fontfamily=FONT_FAMILY)
+    ax.set_yticks(range(len(y_tokens)), y_tokens, fontsize=fontsize, fontfamily=FONT_FAMILY)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(False)
+    if colorbar_label is not None:
+        ax.figure.colorbar(image, ax=ax, label=colorbar_label)
+    return image
 
 
 def _ipympl_classes():

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import as_float_array
-from ..plots import CMAP, COLORS, FONT_FAMILY
+from ..plots import CMAP, COLORS, FONT_FAMILY, token_heatmap
 from .base import Explorer
 from .controls import check_labels
 
@@ -55,16 +55,8 @@ def _visible(token):
 
 def plot_alignment(ax, source_tokens, output_tokens, alignment, *, colorbar=True):
     """A static alignment heatmap: output tokens down, input tokens across, weight as colour."""
-    image = ax.imshow(alignment, cmap=CMAP, vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(source_tokens)), [_visible(t) for t in source_tokens], fontsize=9,
-                  fontfamily=FONT_FAMILY)
-    ax.set_yticks(range(len(output_tokens)), output_tokens, fontsize=9, fontfamily=FONT_FAMILY)
-    ax.set_xlabel("input token")
-    ax.set_ylabel("output token")
-    ax.grid(False)
-    if colorbar:
-        ax.figure.colorbar(image, ax=ax, label=r"weight $\lambda_{tj}$")
-    return image
+    return token_heatmap(ax, [_visible(t) for t in source_tokens], output_tokens, alignment, xlabel="input token",
+                         ylabel="output token", colorbar_label=r"weight $\lambda_{tj}$" if colorbar else None)
 
 
 def alignment_small_multiples(sources, outputs, alignments, *, columns=2):

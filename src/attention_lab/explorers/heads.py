@@ -12,7 +12,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..plots import CMAP, FONT_FAMILY
+from ..plots import CMAP, FONT_FAMILY, token_heatmap
 from .base import Explorer
 
 __all__ = ["HeadExplorer", "heads_small_multiples", "plot_head"]
@@ -31,16 +31,10 @@ def _check_weights(weights, tokens):
 
 def plot_head(ax, tokens, weights, *, colorbar=True, fontsize=9):
     """A static heatmap of one head on one example: queries down, keys across, both labelled with tokens."""
-    n = len(tokens)
-    image = ax.imshow(weights, cmap=CMAP, vmin=0, vmax=1, aspect="equal", interpolation="nearest")
-    ax.set_xticks(range(n), [str(t) for t in tokens], fontsize=fontsize, fontfamily=FONT_FAMILY)
-    ax.set_yticks(range(n), [str(t) for t in tokens], fontsize=fontsize, fontfamily=FONT_FAMILY)
-    ax.set_xlabel("key (token read)")
-    ax.set_ylabel("query (token reading)")
-    ax.grid(False)
-    if colorbar:
-        ax.figure.colorbar(image, ax=ax, label=r"weight $\lambda_{ij}$")
-    return image
+    tokens = [str(t) for t in tokens]
+    return token_heatmap(ax, tokens, tokens, weights, xlabel="key (token read)", ylabel="query (token reading)",
+                         colorbar_label=r"weight $\lambda_{ij}$" if colorbar else None, aspect="equal",
+                         fontsize=fontsize)
 
 
 def heads_small_multiples(weights, tokens, *, example=0):
