@@ -75,6 +75,10 @@ def jupyterlab(root: Path, *, timeout: float = 60.0):
         settings.mkdir(parents=True)
         # render every cell, also those far down the page (JupyterLab virtualises long notebooks by default)
         (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        # never save: Run All fills the notebooks with outputs, and autosave would write them into the course
+        docmanager = Path(home) / "settings" / "@jupyterlab" / "docmanager-extension"
+        docmanager.mkdir(parents=True)
+        (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
         env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
                "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"), "JUPYTER_RUNTIME_DIR": home}
         log = open(Path(home) / "server.log", "w")  # noqa: SIM115 - closed below
