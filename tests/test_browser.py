@@ -11,6 +11,7 @@ from pathlib import Path
 import browser
 import nbformat
 import pytest
+from nbcheck import static_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -102,3 +103,5 @@ def test_notebook_in_jupyterlab(lab, page, path):
             moved += 1
     assert moved >= len(areas)
     assert not browser.page_problems(page)
+    # the notebook on disk is as committed: the browser run saved nothing into it
+    assert not [p for p in static_problems(nbformat.read(path, as_version=4)) if "outputs" in p or "count" in p]
