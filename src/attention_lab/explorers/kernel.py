@@ -30,7 +30,7 @@ __all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "
            "kernel_small_multiples"]
 
 BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
-TRAIN_SIZES = (50, 500, 1000)  # the seed post's experiment
+TRAIN_SIZES = (50, 500, 1000)  # the experiment of the original post on Nadaraya-Watson
 WEIGHT_FLOOR = 1e-4  # weights below this are drawn white (the colour scale is logarithmic)
 _WEIGHT_CMAP = matplotlib.colormaps[CMAP].with_extremes(under="white", bad="white")
 
