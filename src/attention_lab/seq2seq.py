@@ -2,11 +2,13 @@
 
 Notation (the course's): encoder states e_j (the keys and the values; Bahdanau et al. 2015 write h_j,
 but h is the bandwidth in this course), decoder state s_t (the query), scores alpha_tj, weights
-lambda_tj = softmax_j(alpha_tj), context c_t = sum_j lambda_tj e_j.
+lambda_tj = softmax_j(alpha_tj), context c_t = sum_j lambda_tj e_j. Sizes: d_s for a GRU state
+(``num_hiddens``), d_e for an encoder state e_j (2 d_s when bidirectional, d_s forward only), V for the
+output vocabulary.
 
 - :class:`Encoder`: embedding + bidirectional GRU; e_j = [forward state at j; backward state at j] (size
-  2H), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole input
-  (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
+  d_e = 2 d_s), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole
+  input (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
 - :class:`Decoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
   c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_o [s_t; c_t].
   ``score="additive"`` is Bahdanau's score, ``"general"`` the bilinear s_{t-1}^T W e_j inside Bahdanau's
@@ -18,9 +20,10 @@ lambda_tj = softmax_j(alpha_tj), context c_t = sum_j lambda_tj e_j.
 - :class:`Seq2Seq`: both halves, teacher-forced ``loss``, and ``greedy`` decoding that also returns the
   alignment (the weights lambda_tj of every output step).
 
-Simplifications, the same for every variant: GRUs instead of the papers' gated units and LSTMs, one layer,
-s_0 = tanh(W [last forward state; last backward state]) (Bahdanau et al. use the backward state only), and
-a linear output layer (Bahdanau et al. add y_{t-1} and a maxout layer).
+Simplifications, the same for every variant: one-layer GRUs (Bahdanau et al.'s gated hidden unit is a GRU
+up to where the reset gate is applied; Luong et al. use stacked LSTMs), s_0 = tanh(W [last forward state;
+last backward state]) (Bahdanau et al. use the backward state only), and a linear output layer (Bahdanau
+et al. add y_{t-1} and a maxout layer).
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ def _check_lengths(src, src_lens):
 
 
 class Encoder(torch.nn.Module):
-    """Embedding + GRU over the input; bidirectional by default: e_j = [forward state; backward state] (2H).
+    """Embedding + GRU over the input; bidirectional by default: e_j = [forward state; backward state] (d_e = 2 d_s).
 
     The forward GRU reads x_1..x_j into its state at j, the backward GRU reads x_n..x_j, so e_j summarises
     both sides of token j (Bahdanau et al. 2015, "annotations"). ``bidirectional=False`` keeps the forward
@@ -89,27 +92,27 @@ class Encoder(torch.nn.Module):
         self.output_size = (2 if bidirectional else 1) * num_hiddens
 
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor):
-        """src (batch, n) token ids, src_lens (batch,) -> states e (batch, n, 2H) and summary c (batch, 2H).
+        """src (batch, n) token ids, src_lens (batch,) -> states e (batch, n, d_e) and summary c (batch, d_e).
 
         Positions j >= src_lens[b] are padding: their states are zero and nothing there changes the rest.
         """
         _check_ids(src, "src", self.vocab_size, "n")
         _check_lengths(src, src_lens)
-        embedded = self.embedding(src)  # (batch, n, E)
+        embedded = self.embedding(src)  # (batch, n, embed_size)
         packed = torch.nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True,
                                                          enforce_sorted=False)
-        states, last = self.rnn(packed)  # last: (directions, batch, H), each direction at its true end
+        states, last = self.rnn(packed)  # last: (directions, batch, d_s), each direction at its true end
         states, _ = torch.nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
-        return states, torch.cat(list(last), dim=-1)  # (batch, n, 2H), (batch, 2H)
+        return states, torch.cat(list(last), dim=-1)  # (batch, n, d_e), (batch, d_e)
 
 
 class Memory(NamedTuple):
     """What the decoder reads at every step, computed once per input by :meth:`Seq2Seq.encode`."""
 
-    states: torch.Tensor  # e (batch, n, 2H): the keys and the values
-    summary: torch.Tensor  # c (batch, 2H): the fixed context of the plain model
+    states: torch.Tensor  # e (batch, n, d_e): the keys and the values
+    summary: torch.Tensor  # c (batch, d_e): the fixed context of the plain model
     mask: torch.Tensor  # (batch, n), True on the real tokens
-    keys: torch.Tensor | None  # W_k e_j (additive) or W e_j (general), (batch, n, H); None without attention
+    keys: torch.Tensor | None  # W_k e_j (additive) or W e_j (general), (batch, n, d_s); None without attention
 
 
 def _attention(score: str, query_size: int, key_size: int, num_hiddens: int) -> torch.nn.Module:
@@ -128,7 +131,7 @@ class _Attending(torch.nn.Module):
     """
 
     def project_keys(self, states):
-        """(batch, n, 2H) encoder states -> (batch, n, H) projected keys, or None without attention."""
+        """(batch, n, d_e) encoder states -> (batch, n, d_s) projected keys, or None without attention."""
         if self.attention is None:
             return None
         if isinstance(self.attention, AdditiveAttention):
@@ -136,14 +139,14 @@ class _Attending(torch.nn.Module):
         return self.attention.W(states)  # W e_j
 
     def attend(self, query, memory: Memory):
-        """query (batch, H) -> context c_t (batch, 2H) and weights lambda_t (batch, n)."""
+        """query (batch, d_s) -> context c_t (batch, d_e) and weights lambda_t (batch, n)."""
         if isinstance(self.attention, AdditiveAttention):
-            features = torch.tanh(self.attention.W_q(query)[:, None, :] + memory.keys)  # (batch, n, H)
+            features = torch.tanh(self.attention.W_q(query)[:, None, :] + memory.keys)  # (batch, n, d_s)
             scores = self.attention.w_v(features)[..., 0]  # alpha_tj: (batch, n)
         else:
             scores = (memory.keys @ query[:, :, None])[..., 0]  # alpha_tj = s^T W e_j: (batch, n)
         weights = masked_softmax(scores, memory.mask)  # lambda_tj: (batch, n), 0 on padding
-        return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, 2H)
+        return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, d_e)
 
 
 class Decoder(_Attending):
@@ -166,20 +169,20 @@ class Decoder(_Attending):
         self.attention = None if score is None else _attention(score, num_hiddens, enc_size, num_hiddens)
 
     def start(self, summary):
-        """s_0 (batch, H) from the summary c (batch, 2H)."""
+        """s_0 (batch, d_s) from the summary c (batch, d_e)."""
         return torch.tanh(self.init_state(summary))
 
     def step(self, token, state, memory: Memory):
-        """One output step: token y_{t-1} (batch,), state s_{t-1} (batch, H).
+        """One output step: token y_{t-1} (batch,), state s_{t-1} (batch, d_s).
 
-        Returns logits (batch, V), the new state s_t (batch, H) and the weights lambda_t (batch, n), or None
+        Returns logits (batch, V), the new state s_t (batch, d_s) and the weights lambda_t (batch, n), or None
         without attention.
         """
         if self.attention is None:
             context, weights = memory.summary, None  # the same fixed c at every step
         else:
-            context, weights = self.attend(state, memory)  # query s_{t-1} -> c_t (batch, 2H)
-        state = self.cell(torch.cat([self.embedding(token), context], dim=-1), state)  # s_t: (batch, H)
+            context, weights = self.attend(state, memory)  # query s_{t-1} -> c_t (batch, d_e)
+        state = self.cell(torch.cat([self.embedding(token), context], dim=-1), state)  # s_t: (batch, d_s)
         return self.out(torch.cat([state, context], dim=-1)), state, weights
 
 
@@ -205,19 +208,19 @@ class LuongDecoder(_Attending):
         self.out = torch.nn.Linear(num_hiddens, vocab_size)  # W_s
 
     def start(self, summary):
-        """(s_0, s~_0) = (tanh(W c), 0), each (batch, H)."""
+        """(s_0, s~_0) = (tanh(W c), 0), each (batch, d_s)."""
         state = torch.tanh(self.init_state(summary))
         return state, torch.zeros_like(state)
 
     def step(self, token, state, memory: Memory):
-        """One output step; ``state`` is the pair (s_{t-1}, s~_{t-1}), each (batch, H).
+        """One output step; ``state`` is the pair (s_{t-1}, s~_{t-1}), each (batch, d_s).
 
         Returns logits (batch, V), the pair (s_t, s~_t) and the weights lambda_t (batch, n).
         """
         previous, attentional = state
-        state = self.cell(torch.cat([self.embedding(token), attentional], dim=-1), previous)  # s_t: (batch, H)
-        context, weights = self.attend(state, memory)  # query s_t (after the update) -> c_t (batch, 2H)
-        attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))  # s~_t: (batch, H)
+        state = self.cell(torch.cat([self.embedding(token), attentional], dim=-1), previous)  # s_t: (batch, d_s)
+        context, weights = self.attend(state, memory)  # query s_t (after the update) -> c_t (batch, d_e)
+        attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))  # s~_t: (batch, d_s)
         return self.out(attentional), (state, attentional), weights
 
 
@@ -229,7 +232,7 @@ class Seq2Seq(torch.nn.Module):
     src_vocab, tgt_vocab : int
         Sizes of the input and output vocabularies (ids 0..size-1; 0 is padding, 1 <bos>, 2 <eos>).
     embed_size, num_hiddens : int
-        Embedding size E and GRU state size H (the encoder states e_j have size 2H when bidirectional).
+        Embedding size and GRU state size d_s (the encoder states e_j have size d_e = 2 d_s when bidirectional).
     score : {"additive", "general", None}
         How the decoder scores the encoder states; None (no attention) only with Bahdanau's decoder.
     decoder : {"bahdanau", "luong"}

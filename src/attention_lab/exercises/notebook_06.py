@@ -93,16 +93,18 @@ def check_uniform_attention_prediction(name, answer) -> Feedback:
         return problem
     if letter == "C":
         return Feedback(name, True, ["With lambda_tj = 1/n the context is the mean of the e_j, the same at every "
-                                     "step. The decoder was trained on contexts that pick out one or two "
-                                     "characters, so it no longer knows which digit comes next. Run the next cell "
-                                     "to see it."])
+                                     "step. The decoder was trained on contexts that weight a few characters "
+                                     "heavily, so the context no longer tells it which digit to write (its state "
+                                     "still tells it where in the date it is). Run the next cell to see it."])
     if letter == "A":
         return Feedback(name, False, ["If the weights were a by-product the decoder ignored, that would be so. But "
                                       "c_t is the decoder's only view of the input at step t: with equal weights "
                                       "it is the same vector at every step. What can it still tell the decoder?"])
     return Feedback(name, False, ["The mean of the e_j is a fixed context, like c. But the fixed-context model was "
-                                  "trained to read its c; this decoder never saw an averaged context in training, "
-                                  "and its other inputs do not say where in the date it is either. Think again."])
+                                  "trained to read its digits from its c; this decoder never saw an averaged "
+                                  "context in training: it learned to read each digit from a context that weights "
+                                  "a few characters heavily. Its state still tells it where in the date it is; "
+                                  "what can it no longer tell? Think again."])
 
 
 ENCODER_OPTIONS = {"A": "only e_7", "B": "e_7 and every state after it (j >= 7)", "C": "e_0 to e_7 (j <= 7)",
