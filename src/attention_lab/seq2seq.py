@@ -10,7 +10,7 @@ output vocabulary.
   d_e = 2 d_s), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole
   input (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
 - :class:`Decoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
-  c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_o [s_t; c_t].
+  c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_out [s_t; c_t].
   ``score="additive"`` is Bahdanau's score, ``"general"`` the bilinear s_{t-1}^T W e_j inside Bahdanau's
   decoder, ``None`` the fixed c at every step (no attention).
 - :class:`LuongDecoder`, Luong et al. (2015), global attention with input feeding: the state is updated
