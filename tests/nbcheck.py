@@ -15,6 +15,10 @@ from execute import execute
 def static_problems(nb) -> list[str]:
     """What is wrong with a notebook as committed: outputs, execution counts, missing kernelspec."""
     problems = []
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as error:
+        problems.append(f"not a valid notebook for its nbformat version: {error.message}")
     spec = nb.metadata.get("kernelspec")
     if not spec or spec.get("name") != "python3":
         problems.append("metadata.kernelspec is missing or not python3: JupyterLab would ask for a kernel")

@@ -28,6 +28,9 @@ def test_colab_cell_is_inserted_first_once_and_updated_in_place(tmp_path):
     for path in NOTEBOOKS[:2]:
         shutil.copy(path, tmp_path / path.name)
     copy = tmp_path / NOTEBOOKS[1].name
+    bare = nbformat.read(copy, as_version=4)  # the notebook as it was before the cell existed
+    bare.cells = [c for c in bare.cells if TAG not in c.get("metadata", {}).get("tags", [])]
+    nbformat.write(bare, copy)
     assert add_colab_cell(copy) is True
     first = nbformat.read(copy, as_version=4)
     code = [c for c in first.cells if c.cell_type == "code"]

@@ -27,7 +27,12 @@ TAG = "colab-setup"
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
 SOURCE = '''# On Google Colab: fetch the course, install what Colab lacks (under a minute). Anywhere else: nothing.
-import importlib, importlib.util, os, subprocess, sys
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
 try:
     on_colab = importlib.util.find_spec("google.colab") is not None
 except ModuleNotFoundError:  # no "google" package at all
