@@ -5,7 +5,8 @@
 - ``OMP_NUM_THREADS=1`` for this process and the kernels it starts (two workers share two cores).
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
-- ``executed``: each course notebook is executed once per session, for the harness and the static site.
+- ``executed`` and ``built_site``: each course notebook is executed once per test run, and the static site
+  built once from those runs, whichever of the two workers asks first.
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
 - ``text(feedback)`` and ``stub``: for the exercise-check tests.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
@@ -70,6 +71,42 @@ def artist_count(explorer) -> int:
     return sum(len(ax.get_children()) for ax in explorer.figure.axes)
 
 
+def _shared_dir(tmp_path_factory, name: str) -> Path:
+    """A folder every pytest-xdist worker of this run sees (the run's own temporary folder without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+def once(shared: Path, key: str, make):
+    """``make()`` run by the first worker that asks for ``key``; the others wait for its (pickled) result.
+
+    A failure is recorded too, so the waiting workers fail with its message instead of waiting forever.
+    """
+    done, failed = shared / f"{key}.pickle", shared / f"{key}.failed"
+    try:
+        os.close(os.open(shared / f"{key}.claim", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:  # another worker makes it (or has made it): wait for its result
+        deadline = time.monotonic() + 1800
+        while not done.exists():
+            if failed.exists():
+                raise RuntimeError(f"{key} failed in another worker: {failed.read_text()}") from None
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{key} was claimed by another worker but never finished") from None
+            time.sleep(0.5)
+        return pickle.loads(done.read_bytes())
+    try:
+        result = make()
+    except BaseException as error:
+        failed.write_text(f"{type(error).__name__}: {error}")
+        raise
+    partial = done.with_suffix(".partial")
+    partial.write_bytes(pickle.dumps(result))
+    partial.rename(done)  # atomic: a waiting worker never reads half a file
+    return result
+
+
 @pytest.fixture(scope="session")
 def executed(tmp_path_factory):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness and site share it).
@@ -79,29 +116,23 @@ def executed(tmp_path_factory):
     """
     from build_site import execute_page
 
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
-    shared.mkdir(exist_ok=True)
+    shared = _shared_dir(tmp_path_factory, "executed-notebooks")
 
     def run(path: Path):
         path = Path(path).resolve()
-        done = shared / f"{path.stem}.pickle"
-        try:
-            os.close(os.open(shared / f"{path.stem}.claim", os.O_CREAT | os.O_EXCL))
-        except FileExistsError:  # another worker runs it (or has): wait for its result
-            deadline = time.monotonic() + 1800
-            while not done.exists():
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{path.name} was claimed by another worker but never finished") from None
-                time.sleep(0.5)
-            return pickle.loads(done.read_bytes())
-        result = execute_page(path)
-        partial = done.with_suffix(".partial")
-        partial.write_bytes(pickle.dumps(result))
-        partial.rename(done)  # atomic: a waiting worker never reads half a file
-        return result
+        return once(shared, path.stem, lambda: execute_page(path))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, executed):
+    """(folder, pages written): the static site built once per test run from the shared notebook runs."""
+    from build_site import build_site
+
+    shared = _shared_dir(tmp_path_factory, "built-site")
+    return once(shared, "site", lambda: (shared / "site", build_site(shared / "site", log=lambda m: None,
+                                                                      executed=executed)))
 
 
 @pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])

@@ -10,7 +10,6 @@ import matplotlib as mpl
 import nbformat
 import pytest
 import yaml
-from build_site import build_site
 from student_copy import make_student_copy
 
 import attention_lab as al
@@ -23,10 +22,8 @@ NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 # --- static site ----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, executed):
-    out = tmp_path_factory.mktemp("site")
-    written = build_site(out, log=lambda message: None, executed=executed)  # the harness's executions
-    return out, written
+def site(built_site):
+    return built_site
 
 
 @pytest.mark.notebook

@@ -13,7 +13,6 @@ from pathlib import Path
 import browser
 import ipywidgets as widgets
 import pytest
-from build_site import build_site
 from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
 from live_pages import frames_of
 
@@ -76,10 +75,8 @@ def test_positions_follow_each_controls_own_grid():
 # --- the built site ----------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, executed):
-    out = tmp_path_factory.mktemp("live-site")
-    build_site(out, log=lambda message: None, executed=executed)
-    return out
+def site(built_site):
+    return built_site[0]  # the one site of this test run (tests/conftest.py)
 
 
 @pytest.mark.notebook
