@@ -58,6 +58,11 @@ def heads_small_multiples(weights, tokens, *, example=0):
     return fig
 
 
+def _numbered(count: int) -> list:
+    """Slider options shown from 1 (as in the titles and the text) with values from 0 (as in the arrays)."""
+    return [(str(i + 1), i) for i in range(count)]
+
+
 class HeadExplorer(Explorer):
     """``weights`` (examples, layers, heads, n, n) and ``tokens[e]``, the n tokens of example e."""
 
@@ -72,8 +77,8 @@ class HeadExplorer(Explorer):
         labels = labels or [" ".join(t) for t in self.tokens]
         slider = {"continuous_update": True, "layout": widgets.Layout(width="260px")}
         controls = {
-            "layer": widgets.IntSlider(min=0, max=n_layers - 1, description="layer", **slider),
-            "head": widgets.IntSlider(min=0, max=n_heads - 1, description="head", **slider),
+            "layer": widgets.SelectionSlider(options=_numbered(n_layers), description="layer", **slider),
+            "head": widgets.SelectionSlider(options=_numbered(n_heads), description="head", **slider),
             "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)],
                                         description="example", layout=widgets.Layout(width="300px")),
         }
