@@ -70,6 +70,7 @@ def test_expected_figures_counts_explorer_constructions():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_in_jupyterlab(lab, page, path):
+    page.goto("about:blank")  # leave the previous notebook first, so no open page sees its kernel go
     lab.shutdown_kernels()  # the previous notebook's kernel: free its memory before this one starts
     browser.open_notebook(page, lab, f"notebooks/{path.name}")
     assert page.locator(browser.DIALOG).count() == 0, "a dialog (e.g. 'Select Kernel') opened with the notebook"
