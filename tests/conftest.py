@@ -25,7 +25,9 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
-ROOT = Path(__file__).resolve().parents[1]
+from attention_lab.paths import repo_root
+
+ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 sys.path.insert(0, str(ROOT / "tools"))

@@ -13,9 +13,9 @@ import build_site
 import nbformat
 import pytest
 import student_copy
+from conftest import ROOT
 from student_copy import course_files, make_student_copy
 
-ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 
 # files of a small course tree: (path, copied?)

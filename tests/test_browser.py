@@ -11,9 +11,9 @@ from pathlib import Path
 import browser
 import nbformat
 import pytest
+from conftest import ROOT
 from nbcheck import static_problems
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"
 

@@ -4,17 +4,16 @@ import re
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import matplotlib as mpl
 import nbformat
 import pytest
 import yaml
+from conftest import ROOT
 from student_copy import make_student_copy
 
 import attention_lab as al
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import browser
 import ipywidgets as widgets
 import pytest
+from conftest import ROOT
 from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
 from live_pages import frames_of
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SITE_BUDGET_MB, FIRST_LOAD_MB, STEP_MS = 40, 5, 50
 

@@ -4,11 +4,10 @@ import re
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import yaml
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CONDA_NAMES = {"pytorch-cpu": "torch"}  # conda-forge name -> pip name
 SETUP_COMMAND = 'python -m pip install -e . && jupyter lab notebooks/'
 TEST_COMMAND = 'python -m pip install -e ".[test]" && python -m pytest'

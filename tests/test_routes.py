@@ -14,9 +14,9 @@ import nbformat
 import pytest
 import yaml
 from colab_cell import TAG, add_colab_cell, cell_source
+from conftest import ROOT
 from hub_link import hub_link
 
-ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

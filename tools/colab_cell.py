@@ -20,9 +20,11 @@ from pathlib import Path
 
 import nbformat
 
+from attention_lab.paths import repo_root
+
 __all__ = ["TAG", "REPOSITORY", "cell_source", "add_colab_cell"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = repo_root(Path(__file__).parent)
 TAG = "colab-setup"
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 

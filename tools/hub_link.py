@@ -16,9 +16,11 @@ import tomllib
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
+from attention_lab.paths import repo_root
+
 __all__ = ["REPOSITORY", "hub_link"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = repo_root(Path(__file__).parent)
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 BRANCH = "main"
 
