@@ -202,6 +202,11 @@ def close(a, b, atol=1e-6):
     return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=atol, equal_nan=False))
 
 
+def known_mistake(got, mistakes, atol=1e-6):
+    """The hint of the first ``(wrong answer, hint)`` in ``mistakes`` that ``got`` matches, or None."""
+    return next((hint for wrong, hint in mistakes if close(got, wrong, atol=atol)), None)
+
+
 def as_tensor_result(exercise, fn, *args, finite_advice: str | None = None):
     """Like :func:`as_numbers`, for functions that take and return torch tensors."""
     import torch

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
-from .feedback import Feedback, as_numbers, close, exercise, not_finite, run_student, to_float_array
+from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
 
 __all__ = ["check_scaled_dot_weights", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
 
@@ -59,9 +59,9 @@ def check_scaled_dot_weights(name, fn) -> Feedback:
         (softmax(Q @ K.T / 4.0, axis=0), "Normalise over the keys (each row sums to 1), not over the queries."),
         (Q @ K.T / 4.0, "These are the scaled scores; the weights are their softmax along each row."),
     ]
-    for wrong, hint in mistakes:
-        if close(got, wrong):
-            return Feedback(name, False, [hint])
+    hint = known_mistake(got, mistakes)
+    if hint is not None:
+        return Feedback(name, False, [hint])
     if not np.allclose(got.sum(axis=1), 1.0):
         return Feedback(name, False, ["Each row holds one query's weights and must sum to 1: apply a softmax along "
                                       "axis 1 (over the keys)."])
@@ -215,9 +215,9 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
             (softmax(raw / 512), "You divided by d; the changed model divides by nothing."),
             (softmax(raw, axis=1), "Normalise over the keys (the last axis), not over the queries."),
         ]
-        for wrong, hint in mistakes:
-            if close(got, wrong, atol=1e-3):
-                return Feedback(name, False, [hint])
+        hint = known_mistake(got, mistakes, atol=1e-3)
+        if hint is not None:
+            return Feedback(name, False, [hint])
         return Feedback(name, False, ["These are not softmax(queries @ keys^T) over the keys: the changed model is "
                                       "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."])
     measured = float(entropy(got).mean())
@@ -299,9 +299,9 @@ def check_query_jacobian(name, fn) -> Feedback:
          "You used equal weights 1/n; the derivative is taken at this query's softmax weights lambda = softmax(K q)."),
         (np.zeros((3, 3)), "The output does depend on q: q changes the scores, the scores change the weights."),
     ]
-    for wrong, hint in mistakes:
-        if close(got, wrong, atol=1e-8):
-            return Feedback(name, False, [hint])
+    hint = known_mistake(got, mistakes, atol=1e-8)
+    if hint is not None:
+        return Feedback(name, False, [hint])
     hints = ["Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K."]
     if not np.allclose(got, got.T, atol=1e-8):
         hints.append("The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, not_finite, run_student, to_float_array
+from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
 
 __all__ = ["check_luong_attentional_state", "check_uniform_attention_prediction", "check_forward_encoder_prediction",
            "check_greedy_decode"]
@@ -68,9 +68,9 @@ def check_luong_attentional_state(name, fn) -> Feedback:
         (state(np.full(5, 0.2)), "Every e_j got the same weight 1/n: that is the plain average. The weights come "
          "from the scores s^T W e_j."),
     ]
-    for wrong, hint in mistakes:
-        if close(got, wrong):
-            return Feedback(name, False, [hint])
+    hint = known_mistake(got, mistakes)
+    if hint is not None:
+        return Feedback(name, False, [hint])
     if np.all(np.abs(got) <= 1):
         return Feedback(name, False, ["The values are in [-1, 1] as a tanh gives, but not the right ones. Check each "
                                       "step on its own: the n scores s^T W e_j (all at once: E @ W.T @ s), their "
@@ -205,9 +205,9 @@ def check_greedy_decode(name, fn) -> Feedback:
         (_decode(model, memory, max_len, first=Vocab.EOS), "Start from <bos> (Vocab.BOS), not <eos>."),
         (_decode(model, memory, max_len, first=Vocab.PAD), "Start from <bos> (Vocab.BOS), not padding."),
     ]
-    for wrong, hint in mistakes:
-        if close(got, wrong):
-            return Feedback(name, False, [hint])
+    hint = known_mistake(got, mistakes)
+    if hint is not None:
+        return Feedback(name, False, [hint])
     return Feedback(name, False, ["Not the model's greedy output yet. The loop: state = decoder.start(summary), "
                                   "token = <bos> for every sequence; then max_len times: logits, state, _ = "
                                   "decoder.step(token, state, memory); token = the argmax of the logits; keep it."])

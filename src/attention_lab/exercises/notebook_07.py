@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, not_finite, to_float_array, unanswered
+from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, to_float_array, unanswered
 
 __all__ = ["check_self_attention", "check_causal_weights", "check_head_score_variance", "check_split_heads",
            "check_no_position_prediction"]
@@ -56,9 +56,9 @@ def check_self_attention(name, fn) -> Feedback:
                                                        "softmax over the last axis."),
         (softmax(K @ Q.T / math.sqrt(3)) @ V, "Rows are queries and columns keys: the scores are Q K^T, not K Q^T."),
     ]
-    for variant, hint in variants:
-        if close(got, variant):
-            return Feedback(name, False, [hint])
+    hint = known_mistake(got, variants)
+    if hint is not None:
+        return Feedback(name, False, [hint])
     return Feedback(name, False, ["The shape is right but the numbers are not. Compute Q = X W_q, K = X W_k, "
                                   "V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then "
                                   "weights @ V."])
