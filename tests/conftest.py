@@ -8,7 +8,7 @@
 - ``executed`` and ``built_site``: each course notebook is executed once per test run, and the static site
   built once from those runs, whichever of the two workers asks first.
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
-- ``text(feedback)`` and ``stub``: for the exercise-check tests.
+- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
   changes in place (new pixels, no new artists).
 """
@@ -61,6 +61,11 @@ def text(feedback) -> str:
 def stub(*args):
     """An exercise function left as the notebook hands it out: its body is ``...``."""
     ...
+
+
+def raises(*args):
+    """A student's function that fails: the check must show the error as feedback, not raise it."""
+    raise RuntimeError("boom")
 
 
 def pixels(explorer) -> np.ndarray:

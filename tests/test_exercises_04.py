@@ -5,7 +5,7 @@ feedback and never an exception, and no feedback gives the answer away."""
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, stub, text
+from conftest import load_solution, raises, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import make_regression_data
@@ -16,10 +16,6 @@ TARGET_W = 4.93  # about where Adam ends in the notebook (the check is told the 
 @pytest.fixture(scope="module")
 def nb04():
     return load_solution("notebook_04")
-
-
-def raises(*args):
-    raise RuntimeError("boom")
 
 
 # --- reference answers and stubs --------------------------------------------------------------------------

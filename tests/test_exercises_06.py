@@ -5,7 +5,7 @@ feedback and never an exception, and no feedback gives the answer away."""
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, stub, text
+from conftest import load_solution, raises, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab.translation_data import Vocab
@@ -32,10 +32,6 @@ def test_stubs_are_not_attempted(check):
     for answer in ((stub, ..., None) if check in FUNCTION_CHECKS else (..., None)):
         feedback = check(answer)
         assert not feedback.passed and not feedback.attempted
-
-
-def raises(*args):
-    raise RuntimeError("boom")
 
 
 GARBAGE_FUNCTIONS = [

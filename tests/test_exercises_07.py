@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, stub, text
+from conftest import load_solution, raises, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax
@@ -51,10 +51,6 @@ def test_stubs_are_not_attempted(check):
     for answer in ((stub, ..., None) if check in FUNCTION_CHECKS else (..., None)):
         feedback = check(answer)
         assert not feedback.passed and not feedback.attempted
-
-
-def raises(*args):
-    raise RuntimeError("boom")
 
 
 GARBAGE = [
