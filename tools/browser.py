@@ -135,14 +135,34 @@ def open_notebook(page, server: LabServer, relative_path: str):
 
 
 def run_all(page, timeout_ms: int = 180_000):
-    """Run All, then wait until every code cell has an execution count and the kernel is idle."""
+    """Run All, then wait until every code cell has an execution count and the kernel is idle.
+
+    Run All stops at a cell that raises, leaving the cells below it unrun: that is reported at once with the
+    error shown, instead of waiting out the timeout. A timeout names the cells still waiting or running.
+    """
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }""", timeout=timeout_ms)
+    try:
+        state = page.wait_for_function(
+            """(stderr) => {
+                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+                if (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))) return 'done';
+                const running = prompts.some(p => p.textContent.includes('*'));
+                return !running && document.querySelector(stderr) ? 'stopped' : false;
+            }""", arg=STDERR, timeout=timeout_ms).json_value()
+    except Exception as error:  # Playwright's TimeoutError: say which cells never finished
+        raise AssertionError(f"Run All did not finish in {timeout_ms / 1000:.0f} s; {_unfinished(page)}") from error
+    if state == "stopped":
+        shown = "; ".join(page_problems(page))
+        raise AssertionError(f"Run All stopped at an error: {shown}; {_unfinished(page)}")
     wait_idle(page)
+
+
+def _unfinished(page) -> str:
+    prompts = page.evaluate("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+                            ".map(p => p.textContent.trim())")
+    left = [f"code cell {i + 1} {text or '[ ]'}" for i, text in enumerate(prompts)
+            if not any(c.isdigit() for c in text)]
+    return f"{len(left)} of {len(prompts)} code cells without an execution count: " + ", ".join(left[:8])
 
 
 def page_problems(page) -> list[str]:
