@@ -6,7 +6,8 @@
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed`` and ``built_site``: each course notebook is executed once per test run, and the static site
-  built once from those runs, whichever of the two workers asks first.
+  built once from those runs, whichever of the two workers asks first; a worker that asks for the site while
+  the other builds it runs the notebooks not yet started (from the last one back) instead of waiting idle.
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
 - ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
@@ -86,15 +87,25 @@ def _shared_dir(tmp_path_factory, name: str) -> Path:
     return shared
 
 
-def once(shared: Path, key: str, make):
+def _claim(shared: Path, key: str) -> bool:
+    """Claim ``key`` for this worker; False if a worker (maybe this one) has claimed it already."""
+    try:
+        os.close(os.open(shared / f"{key}.claim", os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
+def once(shared: Path, key: str, make, *, wait: bool = True):
     """``make()`` run by the first worker that asks for ``key``; the others wait for its (pickled) result.
 
     A failure is recorded too, so the waiting workers fail with its message instead of waiting forever.
+    With ``wait=False`` a worker that finds ``key`` claimed returns None at once instead of waiting.
     """
     done, failed = shared / f"{key}.pickle", shared / f"{key}.failed"
-    try:
-        os.close(os.open(shared / f"{key}.claim", os.O_CREAT | os.O_EXCL))
-    except FileExistsError:  # another worker makes it (or has made it): wait for its result
+    if not _claim(shared, key):  # another worker makes it (or has made it): wait for its result
+        if not wait:
+            return None
         deadline = time.monotonic() + 1800
         while not done.exists():
             if failed.exists():
@@ -129,6 +140,13 @@ def executed(tmp_path_factory):
         path = Path(path).resolve()
         return once(shared, path.stem, lambda: execute_page(path))
 
+    def help_with(paths) -> None:
+        """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
+        for path in paths:
+            path = Path(path).resolve()
+            once(shared, path.stem, lambda path=path: execute_page(path), wait=False)
+
+    run.help_with = help_with
     return run
 
 
@@ -138,6 +156,10 @@ def built_site(tmp_path_factory, executed):
     from build_site import build_site
 
     shared = _shared_dir(tmp_path_factory, "built-site")
+    # The site needs every notebook, executed in page order by the worker that builds it. Any worker that
+    # asks meanwhile runs the notebooks nobody has started, from the last one back, instead of waiting idle.
+    if (shared / "site.claim").exists():
+        executed.help_with(reversed(NOTEBOOKS))
     return once(shared, "site", lambda: (shared / "site", build_site(shared / "site", log=lambda m: None,
                                                                       executed=executed)))
 
