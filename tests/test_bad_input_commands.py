@@ -5,6 +5,7 @@ The student copy works from a clone and from a ZIP download without ``.git``; it
 """
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -148,30 +149,56 @@ def _unwritable(tmp: Path) -> Path:
     return Path("/proc") if os.geteuid() == 0 else tmp / "locked"
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"),
-    [
-        ("student_copy.py", lambda tmp: [str(tmp / "file.txt")], "outdir must be a folder"),
-        ("student_copy.py", lambda tmp: [str(ROOT / "inside")], "outdir must be outside the course folder"),
-        ("student_copy.py", lambda tmp: [str(tmp / "full")], "outdir must be a new or empty folder"),
-        ("student_copy.py", lambda tmp: [str(_unwritable(tmp) / "out")], "cannot write in"),
-        ("student_copy.py", lambda tmp: [], "the following arguments are required: outdir"),
-        ("build_site.py", lambda tmp: [str(tmp / "file.txt")], "outdir must be a folder"),
-        ("build_site.py", lambda tmp: [str(tmp / "s"), "notebooks/missing.ipynb"], "must be existing .ipynb files"),
-        ("build_site.py", lambda tmp: [str(tmp / "s"), "README.md"], "must be existing .ipynb files"),
-        ("build_site.py", lambda tmp: [str(tmp / "full")], "must be new, empty or a previous site"),
-        ("build_site.py", lambda tmp: [str(_unwritable(tmp) / "site")], "cannot write the site into"),
-    ],
-)
-def test_command_line_errors_are_one_line_and_exit_status_2(tmp_path, tool, arguments, message):
-    (tmp_path / "file.txt").write_text("x")
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("x")
-    (tmp_path / "locked").mkdir(mode=0o500)
+COMMAND_ERRORS = [
+    ("student_copy.py", lambda tmp: [str(tmp / "file.txt")], "outdir must be a folder"),
+    ("student_copy.py", lambda tmp: [str(ROOT / "inside")], "outdir must be outside the course folder"),
+    ("student_copy.py", lambda tmp: [str(tmp / "full")], "outdir must be a new or empty folder"),
+    ("student_copy.py", lambda tmp: [str(_unwritable(tmp) / "out")], "cannot write in"),
+    ("student_copy.py", lambda tmp: [], "the following arguments are required: outdir"),
+    ("build_site.py", lambda tmp: [str(tmp / "file.txt")], "outdir must be a folder"),
+    ("build_site.py", lambda tmp: [str(tmp / "s"), "notebooks/missing.ipynb"], "must be existing .ipynb files"),
+    ("build_site.py", lambda tmp: [str(tmp / "s"), "README.md"], "must be existing .ipynb files"),
+    ("build_site.py", lambda tmp: [str(tmp / "full")], "must be new, empty or a previous site"),
+    ("build_site.py", lambda tmp: [str(_unwritable(tmp) / "site")], "cannot write the site into"),
+]
+
+
+def _bad_places(tmp: Path) -> None:
+    (tmp / "file.txt").write_text("x")
+    (tmp / "full").mkdir()
+    (tmp / "full" / "keep.txt").write_text("x")
+    (tmp / "locked").mkdir(mode=0o500)
+
+
+def _assert_one_line_error(tool: str, status, stderr: str, message: str) -> None:
+    assert status == 2, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith(f"{tool}: error:")]
+    assert len(errors) == 1 and message in errors[0], stderr
+    assert "Traceback" not in stderr and len(stderr.splitlines()) == 2  # usage line + error line
+    assert not (ROOT / "inside").exists()
+
+
+@pytest.mark.parametrize(("tool", "arguments", "message"), COMMAND_ERRORS)
+def test_command_line_errors_are_one_line_and_exit_status_2(tmp_path, monkeypatch, capsys, tool, arguments, message):
+    """Each command as ``python tools/<tool> ...`` runs it, but in this process (a new interpreter costs ~2 s).
+
+    Any exception other than the exit itself fails the test, as a traceback on the command line would.
+    """
+    _bad_places(tmp_path)
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "argv", [str(TOOLS / tool), *arguments(tmp_path)])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(TOOLS / tool), run_name="__main__")
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    _assert_one_line_error(tool, exit_.value.code, captured.err, message)
+
+
+@pytest.mark.parametrize(("tool", "arguments", "message"), [COMMAND_ERRORS[0], COMMAND_ERRORS[5]],
+                         ids=["student_copy", "build_site"])
+def test_command_line_errors_in_a_real_process(tmp_path, tool, arguments, message):
+    """The same, through a new interpreter: what a reader's shell shows, exit status included."""
+    _bad_places(tmp_path)
     result = subprocess.run([sys.executable, str(TOOLS / tool), *arguments(tmp_path)], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2, result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith(f"{tool}: error:")]
-    assert len(errors) == 1 and message in errors[0], result.stderr
-    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 2  # usage line + error line
-    assert not (ROOT / "inside").exists()
+    _assert_one_line_error(tool, result.returncode, result.stderr, message)
