@@ -111,17 +111,23 @@ def jupyterlab(root: Path, *, timeout: float = 60.0):
 
 
 @contextlib.contextmanager
-def chromium(width: int = 1400, height: int = 1000):
-    """A headless Debian Chromium page driven by Playwright."""
+def chromium_browser():
+    """A headless Debian Chromium driven by Playwright: open pages with ``new_page`` (each its own context)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def chromium(width: int = 1400, height: int = 1000):
+    """A headless Debian Chromium page driven by Playwright."""
+    with chromium_browser() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 def wait_idle(page, timeout_ms: int = 120_000):
