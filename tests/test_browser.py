@@ -17,8 +17,8 @@ from nbcheck import static_problems
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"
 
-# one JupyterLab server and one browser for the module: its tests stay on one pytest-xdist worker
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("jupyterlab")]
+# one JupyterLab server and one browser per pytest-xdist worker that runs these tests (module fixtures)
+pytestmark = pytest.mark.browser
 
 if not browser.chromium_available():
     if os.environ.get("CI") == "true":
