@@ -33,7 +33,7 @@ WORST_SCORES = np.full(6, 2.0)  # any six equal scores
 
 
 def reinforce(alpha, losses, n_samples, rng):
-    """Score-function estimate of d/dalpha sum_i softmax(alpha)_i losses_i: mean of L_i (e_i - p)."""
+    """Score-function estimate of d/dalpha sum_i softmax(alpha)_i losses_i: mean of L_i (one_hot(i) - p)."""
     p = np.exp(alpha - alpha.max())
     p /= p.sum()
     index = rng.choice(len(alpha), size=n_samples, p=p)        # (m,) keys drawn from p

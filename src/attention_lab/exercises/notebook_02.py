@@ -204,8 +204,8 @@ def check_reinforce(name, fn) -> Feedback:
                     else "")
             return Feedback(name, False, [f"Return one gradient entry per score, shape {exact.shape}; got shape "
                                           f"{got.shape}.{hint}"])
-        bad = not_finite(name, got, exact.shape, "Each sample contributes L_i (e_i - p), a finite vector; look for a "
-                                                 "log of 0 or a division by 0.")
+        bad = not_finite(name, got, exact.shape, "Each sample contributes L_i (one_hot(i) - p), a finite vector; "
+                                                 "look for a log of 0 or a division by 0.")
         if bad is not None:
             return bad
         se = float(np.sqrt(variance.sum() / m))  # the typical distance ||mean of m samples - exact||
@@ -224,23 +224,24 @@ def check_reinforce(name, fn) -> Feedback:
                  "further from the exact gradient than sampling noise explains (more than 5 standard errors)."]
         uniform = np.mean(per_key, axis=0)
         if near(-exact):
-            hints.append("The sign is flipped: the gradient of log p_i with respect to alpha is e_i - p, not p - e_i.")
+            hints.append("The sign is flipped: the gradient of log p_i with respect to alpha is one_hot(i) - p, "
+                         "not p - one_hot(i).")
         elif near(m * exact):
             hints.append("You summed the per-sample estimates; average them (divide by the number of samples).")
         elif near(p * losses):
-            hints.append("You averaged L_i e_i, the sampled loss alone, which does not depend on alpha. Multiply "
-                         "each sampled loss by the gradient of log p_i, that is e_i - p.")
+            hints.append("You averaged L_i one_hot(i), the sampled loss alone, which does not depend on alpha. "
+                         "Multiply each sampled loss by the gradient of log p_i, that is one_hot(i) - p.")
         elif near(p @ (p[:, None] * per_key)):
             hints.append("You used the gradient of p_i; the score function is the gradient of log p_i, which is "
-                         "(grad p_i) / p_i = e_i - p.")
+                         "(grad p_i) / p_i = one_hot(i) - p.")
         elif near(uniform):
             hints.append("The keys must be drawn from softmax(alpha), not uniformly: rng.choice(n, size=..., p=p).")
         elif near(np.zeros_like(exact)):
             hints.append("Your estimate is about zero. Did the loss you subtracted (a baseline) depend on the sampled "
                          "key itself? A baseline must be fixed before sampling.")
         else:
-            hints.append("One sample's estimate is L_i (e_i - p), with i drawn from p = softmax(alpha) and e_i the "
-                         "one-hot vector of key i; average it over the samples.")
+            hints.append("One sample's estimate is L_i (one_hot(i) - p), with i drawn from p = softmax(alpha) and "
+                         "one_hot(i) the one-hot vector of key i; average it over the samples.")
         return Feedback(name, False, hints)
     return Feedback(name, True, ["Within sampling error of the exact gradient: the score-function estimator is "
                                  "unbiased, and its error shrinks like 1/sqrt(number of samples)."])
