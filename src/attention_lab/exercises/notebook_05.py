@@ -230,9 +230,9 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
         verdict = f"You predicted {predicted:g}: close. The weights are nearly one-hot."
     elif predicted > measured:
         verdict = (f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
-                   f"standard deviation sqrt(512) = {np.sqrt(512):.1f}; the median gap between a query's two largest "
-                   f"scores is {gap:.1f} here, so the runner-up's weight is typically below exp(-{gap:.1f}) = "
-                   f"{np.exp(-gap):.0e}.")
+                   f"standard deviation sqrt(512) = {np.sqrt(512):.1f} in theory; the median gap between a query's "
+                   f"two largest scores is {gap:.1f} here, and the runner-up's weight is at most exp(-gap), so for at "
+                   f"least half of the queries it is below exp(-{gap:.1f}) = {np.exp(-gap):.0e}.")
     else:
         verdict = (f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
                    "happen to be close keep some spread.")
