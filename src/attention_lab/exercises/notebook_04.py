@@ -146,8 +146,8 @@ def check_no_loo_prediction(name, choice) -> Feedback:
         return Feedback(name, True, [
             "With x_i among its own keys, the key at distance 0 always has the largest score, and its share of "
             "the weight tends to 1 as w grows: each point ends up copying its own y_i and the training loss tends "
-            "to 0. Nothing stops w: the loss keeps falling as w grows. The figure below and the purple run of "
-            "section 3 show it."])
+            "to 0. On the course data nothing stops w: the loss falls at every w of the "
+            "figure below, and the purple run of section 3 keeps growing w."])
     if letter == "a":
         hint = ("Compare the two objectives: with leave-one-out keys a point must be predicted from its "
                 "neighbours, without them it may also use itself. Ask what the training loss does as the weight "
