@@ -108,7 +108,7 @@ def test_nearest_neighbour_mistakes_are_explained(answer, hint):
     [
         (0.2, -0.8, "check the sign"),
         (-1 / 3, -0.8, "its square"),
-        (-0.25, -0.8, "keeps its h"),
+        (-0.25, -0.8, "one power of h too few"),
         (-5, -0.8, "solves for n"),
         (-1, -0.8, "never shrink"),
         (-0.2, -0.2, "same power of n"),

@@ -186,13 +186,14 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
         hints.append("That balances h^2 against 1/(n h). The bias is of order h^2, but the error adds its square, "
                      "of order h^4.")
     elif _near(a, -0.25):
-        hints.append("Set the derivative of A h^4 + B/(n h) to zero and count the powers of h on each side: the "
-                     "variance term B/(n h) keeps its h when you differentiate it.")
+        hints.append("That comes from h^4 ~ 1/n: one power of h too few. Set the derivative of A h^4 + B/(n h) to "
+                     "zero and count the powers of h on each side: B/(n h) = (B/n) h^(-1) has the derivative "
+                     "-(B/n) h^(-2), not -(B/n) h^(-1).")
     elif _near(a, -5) or _near(a, 5):
         hints.append("That solves for n as a power of h; the question asks for h as a power of n.")
     elif _near(a, -1):
-        hints.append("h ~ 1/n would keep n h, the number of keys within one bandwidth, fixed: the variance "
-                     "B/(n h) would never shrink.")
+        hints.append("h ~ 1/n would keep n h, proportional to the number of keys within one bandwidth, fixed: the "
+                     "variance B/(n h) would never shrink.")
     else:
         hints.append(f"h* ~ n^{a:g} is not what A h^4 + B/(n h) gives. Differentiate with respect to h, set the "
                      "derivative to zero, and solve for h: h to some power equals a constant over n.")
