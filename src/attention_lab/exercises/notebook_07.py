@@ -203,9 +203,9 @@ def check_no_position_prediction(name, prediction) -> Feedback:
     if value <= 0.05:
         return Feedback(name, True, [
             "Without positions the model is permutation-equivariant: the output at a position depends only on "
-            "its own digit and on the set of digits, never on where it stands. For 8 distinct digits, the "
-            "arrangements of the same digits that share one answer pattern are 4! * 2^4 = 384 of 8! = 40320, "
-            "so at most about 1% of such sequences can be reversed correctly. Run the next cell to measure it."])
+            "its own digit and on the multiset of digits (which digits, how often each), never on where it stands. "
+            "For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders "
+            "of those digits, under 1% of them. Run the next cell to measure it."])
     return Feedback(name, False, [
         "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? "
         "Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)"])
