@@ -1,19 +1,20 @@
 """Gradient estimators for sampled (hard) attention, in numpy (notebook 02).
 
 The setting: a key i is drawn from p = softmax(alpha) and a loss f(lambda) is paid for the one-hot
-weights lambda = e_i. The *expected* loss
+weights lambda = one-hot(i) (not e_i: in this course e_j is an encoder state). The *expected* loss
 
-    J(alpha) = E_{i ~ p}[f(e_i)] = sum_i p_i f(e_i)
+    J(alpha) = E_{i ~ p}[f(one-hot(i))] = sum_i p_i f(one-hot(i))
 
-is smooth in the scores alpha, with the exact gradient dJ/dalpha_j = p_j (f(e_j) - J) (:func:`exact_gradient`).
+is smooth in the scores alpha, with the exact gradient dJ/dalpha_j = p_j (f(one-hot(j)) - J) (:func:`exact_gradient`).
 What has no useful gradient is one sample: for fixed noise the drawn index is piecewise constant in alpha.
 Each estimator below returns one gradient estimate per sample, shape ``(n_samples, n)``; their mean
 estimates dJ/dalpha, and comparing that mean with :func:`exact_gradient` measures the bias:
 
-- :func:`score_function_gradients` (REINFORCE, Williams 1992): f(e_i) grad log p_i = f(e_i) (e_i - p),
-  unbiased; a baseline b (not depending on the sample) gives (f(e_i) - b)(e_i - p), still unbiased.
+- :func:`score_function_gradients` (REINFORCE, Williams 1992):
+  f(one-hot(i)) grad log p_i = f(one-hot(i)) (one-hot(i) - p), unbiased; a baseline b (not depending on the
+  sample) gives (f(one-hot(i)) - b)(one-hot(i) - p), still unbiased.
 - :func:`straight_through_gradients` (Bengio et al. 2013): the one-hot sample forward, the softmax's
-  Jacobian backward: (diag p - p p^T) grad f(e_i). Biased.
+  Jacobian backward: (diag p - p p^T) grad f(one-hot(i)). Biased.
 - :func:`gumbel_softmax_gradients` (Jang et al. 2017; Maddison et al. 2017): the gradient of
   f(softmax((alpha + g) / T)), or with ``hard=True`` grad f at the one-hot sample pulled back through the
   relaxed weights (straight-through Gumbel-softmax). Both biased for dJ/dalpha; the bias shrinks as T -> 0
@@ -110,7 +111,7 @@ def quadratic_loss(values, target):
 
 
 def exact_gradient(alpha, loss) -> np.ndarray:
-    """dJ/dalpha for J(alpha) = sum_i softmax(alpha)_i f(e_i): p_j (f(e_j) - J). Shape (n,)."""
+    """dJ/dalpha for J(alpha) = sum_i softmax(alpha)_i f(one-hot(i)): p_j (f(one-hot(j)) - J). Shape (n,)."""
     alpha = _scores(alpha)
     p = softmax(alpha)
     f = _evaluate(loss, np.eye(alpha.size), "loss", (alpha.size,))  # (n,): the loss of choosing each key
@@ -118,10 +119,12 @@ def exact_gradient(alpha, loss) -> np.ndarray:
 
 
 def score_function_gradients(alpha, loss, n_samples, rng=None, *, baseline=0.0) -> np.ndarray:
-    """REINFORCE: (f(e_i) - b)(e_i - p) for each sample i ~ softmax(alpha). Unbiased. Shape (n_samples, n).
+    """REINFORCE: (f(one-hot(i)) - b)(one-hot(i) - p) for each sample i ~ softmax(alpha). Unbiased.
+
+    Shape (n_samples, n).
 
     ``baseline`` b is a number fixed before sampling (for instance the expected loss); it changes the
-    variance, not the mean, because E[e_i - p] = 0.
+    variance, not the mean, because E[one-hot(i) - p] = 0.
     """
     alpha = _scores(alpha)
     m = _n_samples(n_samples)
@@ -131,7 +134,7 @@ def score_function_gradients(alpha, loss, n_samples, rng=None, *, baseline=0.0) 
     _, index = _draw(alpha, m, rng)
     one_hot = np.eye(alpha.size)[index]  # (m, n)
     f = _evaluate(loss, one_hot, "loss", (m,))  # (m,)
-    return (f - baseline)[:, None] * (one_hot - p)  # grad log p_i = e_i - p
+    return (f - baseline)[:, None] * (one_hot - p)  # grad log p_i = one-hot(i) - p
 
 
 def straight_through_gradients(alpha, loss_grad, n_samples, rng=None) -> np.ndarray:
