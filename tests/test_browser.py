@@ -105,3 +105,17 @@ def test_notebook_in_jupyterlab(lab, page, path):
     assert not browser.page_problems(page)
     # the notebook on disk is as committed: the browser run saved nothing into it
     assert not [p for p in static_problems(nbformat.read(path, as_version=4)) if "outputs" in p or "count" in p]
+
+
+def test_run_all_that_stops_at_an_error_fails_at_once_with_the_error(page, tmp_path):
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
+                nbformat.v4.new_code_cell("print('never run')")]
+    nbformat.write(nb, tmp_path / "stops.ipynb")
+    with browser.jupyterlab(tmp_path) as lab:
+        browser.open_notebook(page, lab, "stops.ipynb")
+        with pytest.raises(AssertionError, match=r"(?s)stopped at an error.*x is not 2.*1 of 3 code cells") as failure:
+            browser.run_all(page, timeout_ms=60_000)
+        assert "code cell 3" in str(failure.value)
+        page.goto("about:blank")

@@ -146,6 +146,8 @@ def run_all(page, timeout_ms: int = 180_000):
     Run All stops at a cell that raises, leaving the cells below it unrun: that is reported at once with the
     error shown, instead of waiting out the timeout. A timeout names the cells still waiting or running.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     try:
         state = page.wait_for_function(
@@ -155,7 +157,7 @@ def run_all(page, timeout_ms: int = 180_000):
                 const running = prompts.some(p => p.textContent.includes('*'));
                 return !running && document.querySelector(stderr) ? 'stopped' : false;
             }""", arg=STDERR, timeout=timeout_ms).json_value()
-    except Exception as error:  # Playwright's TimeoutError: say which cells never finished
+    except PlaywrightTimeout as error:  # say which cells never finished
         raise AssertionError(f"Run All did not finish in {timeout_ms / 1000:.0f} s; {_unfinished(page)}") from error
     if state == "stopped":
         shown = "; ".join(page_problems(page))
