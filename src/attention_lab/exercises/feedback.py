@@ -182,13 +182,13 @@ def as_numbers(exercise, fn, *args, finite_advice: str | None = None):
     if why is not None:
         return None, Feedback(exercise, False, [why])
     if finite_advice is not None:
-        bad = not_finite(exercise, array, array.shape, finite_advice)
+        bad = not_finite(exercise, array, finite_advice)
         if bad is not None:
             return None, bad
     return array, None
 
 
-def not_finite(exercise, got, expected_shape, advice):
+def not_finite(exercise, got, advice):
     """Feedback for an answer with NaN or inf entries (None when all are finite): say so, never guess a cause."""
     if np.all(np.isfinite(got)):
         return None
@@ -221,7 +221,7 @@ def as_tensor_result(exercise, fn, *args, finite_advice: str | None = None):
         return None, Feedback(exercise, False, [f"Return a floating-point tensor, got dtype {result.dtype}."])
     if finite_advice is not None:
         values = result.detach().cpu().to(torch.float64).numpy()
-        bad = not_finite(exercise, values, values.shape, finite_advice)
+        bad = not_finite(exercise, values, finite_advice)
         if bad is not None:
             return None, bad
     return result, None

@@ -90,7 +90,7 @@ def check_top_k(name, fn) -> Feedback:
         if got.shape != expected.shape:
             return Feedback(name, False, [f"For {alpha.size} scores return {alpha.size} weights (shape "
                                           f"{expected.shape}), one per score; got shape {got.shape}."])
-        bad = not_finite(name, got, expected.shape, "Top-k weights are 1/k or 0: no exp or division is needed.")
+        bad = not_finite(name, got, "Top-k weights are 1/k or 0: no exp or division is needed.")
         if bad is not None:
             return bad
         if close(got, expected):
@@ -204,8 +204,8 @@ def check_reinforce(name, fn) -> Feedback:
                     else "")
             return Feedback(name, False, [f"Return one gradient entry per score, shape {exact.shape}; got shape "
                                           f"{got.shape}.{hint}"])
-        bad = not_finite(name, got, exact.shape, "Each sample contributes L_i (one_hot(i) - p), a finite vector; "
-                                                 "look for a log of 0 or a division by 0.")
+        bad = not_finite(name, got, "Each sample contributes L_i (one_hot(i) - p), a finite vector; "
+                                    "look for a log of 0 or a division by 0.")
         if bad is not None:
             return bad
         se = float(np.sqrt(variance.sum() / m))  # the typical distance ||mean of m samples - exact||
@@ -268,8 +268,8 @@ def check_positional_attention(name, fn) -> Feedback:
                     if got.shape == alpha.shape else "")
             return Feedback(name, False, [f"Return the output, one vector of shape {expected.shape} (the dimension of "
                                           f"the values); got shape {got.shape}.{hint}"])
-        bad = not_finite(name, got, expected.shape, "The output is a weighted average of finite values: subtract the "
-                                                    "max before exp.")
+        bad = not_finite(name, got, "The output is a weighted average of finite values: subtract the "
+                                    "max before exp.")
         if bad is not None:
             return bad
         if close(got, expected):

@@ -191,8 +191,8 @@ def check_gradient_w(name, fn) -> Feedback:
         if got.size != 1:
             return Feedback(name, False, [f"dL/dw is one number (w is a scalar); your function returned shape "
                                           f"{got.shape}. Average over the queries inside your function."])
-        bad = not_finite(name, got.reshape(1), (1,), "Compute the weights with a stable softmax (subtract each "
-                                                      "row's largest score) and check for a division by zero.")
+        bad = not_finite(name, got.reshape(1), "Compute the weights with a stable softmax (subtract each "
+                                               "row's largest score) and check for a division by zero.")
         if bad is not None:
             return bad
         g = float(got.reshape(()))

@@ -44,8 +44,8 @@ def check_scaled_dot_weights(name, fn) -> Feedback:
         if got.shape == (5, 3):
             hint += " Put queries on the rows: Q @ K.T, not K @ Q.T."
         return Feedback(name, False, [hint])
-    bad = not_finite(name, got, expected.shape, "The scores here are small (|Q K^T / 4| < 10), so exp cannot "
-                                                "overflow: look for a division by zero or a log of 0.")
+    bad = not_finite(name, got, "The scores here are small (|Q K^T / 4| < 10), so exp cannot "
+                                "overflow: look for a division by zero or a log of 0.")
     if bad is not None:
         return bad
     if close(got, expected):
@@ -201,11 +201,11 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
     if got.shape != expected.shape:
         return Feedback(name, False, [f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
                                       f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."])
-    bad = not_finite(name, got, expected.shape, f"Without the scaling these scores range from {raw.min():.0f} to "
-                                                f"{raw.max():.0f}: exp of them is finite in float64 but near the "
-                                                "limits of float32 (exp overflows above 88 and underflows to 0 below "
-                                                "-103). Subtracting each row's maximum before exp, as torch.softmax "
-                                                "does, avoids both.")
+    bad = not_finite(name, got, f"Without the scaling these scores range from {raw.min():.0f} to "
+                                f"{raw.max():.0f}: exp of them is finite in float64 but near the "
+                                "limits of float32 (exp overflows above 88 and underflows to 0 below "
+                                "-103). Subtracting each row's maximum before exp, as torch.softmax "
+                                "does, avoids both.")
     if bad is not None:
         return bad
     if not close(got, expected, atol=1e-3):  # float32 arithmetic is fine: the mistakes differ by far more
@@ -271,8 +271,8 @@ def check_query_jacobian(name, fn) -> Feedback:
             hint = ""
         return Feedback(name, False, [f"The output o and the query q both have d = 3 entries, so d o / d q is "
                                       f"(3, 3); got {got.shape}. {hint}".rstrip()])
-    bad = not_finite(name, got, expected.shape, "The scores K @ q here are small, so exp cannot overflow: look "
-                                                "for a division by zero.")
+    bad = not_finite(name, got, "The scores K @ q here are small, so exp cannot overflow: look "
+                                "for a division by zero.")
     if bad is not None:
         return bad
     if close(got, expected, atol=1e-8):

@@ -56,8 +56,8 @@ def check_luong_attentional_state(name, fn) -> Feedback:
         return Feedback(name, False, [f"s~_t has the size of the decoder state, shape {expected.shape} (W_c has "
                                       f"{W_c.shape[0]} rows); got shape {got.shape}. Check which axis you sum over "
                                       "for c_t: it is a weighted sum over the n encoder states, shape (d_e,)."])
-    bad = not_finite(name, got, expected.shape, "Nothing here should overflow with these inputs: look for a "
-                     "division by a sum that can be zero or an exp of a large number.")
+    bad = not_finite(name, got, "Nothing here should overflow with these inputs: look for a "
+                                "division by a sum that can be zero or an exp of a large number.")
     if bad is not None:
         return bad
     mistakes = [

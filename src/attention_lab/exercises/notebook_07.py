@@ -43,7 +43,7 @@ def check_self_attention(name, fn) -> Feedback:
                                           "values are V = X W_v, with W_v of shape (4, 2)."])
         return Feedback(name, False, [f"With n = 5 positions and W_v of shape (4, 2) the output is (5, 2); got "
                                       f"{got.shape}."])
-    bad = not_finite(name, got, expected.shape, "Subtract each row's maximum before exp, or use a stable softmax.")
+    bad = not_finite(name, got, "Subtract each row's maximum before exp, or use a stable softmax.")
     if bad is not None:
         return bad
     variants = [
@@ -80,9 +80,9 @@ def check_causal_weights(name, fn) -> Feedback:
                                      "nothing but itself, and nothing ever reads the future."])
     if got.shape != expected.shape:
         return Feedback(name, False, [f"Return one weight per (query, key) pair: shape (6, 6), got {got.shape}."])
-    bad = not_finite(name, got, expected.shape,
-                     "Fill masked scores with -inf (or a very negative number) *before* the softmax and keep the "
-                     "diagonal allowed, so that every row has at least one key; exp(-inf) = 0 then, with no NaN.")
+    bad = not_finite(name, got, "Fill masked scores with -inf (or a very negative number) *before* the softmax and "
+                                "keep the diagonal allowed, so that every row has at least one key; exp(-inf) = 0 "
+                                "then, with no NaN.")
     if bad is not None:
         return bad
     if close(got, softmax(scores)):
@@ -119,7 +119,7 @@ def check_head_score_variance(name, fn) -> Feedback:
             return Feedback(name, False, [f"Return one number (a variance), got an array of shape {got.shape}."])
         answers.append(float(got.reshape(())))
     got = np.array(answers)
-    bad = not_finite(name, got, got.shape, "A variance here is a finite positive number.")
+    bad = not_finite(name, got, "A variance here is a finite positive number.")
     if bad is not None:
         return bad
     d_model, heads, sigma = (np.array(column, dtype=np.float64) for column in zip(*cases, strict=True))
