@@ -64,7 +64,7 @@ def test_uniform_temperature_huge_and_tiny_finite_temperatures_are_explained():
     huge = " ".join(ex.check_uniform_temperature(1e300, SCORES).messages)
     assert "(1 + 3.8e-300) times the smallest" in huge and "0.1667" not in huge
     tiny = " ".join(ex.check_uniform_temperature(1e-300, SCORES).messages)
-    assert "nearly all the weight is on the largest score" in tiny
+    assert "over a million times the smallest" in tiny
     assert ex.check_uniform_temperature(5.0, np.ones(6)).passed  # equal scores: every T gives equal weights
 
 

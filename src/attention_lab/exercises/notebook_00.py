@@ -39,9 +39,9 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
     # largest weight / smallest weight = exp((max alpha - min alpha) / T): > 1 at every finite T
     excess = float(np.expm1((alpha.max() - alpha.min()) / t))
     if not np.isfinite(excess) or excess > 1e6:
-        return Feedback(name, False, [f"At T = {t:g} nearly all the weight is on the largest score: that is close to "
-                                      "the hard end, the opposite of equal weights. At any finite T the scores "
-                                      "still matter; which limit removes them?"])
+        return Feedback(name, False, [f"At T = {t:g} the largest weight is over a million times the smallest: that "
+                                      "is towards the hard end, the opposite of equal weights. At any finite T the "
+                                      "scores still matter; which limit removes them?"])
     factor = f"{excess + 1:.3g}" if excess >= 1 else f"(1 + {excess:.2g})"
     return Feedback(name, False, [f"At T = {t:g} the largest weight is {factor} times the smallest: the ratio of two "
                                   "weights, exp((alpha_i - alpha_j) / T), is not exactly 1 at any finite T, however "

@@ -268,8 +268,9 @@ def check_positional_attention(name, fn) -> Feedback:
                     if got.shape == alpha.shape else "")
             return Feedback(name, False, [f"Return the output, one vector of shape {expected.shape} (the dimension of "
                                           f"the values); got shape {got.shape}.{hint}"])
-        bad = not_finite(name, got, "The output is a weighted average of finite values: subtract the "
-                                    "max before exp.")
+        bad = not_finite(name, got, "The output is a weighted average of finite values, and these scores are "
+                                    "small, so exp cannot overflow: the NaN or inf comes from your code itself, "
+                                    "for instance a 0 / 0 or a division by a zero sum.")
         if bad is not None:
             return bad
         if close(got, expected):
