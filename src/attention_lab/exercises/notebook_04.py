@@ -79,7 +79,8 @@ def check_leave_one_out(name, fn) -> Feedback:
         return Feedback(name, True, ["Row i has the other n - 1 keys: point i can no longer attend to itself."])
     if got.shape == (n, n):
         return Feedback(name, False, [f"Your matrix is {n} x {n}: each row still contains its own x_i. Then a point "
-                                      "can attend to itself, and training drives w to infinity (copy your own y_i)."])
+                                      "can attend to itself, and on the course data training makes w grow without "
+                                      "bound."])
     if got.shape != expected.shape:
         return Feedback(name, False, [f"For {n} points the result has shape ({n}, {n - 1}); got {tuple(got.shape)}."])
     contains_self = any(bool((got[i] == x[i]).any()) for i in range(n))
@@ -147,7 +148,7 @@ def check_no_loo_prediction(name, choice) -> Feedback:
             "With x_i among its own keys, the key at distance 0 always has the largest score, and its share of "
             "the weight tends to 1 as w grows: each point ends up copying its own y_i and the training loss tends "
             "to 0. On the course data nothing stops w: the loss falls at every w of the "
-            "figure below, and the purple run of section 3 keeps growing w."])
+            "figure below, and the run without leave-one-out in section 3 keeps growing w."])
     if letter == "a":
         hint = ("Compare the two objectives: with leave-one-out keys a point must be predicted from its "
                 "neighbours, without them it may also use itself. Ask what the training loss does as the weight "
