@@ -232,7 +232,7 @@ def softmax_jacobian(q, K):
 
 
 @pytest.mark.parametrize("answer, hint", [
-    (second_moment, "off-diagonal part"),
+    (second_moment, "the part -lambda lambda^T"),
     (lambda q, K: -covariance(q, K), "sign is flipped"),
     (lambda q, K: covariance(q, K) / np.sqrt(3), "You divided by sqrt(d)"),
     (lambda q, K: np.outer(*[weights_and_mean(q, K)[1]] * 2), "term from each key itself is missing"),

@@ -204,7 +204,7 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
     bad = not_finite(name, got, f"Without the scaling these scores range from {raw.min():.0f} to "
                                 f"{raw.max():.0f}: exp of them is finite in float64 but near the "
                                 "limits of float32 (exp overflows above 88 and underflows to 0 below "
-                                "-103). Subtracting each row's maximum before exp, as torch.softmax "
+                                "-104). Subtracting each row's maximum before exp, as torch.softmax "
                                 "does, avoids both.")
     if bad is not None:
         return bad
@@ -286,9 +286,9 @@ def check_query_jacobian(name, fn) -> Feedback:
     uniform = np.full(5, 0.2)
     ubar = uniform @ K
     mistakes = [
-        (second_moment, "You have sum_i lambda_i k_i k_i^T, the part from the diagonal of the softmax Jacobian. The "
-                        "weights also move together (they sum to 1): the off-diagonal part -lambda_i lambda_j "
-                        "adds one more term."),
+        (second_moment, "You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The "
+                        "weights also move together (they sum to 1): the part -lambda lambda^T (-lambda_i lambda_j "
+                        "for every i and j, i = j included) adds one more term."),
         (-expected, "The sign is flipped: raising q . k_j raises lambda_j, which pulls the output towards k_j."),
         (expected / np.sqrt(3), "You divided by sqrt(d): in this exercise the scores are unscaled, alpha_j = q . k_j."),
         (np.outer(kbar, kbar), "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
