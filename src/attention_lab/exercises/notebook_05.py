@@ -203,7 +203,7 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
                                       f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."])
     bad = not_finite(name, got, f"Without the scaling these scores range from {raw.min():.0f} to "
                                 f"{raw.max():.0f}: exp of them is finite in float64 but near the "
-                                "limits of float32 (exp overflows above 88 and underflows to 0 below "
+                                "limits of float32 (exp overflows above 88.7 and underflows to 0 below "
                                 "-104). Subtracting each row's maximum before exp, as torch.softmax "
                                 "does, avoids both.")
     if bad is not None:

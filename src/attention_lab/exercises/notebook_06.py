@@ -99,8 +99,9 @@ def check_uniform_attention_prediction(name, answer) -> Feedback:
     if letter == "A":
         return Feedback(name, False, ["If the weights were a by-product the decoder ignored, that would be so. But "
                                       "c_t is what the decoder reads from the input at step t (all else it knows of "
-                                      "the input came in through s_0 and the earlier contexts): with equal weights it "
-                                      "is the same vector at every step. What can it still tell the decoder?"])
+                                      "the input came in through s_0, the earlier contexts and the true previous "
+                                      "characters it is fed): with equal weights it is the same vector at every "
+                                      "step. What can it still tell the decoder?"])
     return Feedback(name, False, ["The mean of the e_j is a fixed context, like c. But the fixed-context model was "
                                   "trained to read its digits from its c; this decoder never saw an averaged "
                                   "context in training: it learned to read each digit from a context that weights "
