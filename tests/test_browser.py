@@ -6,6 +6,7 @@ Screenshots land in test-artifacts/.
 
 import os
 import re
+import uuid
 from pathlib import Path
 
 import browser
@@ -107,15 +108,21 @@ def test_notebook_in_jupyterlab(lab, page, path):
     assert not [p for p in static_problems(nbformat.read(path, as_version=4)) if "outputs" in p or "count" in p]
 
 
-def test_run_all_that_stops_at_an_error_fails_at_once_with_the_error(page, tmp_path):
+def test_run_all_that_stops_at_an_error_fails_at_once_with_the_error(lab, page):
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                            "language": "python"}})
     nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
                 nbformat.v4.new_code_cell("print('never run')")]
-    nbformat.write(nb, tmp_path / "stops.ipynb")
-    with browser.jupyterlab(tmp_path) as lab:
-        browser.open_notebook(page, lab, "stops.ipynb")
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"run-all-stops-{uuid.uuid4().hex[:8]}.ipynb"  # inside what this worker's JupyterLab serves
+    nbformat.write(nb, path)
+    try:
+        page.goto("about:blank")
+        lab.shutdown_kernels()
+        browser.open_notebook(page, lab, path.relative_to(ROOT).as_posix())
         with pytest.raises(AssertionError, match=r"(?s)stopped at an error.*x is not 2.*1 of 3 code cells") as failure:
             browser.run_all(page, timeout_ms=60_000)
         assert "code cell 3" in str(failure.value)
+    finally:
         page.goto("about:blank")
+        path.unlink()

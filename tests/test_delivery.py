@@ -133,8 +133,9 @@ def test_student_copy_leaves_out_the_solutions(tmp_path):
     for needed in ("README.md", "environment.yml", "pyproject.toml", "notebooks/01_queries_keys_values.ipynb",
                    "src/attention_lab/normalisers.py", "data/dates_train.csv", "tests/test_exercises.py"):
         assert (out / needed).exists(), needed
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_exercises.py",
-                             "-k", "reference"], cwd=out, capture_output=True, text=True)
+    # -n 0: one process is enough for these few tests (the copy's pyproject asks for two xdist workers)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                             "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True, text=True)
     assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
     with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
         make_student_copy(out)
