@@ -17,13 +17,13 @@ import copy
 import html
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import live_pages
 import nbformat
 from execute import Executed, execute
 from explorer_frames import AFTER_NOTEBOOK
+from staging import staged
 
 from attention_lab.paths import repo_root
 
@@ -163,21 +163,10 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
             raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-building-", dir=final.parent))
     except OSError as error:
         raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
-    try:
+    with staged(final, "cannot write the site into") as staging:
         written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed)
-        old = None
-        if final.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{final.name}-old-", dir=final.parent))
-            final.rename(old / "site")
-        staging.rename(final)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return [final / path.relative_to(staging) for path in written]
 
 

@@ -14,10 +14,10 @@ import argparse
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
+from staging import staged
 
 from attention_lab.paths import repo_root
 
@@ -73,12 +73,8 @@ def make_student_copy(outdir, root: Path = ROOT) -> list:
         raise ValueError(f"outdir must be outside the course folder {root}, got {outdir}")
     if not outdir.parent.exists():
         raise ValueError(f"the folder that would hold outdir does not exist: {outdir.parent}")
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}-", dir=outdir.parent))
-    except OSError as error:
-        raise ValueError(f"cannot write in {outdir.parent}: {error.strerror or error}") from None
-    try:
-        copied = []
+    copied = []
+    with staged(outdir, "cannot write in") as staging:
         for name in course_files(root):
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -86,12 +82,6 @@ def make_student_copy(outdir, root: Path = ROOT) -> list:
             if name.endswith(".ipynb"):
                 _clean_notebook(target)
             copied.append(name)
-        if outdir.exists():
-            outdir.rmdir()  # empty (checked above)
-        staging.rename(outdir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return copied
 
 
