@@ -15,7 +15,12 @@ import warnings
 import numpy as np
 
 __all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "run_student", "to_float_array", "as_numbers",
-           "as_tensor_result", "not_finite", "close", "quiet"]
+           "as_tensor_result", "not_finite", "SMALL_SCORES_NOT_FINITE", "close", "quiet"]
+
+# advice for a NaN or inf answer to a check whose scores are all small: the cause is the student's own arithmetic
+SMALL_SCORES_NOT_FINITE = ("these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
+                           "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on "
+                           "NaN or on an uninitialised array (np.empty).")
 
 
 class Feedback:

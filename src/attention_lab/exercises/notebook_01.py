@@ -5,14 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, to_float_array
+from .feedback import SMALL_SCORES_NOT_FINITE, Feedback, as_numbers, close, exercise, to_float_array
 
 __all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights", "check_dot_product_winner"]
-
-
-SMALL_NAN_ADVICE = ("these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
-                    "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on NaN "
-                    "or on an uninitialised array (np.empty).")
 
 
 @exercise("softmax with temperature")
@@ -33,7 +28,7 @@ def check_softmax(name, fn) -> Feedback:
         where = f"For scores {alpha.tolist()} at T = {temperature:g}"
         # small scores: a NaN or inf is the student's own arithmetic, never an overflow
         got, problem = as_numbers(name, fn, alpha.copy(), temperature,
-                                  finite_advice=None if is_large else f"{where}: {SMALL_NAN_ADVICE}")
+                                  finite_advice=None if is_large else f"{where}: {SMALL_SCORES_NOT_FINITE}")
         if problem is not None:
             return problem
         expected = softmax(alpha, temperature)

@@ -8,7 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import hard_attention, logsumexp, softmax
-from .feedback import Feedback, as_numbers, close, exercise, not_finite, to_float_array, unanswered
+from .feedback import (
+    SMALL_SCORES_NOT_FINITE,
+    Feedback,
+    as_numbers,
+    close,
+    exercise,
+    not_finite,
+    to_float_array,
+    unanswered,
+)
 
 __all__ = ["check_logsumexp", "check_top_k", "check_temperature_for_weight", "check_smooth_max_gap",
            "check_reinforce", "check_positional_attention"]
@@ -268,9 +277,7 @@ def check_positional_attention(name, fn) -> Feedback:
                     if got.shape == alpha.shape else "")
             return Feedback(name, False, [f"Return the output, one vector of shape {expected.shape} (the dimension of "
                                           f"the values); got shape {got.shape}.{hint}"])
-        bad = not_finite(name, got, "The output is a weighted average of finite values, and these scores are "
-                                    "small, so exp cannot overflow: the NaN or inf comes from your code itself, "
-                                    "for instance a 0 / 0 or a division by a zero sum.")
+        bad = not_finite(name, got, f"The output is a weighted average of finite values, and {SMALL_SCORES_NOT_FINITE}")
         if bad is not None:
             return bad
         if close(got, expected):
