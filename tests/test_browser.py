@@ -12,10 +12,9 @@ from pathlib import Path
 import browser
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 from nbcheck import static_problems
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts"
 
 # one JupyterLab server and one browser per pytest-xdist worker that runs these tests (module fixtures)

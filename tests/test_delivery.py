@@ -9,12 +9,11 @@ import matplotlib as mpl
 import nbformat
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 from student_copy import make_student_copy
 
 import attention_lab as al
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 
 

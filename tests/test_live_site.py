@@ -13,11 +13,10 @@ from pathlib import Path
 import browser
 import ipywidgets as widgets
 import pytest
-from conftest import ROOT
+from conftest import NOTEBOOKS
 from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
 from live_pages import frames_of
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
 
 # MathJax 2's HTML-CSS output probes fonts: a "MathJax_Blank" font at about:blank, and TeX fonts that

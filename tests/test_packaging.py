@@ -6,7 +6,7 @@ import sys
 import tomllib
 
 import yaml
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 
 CONDA_NAMES = {"pytorch-cpu": "torch"}  # conda-forge name -> pip name
 SETUP_COMMAND = 'python -m pip install -e . && jupyter lab notebooks/'
@@ -73,7 +73,7 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_one():
 def test_every_notebook_imports_only_declared_packages():
     pins = set(pip_pins()) | {"attention_lab", "ipympl", "matplotlib", "mpl_toolkits"}
     stdlib = set(sys.stdlib_module_names)
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in NOTEBOOKS:
         for module in re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", path.read_text(), flags=re.M):
             assert module in pins or module in stdlib or module in {"IPython"}, f"{path.name} imports {module}"
 

@@ -14,12 +14,11 @@ import nbformat
 import pytest
 import yaml
 from colab_cell import TAG, add_colab_cell, cell_source
-from conftest import ROOT
+from conftest import NOTEBOOKS, ROOT
 from hub_link import hub_link
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 # --- Colab ----------------------------------------------------------------------------------------------------
