@@ -30,7 +30,7 @@ def make_notebook(tmp_path, *sources, kernelspec=True):
 
 
 def test_harness_passes_a_clean_notebook_in_its_folder(tmp_path):
-    (tmp_path / "marker.txt").write_text("here")
+    (tmp_path / "marker.txt").write_text("here", encoding="utf-8")
     path = make_notebook(tmp_path, "from pathlib import Path\nassert Path('marker.txt').exists()")
     assert check_notebook(path)[0] == []
 
@@ -41,6 +41,10 @@ def test_harness_passes_a_clean_notebook_in_its_folder(tmp_path):
         (("1 / 0",), "ZeroDivisionError"),
         (("import warnings\nwarnings.warn('careful')",), "wrote to stderr"),
         (("import sys\nprint('oops', file=sys.stderr)",), "wrote to stderr"),
+        # a display formatter that raises: IPython shows its traceback and execution goes on (the explorers
+        # under ipywidgets 7 did this), so only the error output in the cell tells
+        (("class Shown:\n    def _repr_mimebundle_(self, **kwargs):\n        raise AttributeError('no bundle')\n"
+          "Shown()", "print('execution went on')"), "AttributeError"),
     ],
 )
 def test_harness_fails_on_errors_and_stderr(tmp_path, sources, expected):

@@ -19,7 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from ..plots import COLORS, buffer_png, interactive_figure
 from .controls import check_control_value
 
-__all__ = ["Explorer", "bar_chart", "set_heights"]
+__all__ = ["Explorer", "bar_chart", "set_heights", "widget_bundle"]
 
 
 class Explorer:
@@ -131,9 +131,26 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a PNG of the figure as it is now: what a saved notebook or HTML page shows."""
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle = widget_bundle(self.widget, **kwargs)
         bundle["image/png"] = buffer_png(self.canvas)
         return bundle
+
+
+def widget_bundle(widget, **kwargs) -> dict:
+    """The display bundle of an ipywidgets widget, in ipywidgets 8 (JupyterLab 4) and 7.7 (Colab's release).
+
+    ipywidgets 8 builds it in ``_repr_mimebundle_``; ipywidgets 7 has no such method (it displays through
+    ``_ipython_display_``), so the same bundle is written out here as ipywidgets 7 writes it, and the widget
+    is told it was displayed (its ``_handle_displayed`` callbacks run, as they would there).
+    """
+    if hasattr(widget, "_repr_mimebundle_"):
+        return widget._repr_mimebundle_(**kwargs)
+    bundle = {"text/plain": repr(widget)}
+    if widget._view_name is not None:
+        bundle["application/vnd.jupyter.widget-view+json"] = {
+            "version_major": 2, "version_minor": 0, "model_id": widget._model_id}
+        widget._handle_displayed()  # ipywidgets 7 passes no arguments here either
+    return bundle
 
 
 def bar_chart(ax, labels, heights, colors=None):
