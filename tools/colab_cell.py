@@ -8,7 +8,8 @@ On Colab (``google.colab`` importable) the cell clones the course (code and ``da
 in ``pyproject.toml`` (``ATTENTION_LAB_REPOSITORY`` overrides it, for the tests), installs only what Colab
 lacks (the course itself with ``--no-deps`` and ipympl if it is missing: Colab's own torch, numpy and
 matplotlib are kept, so nothing multi-GB is downloaded and the runtime needs no restart), changes into the
-clone's ``notebooks/`` and turns on Colab's widget manager for ipywidgets.
+clone's ``notebooks/``, turns on Colab's widget manager for ipywidgets and prints the versions it found
+(:func:`attention_lab.versions.report`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ if on_colab:
     os.chdir(os.path.join(course, "notebooks"))
     from google.colab import output
     output.enable_custom_widget_manager()
+    from attention_lab.versions import report
+    report()  # Colab brings its own releases: say which, and name any outside the course's ranges
 '''
 
 

@@ -20,6 +20,7 @@ from .normalisers import (
 )
 from .plots import lecture_mode, use_course_style
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
+from .seeding import manual_seed, seeded_generator, seeded_rng
 
 __version__ = "0.1.0"
 
@@ -39,11 +40,14 @@ __all__ = [
     "logsumexp",
     "loo_bandwidth",
     "loo_errors",
+    "manual_seed",
     "make_regression_data",
     "nadaraya_watson",
     "plots",
     "sample_attention",
     "scaled_dot_score",
+    "seeded_generator",
+    "seeded_rng",
     "softmax",
     "sparsemax",
     "true_function",
