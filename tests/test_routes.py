@@ -18,7 +18,7 @@ from conftest import NOTEBOOKS, ROOT
 from hub_link import hub_link
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
 
 # --- Colab ----------------------------------------------------------------------------------------------------
@@ -73,10 +73,11 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
     standin = tmp_path / "standin"
     if colab:
         (standin / "google" / "colab").mkdir(parents=True)
-        (standin / "google" / "__init__.py").write_text("")
-        (standin / "google" / "colab" / "__init__.py").write_text("")
+        (standin / "google" / "__init__.py").write_text("", encoding="utf-8")
+        (standin / "google" / "colab" / "__init__.py").write_text("", encoding="utf-8")
         (standin / "google" / "colab" / "output.py").write_text(
-            f"def enable_custom_widget_manager():\n    open({str(tmp_path / 'widgets-on')!r}, 'w').close()\n")
+            f"def enable_custom_widget_manager():\n    open({str(tmp_path / 'widgets-on')!r}, 'w').close()\n",
+            encoding="utf-8")
     bare = tmp_path / "course.git"
     subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
     report = tmp_path / "report.json"
@@ -87,8 +88,8 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
     env = {**os.environ, "ATTENTION_LAB_REPOSITORY": str(bare), "PYTHONPATH": str(standin)}
     env.pop("ATTENTION_LAB_ROOT", None)
     result = subprocess.run([sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True,
-                            timeout=300)
-    return result, json.loads(report.read_text()) if report.exists() else None, work
+                            timeout=300, encoding="utf-8")
+    return result, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None, work
 
 
 @pytest.mark.parametrize("hide_ipympl", [False, True], ids=["colab-with-ipympl", "colab-without-ipympl"])
@@ -110,7 +111,8 @@ def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_
 
 def test_colab_cell_does_nothing_elsewhere(tmp_path):
     script = cell_source() + "\nimport os, sys\nprint(os.getcwd())\nprint('attention_lab' in sys.modules)\n"
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=60,
+                            encoding="utf-8")
     assert result.returncode == 0 and not result.stderr, result.stderr
     assert result.stdout.split() == [str(tmp_path), "False"] and list(tmp_path.iterdir()) == []
 
@@ -124,9 +126,10 @@ def test_readme_and_start_page_links_open_in_colab():
 
 # --- CI and the published site ------------------------------------------------------------------------------------
 
-def _runs(workflow: str) -> list[str]:
-    jobs = yaml.safe_load((ROOT / ".github" / "workflows" / workflow).read_text())["jobs"]
-    return [step["run"].strip() for job in jobs.values() for step in job["steps"] if "run" in step]
+def _runs(workflow: str, job: str | None = None) -> list[str]:
+    jobs = yaml.safe_load((ROOT / ".github" / "workflows" / workflow).read_text(encoding="utf-8"))["jobs"]
+    chosen = jobs.values() if job is None else [jobs[job]]
+    return [step["run"].strip() for each in chosen for step in each["steps"] if "run" in step]
 
 
 def _readme_commands(heading: str) -> list[str]:
@@ -137,15 +140,29 @@ def _readme_commands(heading: str) -> list[str]:
 
 def test_test_workflow_runs_the_readmes_test_command_like_ci():
     readme_test = next(c for c in _readme_commands("Set-up: two commands") if "pytest" in c)
-    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
-    runs = _runs("tests.yml")
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    runs = _runs("tests.yml", "test")
     assert readme_test in ci, ".ci/run no longer runs the README's test command"
     assert runs[-1] == readme_test, "the workflow's last step must be the README's test command, verbatim"
     assert any("apt-get install" in run and "chromium" in run for run in runs[:-1])
 
 
+def test_test_workflow_runs_every_nox_session_and_the_other_systems():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("noxfile", ROOT / "noxfile.py")
+    noxfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    matrix = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text(encoding="utf-8"))
+    include = matrix["jobs"]["matrix"]["strategy"]["matrix"]["include"]
+    runs = {(entry["os"].split("-")[0], entry["session"]) for entry in include}
+    assert runs == {("ubuntu", "oldest"), ("ubuntu", "newest"), ("macos", "locked"), ("windows", "locked")}
+    assert set(noxfile.nox.options.sessions) == {"locked", "oldest", "newest"}
+    assert "nox -s ${{ matrix.session }}" in _runs("tests.yml", "matrix")[0]
+
+
 def test_pages_workflow_builds_the_site_with_the_readmes_command_and_publishes_it():
-    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
     build = _readme_commands("Reading without a kernel: static pages")
     runs = _runs("pages.yml")
     assert build and build[0].split("#")[0].strip() in runs
@@ -154,7 +171,8 @@ def test_pages_workflow_builds_the_site_with_the_readmes_command_and_publishes_i
         assert f"uses: {action}" in workflow
     owner, name = REPOSITORY.removeprefix("https://github.com/").split("/")
     assert f"https://{owner}.github.io/{name}/" in README and f"https://{owner}.github.io/{name}/" in workflow
-    assert "secrets." not in workflow and "secrets." not in (ROOT / ".github" / "workflows" / "tests.yml").read_text()
+    tests_workflow = (ROOT / ".github" / "workflows" / "tests.yml").read_text(encoding="utf-8")
+    assert "secrets." not in workflow and "secrets." not in tests_workflow
 
 
 # --- JupyterHub --------------------------------------------------------------------------------------------------
@@ -175,14 +193,14 @@ def test_hub_link_has_nbgitpullers_form():
                                   ["https://hub.example.edu", "99_nope.ipynb"], ["https://hub", "a", "b"]])
 def test_hub_link_bad_input_is_one_line_on_stderr_and_exit_2(args):
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), *args], capture_output=True,
-                            text=True, timeout=60)
+                            timeout=60, encoding="utf-8")
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
 def test_hub_link_command_prints_the_link():
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), "https://hub.example.edu",
-                             "01_queries_keys_values.ipynb"], capture_output=True, text=True, timeout=60)
+                             "01_queries_keys_values.ipynb"], capture_output=True, timeout=60, encoding="utf-8")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.strip() == hub_link("https://hub.example.edu", "01_queries_keys_values.ipynb")
 
