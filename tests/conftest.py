@@ -109,7 +109,7 @@ def once(shared: Path, key: str, make, *, wait: bool = True):
         deadline = time.monotonic() + 1800
         while not done.exists():
             if failed.exists():
-                raise RuntimeError(f"{key} failed in another worker: {failed.read_text()}") from None
+                raise RuntimeError(f"{key} failed in another worker: {failed.read_text(encoding='utf-8')}") from None
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{key} was claimed by another worker but never finished") from None
             time.sleep(0.5)
@@ -117,7 +117,7 @@ def once(shared: Path, key: str, make, *, wait: bool = True):
     try:
         result = make()
     except BaseException as error:
-        failed.write_text(f"{type(error).__name__}: {error}")
+        failed.write_text(f"{type(error).__name__}: {error}", encoding="utf-8")
         raise
     partial = done.with_suffix(".partial")
     partial.write_bytes(pickle.dumps(result))

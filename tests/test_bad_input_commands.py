@@ -62,7 +62,7 @@ def _tree(root: Path, git: bool) -> Path:
         subprocess.run(["git", "init", "-q"], **run)
         subprocess.run(["git", "add", "-f", "--", *TREE], **run)  # even ignored folders tracked by mistake
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "tree"], **run)
-        (root / "untracked.txt").write_text("not part of the course\n")
+        (root / "untracked.txt").write_text("not part of the course\n", encoding="utf-8")
     return root
 
 
@@ -97,9 +97,9 @@ def test_course_files_of_this_repository_hold_no_solution():
 )
 def test_student_copy_refuses_bad_destinations(tmp_path, where, message):
     root = _tree(tmp_path / "course", git=False)
-    (tmp_path / "file.txt").write_text("x")
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
     (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("x")
+    (tmp_path / "full" / "keep.txt").write_text("x", encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         make_student_copy(where(tmp_path, root), root=root)
 
@@ -123,25 +123,27 @@ def test_a_failed_student_copy_leaves_nothing_behind(tmp_path, monkeypatch):
 def test_a_failed_site_build_leaves_no_half_written_output(tmp_path, monkeypatch):
     out = tmp_path / "site"
     out.mkdir()
-    (out / "index.html").write_text("the previous site")
+    (out / "index.html").write_text("the previous site", encoding="utf-8")
 
     def failing_build(staging, *args, **kwargs):
-        (Path(staging) / "half.html").write_text("half")
+        (Path(staging) / "half.html").write_text("half", encoding="utf-8")
         raise RuntimeError("02_x.ipynb did not run cleanly")
 
     monkeypatch.setattr(build_site, "_build_pages", failing_build)
     with pytest.raises(RuntimeError):
         build_site.build_site(out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
-    assert [p.name for p in out.iterdir()] == ["index.html"] and (out / "index.html").read_text() == "the previous site"
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+    assert (out / "index.html").read_text(encoding="utf-8") == "the previous site"
 
     def good_build(staging, *args, **kwargs):
-        (Path(staging) / "index.html").write_text("the new site")
+        (Path(staging) / "index.html").write_text("the new site", encoding="utf-8")
         return [Path(staging) / "index.html"]
 
     monkeypatch.setattr(build_site, "_build_pages", good_build)
     assert build_site.build_site(out) == [out.resolve() / "index.html"]
-    assert (out / "index.html").read_text() == "the new site" and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert (out / "index.html").read_text(encoding="utf-8") == "the new site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
 def _unwritable(tmp: Path) -> Path:
@@ -164,9 +166,9 @@ COMMAND_ERRORS = [
 
 
 def _bad_places(tmp: Path) -> None:
-    (tmp / "file.txt").write_text("x")
+    (tmp / "file.txt").write_text("x", encoding="utf-8")
     (tmp / "full").mkdir()
-    (tmp / "full" / "keep.txt").write_text("x")
+    (tmp / "full" / "keep.txt").write_text("x", encoding="utf-8")
     (tmp / "locked").mkdir(mode=0o500)
 
 
@@ -200,5 +202,5 @@ def test_command_line_errors_in_a_real_process(tmp_path, tool, arguments, messag
     """The same, through a new interpreter: what a reader's shell shows, exit status included."""
     _bad_places(tmp_path)
     result = subprocess.run([sys.executable, str(TOOLS / tool), *arguments(tmp_path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, timeout=120, encoding="utf-8")
     _assert_one_line_error(tool, result.returncode, result.stderr, message)

@@ -12,7 +12,7 @@ def test_in_kernel_costs_cover_every_benched_explorer(tmp_path, capsys):
     for name, costs in report["kernel"].items():
         assert set(costs) == {"compute_ms", "draw_ms", "encode_ms", "full_redraw_ms"}, name
         assert all(0 <= value < 60_000 for value in costs.values()), (name, costs)
-    assert json.loads(out.read_text())["kernel"].keys() == report["kernel"].keys()
+    assert json.loads(out.read_text(encoding="utf-8"))["kernel"].keys() == report["kernel"].keys()
     assert "In-kernel cost per slider step" in capsys.readouterr().out
 
 

@@ -53,7 +53,7 @@ def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, pat
 # --- Binder environment -----------------------------------------------------------------------------------
 
 def test_environment_yml_builds_the_cpu_course_on_binder():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     names = {entry.split("=")[0] for entry in env["dependencies"] if isinstance(entry, str)}
     pip = next(entry["pip"] for entry in env["dependencies"] if isinstance(entry, dict))
     assert "pytorch-cpu" in names and not names & {"pytorch", "pytorch-gpu", "cudatoolkit", "cuda-version"}
@@ -61,7 +61,8 @@ def test_environment_yml_builds_the_cpu_course_on_binder():
     assert "-e ." in pip, "the project itself must be installed (pip: -e .)"
     imported = set()
     for path in NOTEBOOKS:
-        imported |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", path.read_text(), flags=re.M))
+        source = path.read_text(encoding="utf-8")
+        imported |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", source, flags=re.M))
     conda_name = {"torch": "pytorch-cpu"}
     third_party = imported - set(sys.stdlib_module_names) - {"attention_lab", "IPython"}
     assert {conda_name.get(m, m) for m in third_party} <= names, "a notebook imports a package Binder lacks"
@@ -69,7 +70,7 @@ def test_environment_yml_builds_the_cpu_course_on_binder():
 
 def test_readme_links_binder_for_the_repository_and_each_notebook():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    repository = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
     slug = repository.removeprefix("https://github.com/")
     assert f"https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/{slug}/HEAD?urlpath=lab" in readme
     for path in NOTEBOOKS:
@@ -134,7 +135,8 @@ def test_student_copy_leaves_out_the_solutions(tmp_path):
         assert (out / needed).exists(), needed
     # -n 0: one process is enough for these few tests (the copy's pyproject asks for two xdist workers)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-                             "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True, text=True)
+                             "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True,
+                            encoding="utf-8")
     assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
     with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
         make_student_copy(out)

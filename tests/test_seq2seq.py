@@ -60,10 +60,10 @@ def test_loading_is_safe_and_explains_missing_files(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"data/nope\.csv is missing; regenerate it with `python -m attenti"):
         load_pairs("nope.csv")
     bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n1,2\n")
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
     with pytest.raises(ValueError, match="bad.csv, line 1: the file must start with the header source,target"):
         load_pairs(bad)
-    bad.write_text("source,target\n1,2\n3,4,5\n")
+    bad.write_text("source,target\n1,2\n3,4,5\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.csv, line 3: expected 2 fields \(source,target\), got 3"):
         load_pairs(bad)
     bom = tmp_path / "bom.csv"
