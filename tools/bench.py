@@ -200,10 +200,9 @@ def kernel_costs(repeats: int = 30) -> dict:
     return costs
 
 
-# VmHWM: the kernel's own peak resident memory (ru_maxrss would include the parent's before exec)
-PEAK_MEMORY = ("from pathlib import Path\n"
-               "status = Path('/proc/self/status').read_text().splitlines()\n"
-               "print(next(line.split()[1] for line in status if line.startswith('VmHWM')))")
+# the kernel's own peak resident memory (tools/peak_memory.py: Linux, macOS, Windows)
+PEAK_MEMORY = (f"import sys as _sys\n_sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+               "from peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _sys, _peak_mb")
 
 
 def notebook_memory() -> dict:
@@ -215,8 +214,8 @@ def notebook_memory() -> dict:
         run = execute(path, after=PEAK_MEMORY, timeout=300)
         if run.problems:
             raise RuntimeError(f"{path.name} did not run cleanly: {run.problems[0]}")
-        peak_kb = int(run.after_outputs[0]["text"].strip())
-        memory[path.name] = {"peak_mb": peak_kb / 1024, "run_all_s": run.seconds}
+        peak = run.after_outputs[0]["text"].strip()
+        memory[path.name] = {"peak_mb": None if peak == "None" else float(peak), "run_all_s": run.seconds}
     return memory
 
 
@@ -252,9 +251,10 @@ def main(argv=None):
                 print(f"{name:<26}{version:>8}{median:>8}{p95:>8}{r['burst_settle_ms']:>14.0f}{ratio:>10}")
     print("\nKernel peak memory after Run All:")
     for name, m in report["memory"].items():
-        print(f"  {name:<36} {m['peak_mb']:7.0f} MB   ({m['run_all_s']:.1f} s)")
+        peak = "    n/a" if m["peak_mb"] is None else f"{m['peak_mb']:7.0f}"
+        print(f"  {name:<36} {peak} MB   ({m['run_all_s']:.1f} s)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     print(f"\nwritten to {args.out}")
     return report
 

@@ -29,6 +29,7 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
+from peak_memory import peak_mb
 
 __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", "export_explorer", "publish_frames"]
 
@@ -187,15 +188,6 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
     }
 
 
-def _peak_mb() -> float | None:
-    """The kernel's peak memory so far (VmHWM, Linux), notebook and frames included; None elsewhere."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
-    except (OSError, StopIteration, ValueError):
-        return None
-
-
 def publish_frames(budget: int = FRAME_BUDGET):
     """In the kernel: export every explorer alive and display the result as one :data:`MIME` output."""
     from IPython.display import display
@@ -208,7 +200,7 @@ def publish_frames(budget: int = FRAME_BUDGET):
     manifests = [export_explorer(explorer, images, budget) for explorer in explorers]
     payload = {"explorers": manifests, "images": {k: base64.b64encode(v).decode("ascii") for k, v in images.items()},
                "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
-               "kernel_peak_mb": _peak_mb()}
+               "kernel_peak_mb": peak_mb()}
     display({MIME: payload}, raw=True)
 
 
