@@ -26,9 +26,14 @@ if not browser.chromium_available():
     pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}", allow_module_level=True)
 
 
+# The notebook harness runs its kernels on PyTorch's own choice of CPU code path; this JupyterLab runs its
+# kernels one step down (AVX-512 -> AVX2 -> default), so every test run executes each notebook on two paths.
+CPU_CAPABILITY = browser.other_cpu_capability()
+
+
 @pytest.fixture(scope="module")
 def lab():
-    with browser.jupyterlab(ROOT) as server:
+    with browser.jupyterlab(ROOT, cpu_capability=CPU_CAPABILITY) as server:
         yield server
 
 
@@ -79,6 +84,8 @@ def test_notebook_in_jupyterlab(lab, page, path):
     page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"), full_page=True)
     problems = browser.page_problems(page)
     assert not problems, "\n".join(problems)
+    if path.name.startswith("00") and CPU_CAPABILITY is not None:  # its set-up cell names the code path
+        assert f"with its {CPU_CAPABILITY.upper()} kernels" in page.inner_text("body")
 
     # each explorer's figure is shown exactly once
     figures = page.locator(browser.FIGURE)

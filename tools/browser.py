@@ -66,22 +66,44 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def other_cpu_capability() -> str | None:
+    """An ATen CPU capability of this machine other than the one PyTorch picks by itself, or None.
+
+    PyTorch runs its CPU kernels in the best instruction set the CPU has (AVX-512, AVX2, or the portable
+    DEFAULT code), and the last bits of a result can differ between them. The harness's kernels run with
+    the machine's own choice; the real-browser tests' JupyterLab starts its kernels one step down
+    (``ATEN_CPU_CAPABILITY``), so one test run covers two code paths: AVX-512 -> AVX2, AVX2 -> default.
+    """
+    import torch
+
+    current = torch.backends.cpu.get_cpu_capability().lower()
+    if current == "avx512":
+        return "avx2"
+    return None if current == "default" else "default"
+
+
 @contextlib.contextmanager
-def jupyterlab(root: Path, *, timeout: float = 60.0):
-    """Start JupyterLab on 127.0.0.1 with a random token, serving ``root``; stop it afterwards."""
+def jupyterlab(root: Path, *, timeout: float = 60.0, cpu_capability: str | None = None):
+    """Start JupyterLab on 127.0.0.1 with a random token, serving ``root``; stop it afterwards.
+
+    ``cpu_capability``: the ATen CPU capability its kernels run with (``ATEN_CPU_CAPABILITY``, inherited
+    from the server), e.g. from :func:`other_cpu_capability`; None leaves PyTorch's own choice.
+    """
     port, token = _free_port(), secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="attention-lab-jupyter-") as home:
         settings = Path(home) / "settings" / "@jupyterlab" / "notebook-extension"
         settings.mkdir(parents=True)
         # render every cell, also those far down the page (JupyterLab virtualises long notebooks by default)
-        (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}), encoding="utf-8")
         # never save: Run All fills the notebooks with outputs, and autosave would write them into the course
         docmanager = Path(home) / "settings" / "@jupyterlab" / "docmanager-extension"
         docmanager.mkdir(parents=True)
-        (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
+        (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}), encoding="utf-8")
         env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
                "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"), "JUPYTER_RUNTIME_DIR": home}
-        log = open(Path(home) / "server.log", "w")  # noqa: SIM115 - closed below
+        if cpu_capability is not None:
+            env["ATEN_CPU_CAPABILITY"] = cpu_capability
+        log = open(Path(home) / "server.log", "w", encoding="utf-8")  # noqa: SIM115 - closed below
         process = subprocess.Popen(
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
              f"--IdentityProvider.token={token}", "--LabApp.expose_app_in_browser=True",
@@ -98,7 +120,7 @@ def jupyterlab(root: Path, *, timeout: float = 60.0):
                     if process.poll() is not None or time.monotonic() > deadline:
                         log.flush()
                         raise RuntimeError("JupyterLab did not start:\n"
-                                           + (Path(home) / "server.log").read_text()[-3000:]) from None
+                                           + (Path(home) / "server.log").read_text(encoding="utf-8")[-3000:]) from None
                     time.sleep(0.3)
             yield LabServer(url, token, process)
         finally:
