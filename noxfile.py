@@ -3,7 +3,8 @@
 - ``locked``: exactly the tested set (``requirements/test.txt``), what the README's commands install.
 - ``oldest``: the lower bound of every range in ``pyproject.toml`` (``requirements/oldest.txt``), then the
   course with ``--no-deps``, as the Colab cell installs it into Colab's own packages.
-- ``newest``: the latest release of every dependency that pip finds for the ranges.
+- ``newest``: the latest release of every dependency that pip finds for the ranges, on Python 3.12 (the
+  Python that Colab ran in 2025).
 
 Each session runs the unit, property and exercise tests and executes every notebook in a fresh kernel
 (``pytest -m "not browser"``: everything but the real-browser tests, which the README's test command
@@ -43,7 +44,7 @@ def oldest(session):
     session.run(*PYTEST, *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python="3.12")
 def newest(session):
     """The latest releases in range (torch from PyTorch's CPU index on Linux, where it is reachable)."""
     session.install("--upgrade", "--upgrade-strategy", "eager", "--extra-index-url", CPU_TORCH, "-e", ".[test]")
