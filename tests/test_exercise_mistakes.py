@@ -165,3 +165,81 @@ REINFORCE_MISTAKES = [
 def test_reinforce_check_names_each_mistake(mistake, fn, hint):
     feedback = ex.check_reinforce(fn)
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+
+
+# --- 03's nearest neighbour, 04's forward pass and leave-one-out keys ----------------------------------------------
+
+def _nearest(xq, xk):
+    return np.abs(xq[:, None] - xk).argmin(axis=1)
+
+
+NEAREST_MISTAKES = [
+    ("the indices", lambda xq, xk, y: _nearest(xq, xk), "indices"),
+    ("the keys", lambda xq, xk, y: xk[_nearest(xq, xk)], "nearest keys x_i themselves"),
+    ("h -> infinity", lambda xq, xk, y: np.full(xq.shape, y.mean()), "average pooling"),
+    ("the farthest key", lambda xq, xk, y: y[np.abs(xq[:, None] - xk).argmax(axis=1)], "on either side"),
+    ("the mean of the two nearest", lambda xq, xk, y: np.sort(y[np.argsort(np.abs(xq[:, None] - xk), 1)[:, :2]], 1)
+     .mean(1), "not values at all"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "fn", "hint"), NEAREST_MISTAKES, ids=[m[0] for m in NEAREST_MISTAKES])
+def test_nearest_neighbour_check_names_each_mistake(mistake, fn, hint):
+    feedback = ex.check_nearest_neighbour(fn)
+    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+
+
+def _forward(score, dim=1, detach=False, normalise=True):
+    import torch
+
+    def fn(queries, keys, values, w):
+        w = w.item() if detach else w
+        scores = score((queries[:, None] - keys) ** 2, w)  # (n_q, n_k)
+        weights = torch.softmax(scores, dim=dim) if normalise else torch.exp(scores)
+        return (weights * values).sum(dim=1)
+    return fn
+
+
+FORWARD_MISTAKES = [
+    ("no 1/2", _forward(lambda d2, w: -d2 * w**2), "1/2 is missing"),
+    ("softmax over the queries", _forward(lambda d2, w: -d2 * w**2 / 2, dim=0), "over the queries"),
+    ("w detached", _forward(lambda d2, w: -d2 * w**2 / 2, detach=True), "no gradient"),
+    ("sign flipped", _forward(lambda d2, w: d2 * w**2 / 2), "sign is flipped"),
+    ("w not squared", _forward(lambda d2, w: -d2 * w / 2), "Square w too"),
+    ("no normalisation", _forward(lambda d2, w: -d2 * w**2 / 2, normalise=False), "without their normalisation"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "fn", "hint"), FORWARD_MISTAKES, ids=[m[0] for m in FORWARD_MISTAKES])
+def test_nw_forward_check_names_each_mistake(mistake, fn, hint):
+    feedback = ex.check_nw_forward(fn)
+    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+
+
+def _loo(rows):
+    import torch
+
+    def fn(x):
+        return torch.stack([rows(x, i) for i in range(x.shape[0])])
+    return fn
+
+
+def _without(x, i):
+    import torch
+
+    return torch.cat([x[:i], x[i + 1:]])
+
+
+LOO_MISTAKES = [
+    ("every key kept", lambda x: x.expand(x.shape[0], x.shape[0]), "attend to itself"),
+    ("the next key dropped instead", _loo(lambda x, i: _without(x, (i + 1) % x.shape[0])), "still contains x_i"),
+    ("another order", _loo(lambda x, i: _without(x, i).flip(0)), "another order"),
+    ("transposed", lambda x: _loo(_without)(x).T, "transposed"),
+    ("computed, not copied", _loo(lambda x, i: _without(x, i) - x[i]), "copied as they are"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "fn", "hint"), LOO_MISTAKES, ids=[m[0] for m in LOO_MISTAKES])
+def test_leave_one_out_check_names_each_mistake(mistake, fn, hint):
+    feedback = ex.check_leave_one_out(fn)
+    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))

@@ -52,6 +52,9 @@ def check_nw_forward(name, fn) -> Feedback:
         hints.append("The 1/2 is missing: the score is -((x - x_i) w)^2 / 2.")
     elif torch.allclose(mine, pooled(-diff2 * w0 / 2), atol=1e-5):
         hints.append("Square w too: it multiplies the distance, ((x - x_i) w)^2 = (x - x_i)^2 w^2.")
+    elif torch.allclose(mine, (torch.exp(-diff2 * w0**2 / 2) * values).sum(dim=1), atol=1e-5):
+        hints.append("The weights are exp(score) without their normalisation: divide by each query's sum over the "
+                     "keys (that is the softmax), so that the weights sum to 1.")
     elif bool(((mine < values.min() - 1e-5) | (mine > values.max() + 1e-5)).any()):
         hints.append("Some predictions lie outside the range of the values (from -1 to 3). A weighted average with "
                      "weights that are non-negative and sum to 1 cannot: normalise the weights with a softmax over "
@@ -81,6 +84,9 @@ def check_leave_one_out(name, fn) -> Feedback:
         return Feedback(name, False, [f"Your matrix is {n} x {n}: each row still contains its own x_i. Then a point "
                                       "can attend to itself, and on the course data training makes w grow without "
                                       "bound."])
+    if got.shape == (n - 1, n) and torch.allclose(got.float(), expected.T):
+        return Feedback(name, False, [f"Your matrix is transposed, ({n - 1}, {n}): the keys of point i must be row "
+                                      "i (one row per query), so that row i lines up with the values of point i."])
     if got.shape != expected.shape:
         return Feedback(name, False, [f"For {n} points the result has shape ({n}, {n - 1}); got {tuple(got.shape)}."])
     contains_self = any(bool((got[i] == x[i]).any()) for i in range(n))
