@@ -88,7 +88,11 @@ def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
 
 
 def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussian"):
-    """Nadaraya-Watson kernel regression (nonparametric attention pooling).
+    """Nadaraya-Watson kernel regression (nonparametric attention pooling), for one-dimensional keys.
+
+    The keys and queries are numbers (notebook 03's x). For d-dimensional keys with the isotropic Gaussian
+    kernel (one bandwidth h for every coordinate), the weights are ``softmax(gaussian_score(queries, keys,
+    h))`` (notebooks 01 and 05); a bandwidth per coordinate is another kernel, not covered here.
 
     Parameters
     ----------
