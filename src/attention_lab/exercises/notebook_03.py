@@ -69,7 +69,7 @@ def check_gaussian_weights(name, fn) -> Feedback:
         if named is not None:
             hints.append(named)
         elif close(got, np.full(expected.shape, 1 / xk.size)):
-            hints.append("Every weight is 1/n: the denominator must sum K((x - x_j)/h) over all keys j. With x_i "
+            hints.append("Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With x_i "
                          "in the denominator (the slip in the original post) each term cancels itself.")
         elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
             hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
@@ -187,7 +187,7 @@ def _near(a, b, tol=0.01):
 
 @exercise("how fast the best bandwidth shrinks with n")
 def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
-    """Exercise: the exponents a and b in h* ~ n^a and error(h*) ~ n^b for error(h) = A h^4 + B / (n h)."""
+    """Exercise: the exponents r_h and r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
     if unanswered(error_exponent):
         return not_attempted(name)
     a, why_a = _one_number(h_exponent, "The exponent of h*")

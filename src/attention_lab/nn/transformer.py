@@ -35,7 +35,7 @@ def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float =
 
     Column pair (2f, 2f+1) is (sin(p w_f), cos(p w_f)) with angular frequency w_f = base^(-2f/d_model):
     wavelengths 2 pi / w_f from 2 pi (f = 0) up to nearly 2 pi * base. Every entry lies in [-1, 1], and
-    PE(p) . PE(p + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
+    PE(pos) . PE(pos + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
     the last cosine column.
 
     Examples
