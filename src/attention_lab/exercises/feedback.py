@@ -246,8 +246,8 @@ def shift_mistakes(z) -> list[tuple[np.ndarray, str]]:
         (normalised(z), "Without a shift, exp(x) overflows to inf above x = 709.8 (exp(1000) is inf, and inf / inf "
                         "is NaN) and underflows to 0 below x = -745 (a row of zeros gives 0 / 0 = NaN). " + row),
         (normalised(z - z.mean(axis=-1, keepdims=True)),
-         "You subtract each row's mean: the largest exponent is then max - mean, which still overflows once "
-         "a row spans more than about 1420 (twice 709). " + row),
+         "You subtract each row's mean: the largest exponent is then max - mean, which overflows once it "
+         "exceeds about 709 (for two scores: once they are more than about 1420 apart). " + row),
         (normalised(z - z[..., :1]),
          "You subtract each row's first score: when the first score is not the largest, the others can "
          "overflow. " + row),

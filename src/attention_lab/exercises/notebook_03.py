@@ -62,15 +62,16 @@ def check_gaussian_weights(name, fn) -> Feedback:
             return Feedback(name, False, [
                 f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
                 "your weights were right for the queries near the keys.",
-                "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights are a "
-                "softmax of the scores -(x - x_i)^2 / (2 h^2). " + (named or "Subtract each row's largest score "
-                                                                    "first.")])
+                named or "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights "
+                         "are a softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score "
+                         "first."])
         hints = [f"{where} you returned {np.round(got, 4).tolist()}: these are not the Gaussian weights."]
         if named is not None:
             hints.append(named)
         elif close(got, np.full(expected.shape, 1 / xk.size)):
-            hints.append("Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With x_i "
-                         "in the denominator (the slip in the original post) each term cancels itself.")
+            hints.append("Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With "
+                         "x_i in the denominator (the slip in the original post) the denominator is "
+                         "n kappa((x - x_i)/h), n times the numerator, so every weight is 1/n.")
         elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
             hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
         elif not np.allclose(got.sum(axis=-1), 1.0):

@@ -59,13 +59,13 @@ def check_self_attention(name, fn) -> Feedback:
                                               "scale belongs to the dot products q . k, whose width is d_k = "
                                               "W_q.shape[1] = 3: divide by sqrt(3)."),
         (softmax(Q @ K.T / 3) @ V, "You divided by d_k = 3 itself; divide by its square root. A dot product of two "
-                                   "d_k-wide vectors with unit-variance entries has variance d_k, so sqrt(d_k) is "
-                                   "its standard deviation."),
+                                   "d_k-wide vectors with independent zero-mean, unit-variance entries has "
+                                   "variance d_k, so sqrt(d_k) is its standard deviation."),
         (softmax(Q @ K.T * math.sqrt(3)) @ V, "You multiplied the scores by sqrt(d_k); divide them by it, which "
                                               "keeps the softmax out of its flat, saturated region."),
         (softmax(Q @ K.T) @ V / math.sqrt(3), "You scaled after the softmax: the weights then sum to 1/sqrt(3), not "
-                                              "1, and their shape is unchanged. Divide the scores Q K^T by sqrt(d_k) "
-                                              "before the softmax."),
+                                              "1, and their relative sizes are unchanged. Divide the scores Q K^T "
+                                              "by sqrt(d_k) before the softmax."),
         (Q @ K.T / math.sqrt(3) @ V, "No softmax: the scaled scores themselves weigh the values. Turn each row of "
                                      "scores into weights with a softmax over the keys first."),
     ]

@@ -4,7 +4,7 @@ Choose a dimension and a position. Left: the whole encoding PE (positions down, 
 the chosen row and column marked. Middle: the chosen dimension as a function of position, a sine or
 cosine whose wavelength grows with the dimension. Right: the dot products PE(pos) . PE(pos') of the chosen
 position with every other one, plotted against the offset pos' - pos, on top of sum_f cos(offset w_f): they
-coincide for every p, because the dot product depends on the offset only.
+coincide for every pos, because the dot product depends on the offset only.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class PositionalEncodingExplorer(Explorer):
         ax.set_xlim(-0.5, n - 0.5)
         ax.set_ylim(-1.15, 1.15)
         ax.set_xlabel("position pos")
-        ax.set_ylabel("PE[p, dimension]")
+        ax.set_ylabel("PE[pos, dimension]")
         self.curve_title = ax.set_title("")
 
         ax = self.ax_dot
@@ -115,14 +115,14 @@ class PositionalEncodingExplorer(Explorer):
         self.curve.set_ydata(self.pe[:, i])
         self.dot.set_data([p], [self.pe[p, i]])
         kind = "sin" if i % 2 == 0 else "cos"
-        self.curve_title.set_text(f"dimension {i}: {kind}(p ω_{f}), wavelength {wavelength:,.1f}")
+        self.curve_title.set_text(f"dimension {i}: {kind}(pos ω_{f}), wavelength {wavelength:,.1f}")
         self.dots.set_data(np.arange(self.n_positions) - p, self.pe @ self.pe[p])
-        self.dot_title.set_text(f"p = {p}: dot products vs offset")
+        self.dot_title.set_text(f"pos = {p}: dot products vs offset")
 
 
 def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30),
                                positions=(0, 20, 50)):
-    """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few p (bottom)."""
+    """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few pos (bottom)."""
     _check_sizes(n_positions, d_model)
     pe, frequencies = _encoding(n_positions, d_model)
     fig = Figure(figsize=(2.8 * len(dimensions), 5.2), layout="constrained")
@@ -136,7 +136,7 @@ def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensi
         ax.set_title(f"dimension {i}: wavelength {2 * np.pi / frequencies[i // 2]:,.1f}", fontsize=9.5)
         ax.set_xlabel("position pos")
         if column == 0:
-            ax.set_ylabel("PE[p, dimension]")
+            ax.set_ylabel("PE[pos, dimension]")
     ax = fig.add_subplot(grid[1, :])
     offsets = np.arange(-(n_positions - 1), n_positions)
     ax.plot(offsets, offset_dot_products(frequencies, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
