@@ -140,3 +140,39 @@ def test_student_copy_leaves_out_the_solutions(tmp_path):
     assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
     with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
         make_student_copy(out)
+
+
+# --- one symbol, one meaning ----------------------------------------------------------------------------------------
+
+def glossary_symbols(markdown: str) -> dict[str, list[str]]:
+    """{symbol: [meanings]} from the glossary's symbol table, one entry per math group of its first column.
+
+    A group's symbol is what stands left of its "=" (``$Q = XW_q$`` defines Q), without a trailing argument
+    list (``$\\rho(x)$`` defines rho, ``$PE(\\mathrm{pos})$`` defines PE), so that p and p(x) are one symbol.
+    """
+    table = markdown.split("## Symbols and their names in code", 1)[1].split("\n## ", 1)[0]
+    symbols: dict[str, list[str]] = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or cells[0] in ("symbol", "---") or set(cells[0]) <= {"-"}:
+            continue
+        for group in re.findall(r"\$([^$]+)\$", cells[0]):
+            symbol = re.sub(r"\((?:[^()]|\([^()]*\))*\)$", "", group.split("=", 1)[0].strip()).strip()
+            symbols.setdefault(symbol, []).append(cells[1][:60])
+    return symbols
+
+
+def test_glossary_symbol_check_finds_a_symbol_defined_twice():
+    table = ("## Symbols and their names in code\n\n| symbol | meaning | in code | first in |\n|---|---|---|---|\n"
+             "| $p = \\operatorname{softmax}(\\alpha)$ | a distribution | `p` | 02 |\n"
+             "| $p(x)$, $\\sigma$ | a density | `x` | 03 |\n| $Q = XW_q$, $K = XW_k$ | keys | `K` | 07 |\n"
+             "| $K(u)$ | a kernel | `KERNELS` | 03 |\n\n## Terms\n")
+    twice = {s for s, meanings in glossary_symbols(table).items() if len(meanings) > 1}
+    assert twice == {"p", "K"}
+
+
+def test_every_glossary_symbol_has_one_meaning():
+    symbols = glossary_symbols((ROOT / "notebooks" / "glossary.md").read_text(encoding="utf-8"))
+    assert len(symbols) > 40, "the symbol table was not found or not parsed"
+    twice = {symbol: meanings for symbol, meanings in symbols.items() if len(meanings) > 1}
+    assert not twice, f"one symbol, one meaning: these are defined more than once {twice}"

@@ -72,7 +72,7 @@ def test_unfinished_stubs_are_not_attempted(noise_case):
         (lambda xq, xk, h: naive_weights(xq, xk, h).T, "queries go on the rows"),
         (lambda xq, xk, h: np.exp(-((xq[:, None] - xk[None, :]) ** 2) / (2 * h * h)), "do not sum to 1"),
         (lambda xq, xk, h: naive_weights(xq, xk, h / np.sqrt(2)), "factor 2 is missing"),
-        (naive_weights, "0/0 is NaN"),
+        (naive_weights, "0 / 0 = NaN"),
     ],
     ids=["original-slip", "transposed", "unnormalised", "no-factor-2", "unstable"],
 )

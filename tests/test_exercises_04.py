@@ -225,8 +225,9 @@ def test_forward_feedback_never_prints_the_expected_predictions(answer):
 
 
 def test_forward_mistakes_without_a_named_slip_are_described():
-    unnormalised = ex.check_nw_forward(lambda q, k, v, w: (torch.exp(-((q[:, None] - k) * w) ** 2 / 2) * v).sum(1))
-    assert "outside the range of the values" in text(unnormalised), unnormalised.messages
+    # normalised by the wrong sum: not a named slip, but its predictions leave the values' range
+    halved = ex.check_nw_forward(lambda q, k, v, w: (2 * torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, 1) * v).sum(1))
+    assert "outside the range of the values" in text(halved), halved.messages
     off = ex.check_nw_forward(lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=1) * v).sum(1)
                               + 0.1)
     assert "three steps" in text(off), off.messages

@@ -91,7 +91,7 @@ def luong(order="cs", squash=np.tanh, weights=softmax):
     (luong(weights=lambda a: a), "raw scores were used as weights"),
     (luong(weights=lambda a: np.full(a.shape, 1 / a.size)), "plain average"),
     (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.mean(axis=0), s]))[:2], "shape (3,)"),
-    (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.T @ softmax(E @ W.T @ s), s])) + 5, "apply tanh last"),
+    (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.T @ softmax(E @ W.T @ s), s])) + 5, "the last step is tanh"),
     (lambda s, E, W, W_c: np.full(3, np.nan), "NaN"),
 ])
 def test_luong_mistakes_are_explained(answer, hint):

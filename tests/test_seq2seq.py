@@ -166,6 +166,7 @@ def test_alignment_explorer_in_place(interactive):
             np.testing.assert_allclose(heights[: len(sources[example])], alignments[example][step])
             assert explorer.step_tokens[0].get_text() == sources[example][0]
             assert f"output '{outputs[example][step]}'" in explorer.step_title.get_text()
+            assert explorer.row_box.get_width() == len(sources[example])  # the outline ends at its last token
             now = np.asarray(explorer.canvas.buffer_rgba()).copy()
             assert not np.array_equal(now, before)
             before = now

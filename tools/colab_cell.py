@@ -29,7 +29,7 @@ ROOT = repo_root(Path(__file__).parent)
 TAG = "colab-setup"
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
-SOURCE = '''# On Google Colab: fetch the course, install what Colab lacks (under a minute). Anywhere else: nothing.
+SOURCE = '''# On Google Colab: fetch the course and install what Colab lacks. Anywhere else: nothing.
 import importlib
 import importlib.util
 import os

@@ -2,7 +2,7 @@
 
 Queries are the x where we predict, keys the training inputs x_i, values the training targets y_i:
 
-    f(x) = sum_i lambda_i(x) y_i,   lambda_i(x) = K((x - x_i) / h) / sum_j K((x - x_j) / h).
+    f(x) = sum_i lambda_i(x) y_i,   lambda_i(x) = kappa((x - x_i) / h) / sum_j kappa((x - x_j) / h).
 """
 
 from __future__ import annotations
@@ -18,20 +18,20 @@ __all__ = ["KERNELS", "gaussian_kernel", "boxcar_kernel", "epanechnikov_kernel",
 
 
 def gaussian_kernel(u):
-    """K(u) = exp(-u^2 / 2) / sqrt(2 pi): the standard normal density."""
+    """kappa(u) = exp(-u^2 / 2) / sqrt(2 pi): the standard normal density."""
     u = as_float_array(u, "u")
-    with np.errstate(over="ignore", under="ignore"):  # |u| > 1.3e154: u^2 overflows, K(u) = 0, the nearest float
+    with np.errstate(over="ignore", under="ignore"):  # |u| > 1.3e154: u^2 overflows, kappa(u) = 0, the nearest float
         return np.exp(-0.5 * u * u) / np.sqrt(2 * np.pi)
 
 
 def boxcar_kernel(u):
-    """K(u) = 1/2 on |u| <= 1, 0 elsewhere: every key within one bandwidth counts equally."""
+    """kappa(u) = 1/2 on |u| <= 1, 0 elsewhere: every key within one bandwidth counts equally."""
     u = as_float_array(u, "u")
     return np.where(np.abs(u) <= 1, 0.5, 0.0)
 
 
 def epanechnikov_kernel(u):
-    """K(u) = 3/4 (1 - u^2) on |u| <= 1, 0 elsewhere (a parabola, not a triangle)."""
+    """kappa(u) = 3/4 (1 - u^2) on |u| <= 1, 0 elsewhere (a parabola, not a triangle)."""
     u = as_float_array(u, "u")
     inside = np.abs(u) <= 1
     return np.where(inside, 0.75 * (1 - np.where(inside, u, 0.0) ** 2), 0.0)
@@ -66,8 +66,8 @@ def _differences(x_query, x_keys, query_name, key_name):
 def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
     """Nadaraya-Watson weights of shape (n_q, n_k) (``diff`` = x - x_i); rows without support are all 0."""
     if kernel == "gaussian":
-        # K((x - x_i)/h) / sum_j K((x - x_j)/h) == softmax_i(-(x - x_i)^2 / (2 h^2)): the weights are the softmax
-        # of the Gaussian scores (the constant 1/sqrt(2 pi) cancels), and the softmax cannot underflow to 0/0.
+        # kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h) == softmax_i(-(x - x_i)^2 / (2 h^2)): the weights are the
+        # softmax of the Gaussian scores (the constant 1/sqrt(2 pi) cancels), and the softmax cannot underflow to 0/0.
         weights = softmax(gaussian_score(x_query, x_keys, bandwidth), mask=allowed)
         lost = weights.sum(axis=-1) == 0
         if allowed is not None:
@@ -88,7 +88,11 @@ def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
 
 
 def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussian"):
-    """Nadaraya-Watson kernel regression (nonparametric attention pooling).
+    """Nadaraya-Watson kernel regression (nonparametric attention pooling), for one-dimensional keys.
+
+    The keys and queries are numbers (notebook 03's x). For d-dimensional keys with the isotropic Gaussian
+    kernel (one bandwidth h for every coordinate), the weights are ``softmax(gaussian_score(queries, keys,
+    h))`` (notebooks 01 and 05); a bandwidth per coordinate is another kernel, not covered here.
 
     Parameters
     ----------
@@ -109,7 +113,7 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
         sum_i lambda_i(x) y_i. NaN for a query with no key inside a compact kernel's support: the
         estimate is 0/0 there, undefined, and plots show a gap.
     weights : numpy.ndarray, shape (n_query, n_keys)
-        lambda_i(x) = K((x - x_i)/h) / sum_j K((x - x_j)/h); rows sum to 1, or are all 0 where undefined.
+        lambda_i(x) = kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h); rows sum to 1, or are all 0 where undefined.
         With the Gaussian kernel this is ``softmax(gaussian_score(x_query, x_keys, h))``.
     """
     h = check_positive(bandwidth, "bandwidth")

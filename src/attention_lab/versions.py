@@ -2,8 +2,8 @@
 
 The course is tested with exactly the versions of ``requirements/lock.txt`` and with the lower bounds of
 the ranges in ``pyproject.toml``. Colab, a JupyterHub image or a student's own environment bring their own
-releases; the first cell of notebook 00 (and Colab's set-up cell) prints what it found, so that a problem
-can be traced to a version, and names any package outside its range.
+releases; notebook 00's set-up cell (and Colab's set-up cell in every notebook) prints what it found, so
+that a problem can be traced to a version, and names any of :data:`PACKAGES` missing or outside its range.
 """
 
 from __future__ import annotations

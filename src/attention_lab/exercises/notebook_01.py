@@ -5,48 +5,71 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import SMALL_SCORES_NOT_FINITE, Feedback, as_numbers, close, exercise, to_float_array
+from .feedback import (
+    SMALL_SCORES_NOT_FINITE,
+    Feedback,
+    as_numbers,
+    close,
+    exercise,
+    same_result,
+    shift_mistakes,
+    to_float_array,
+)
 
 __all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights", "check_dot_product_winner"]
+
+
+# Scores on which every plausible wrong "stabilisation" gives NaN somewhere (feedback.shift_mistakes): huge
+# scores, a row far below another (a global or column maximum underflows it), rows spanning 1500-2000 (their
+# minimum or their mean still overflows), rows whose first score is their smallest or their largest.
+HUGE_SCORES = [(np.array([1000.0, 1001.0, 999.0]), 1.0),
+               (np.array([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 1.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
+               (np.array([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5)]
 
 
 @exercise("softmax with temperature")
 def check_softmax(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably.
 
-    The feedback describes what is wrong (shape, sign, row sums, temperature, overflow) and shows the student's
-    own result, never the expected weights.
+    The feedback describes what is wrong (shape, sign, row sums, temperature, which shift overflows) and shows
+    the student's own result, never the expected weights.
     """
     small = [
         (np.array([1.0, 2.0, 3.0]), 1.0),
         (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
         (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0),
     ]
-    large = (np.array([1000.0, 1001.0, 999.0]), 1.0)
-    for alpha, temperature in [*small, large]:
-        is_large = alpha is large[0]
+    for case, (alpha, temperature) in enumerate([*small, *HUGE_SCORES]):
+        is_huge = case >= len(small)
         where = f"For scores {alpha.tolist()} at T = {temperature:g}"
         # small scores: a NaN or inf is the student's own arithmetic, never an overflow
         got, problem = as_numbers(name, fn, alpha.copy(), temperature,
-                                  finite_advice=None if is_large else f"{where}: {SMALL_SCORES_NOT_FINITE}")
+                                  finite_advice=None if is_huge else f"{where}: {SMALL_SCORES_NOT_FINITE}")
         if problem is not None:
             return problem
         expected = softmax(alpha, temperature)
         if got.shape != expected.shape:
             return Feedback(name, False, [f"For scores of shape {alpha.shape} the weights must have the same shape "
                                           f"(one weight per score); got shape {got.shape}."])
-        if is_large and not np.all(np.isfinite(got)):  # right on every small case (else we returned), not here
-            return Feedback(name, False, [
-                f"Your function is right on small scores, but for scores {alpha.tolist()} it returned "
-                f"{got.tolist()}.",
-                "exp(1000) overflows to inf, and inf / inf is NaN. Subtract the largest score first: "
-                "softmax(alpha) = softmax(alpha - max(alpha)), and then every exponent is <= 0."])
         if close(got, expected):
             continue
+        if is_huge:  # right on every small case (else we returned): name the shift that fails here
+            named = next((hint for wrong, hint in shift_mistakes(alpha / temperature) if same_result(got, wrong)),
+                         None)
+            if named is not None or not np.all(np.isfinite(got)):
+                return Feedback(name, False, [
+                    f"Your function is right on small scores, but for scores {alpha.tolist()} at T = "
+                    f"{temperature:g} it returned {np.round(got, 4).tolist()}.",
+                    named or "exp(x) overflows to inf above x = 709.8 (inf / inf is NaN), and a row whose "
+                             "exponentials all underflow to 0 gives 0 / 0 = NaN. Subtract each row's own largest "
+                             "score: every exponent is then <= 0 and the largest is exactly 0."])
         hints = [f"{where} your weights {np.round(got, 4).tolist()} are not softmax(alpha / T)."]
-        hints.append(_softmax_hint(alpha, temperature, got))
+        named = next((hint for wrong, hint in shift_mistakes(alpha / temperature) if same_result(got, wrong)), None)
+        hints.append(named or _softmax_hint(alpha, temperature, got))
         return Feedback(name, False, hints)
-    return Feedback(name, True, ["Rows sum to 1, the temperature is used, and huge scores do not overflow."])
+    return Feedback(name, True, ["Rows sum to 1 and the temperature divides the scores; and no overflow or 0/0 on "
+                                 "huge scores, on a row spanning 2000, on rows far below the others, or on a row "
+                                 "whose first score is not its largest."])
 
 
 def _softmax_hint(alpha, temperature, got) -> str:

@@ -243,6 +243,11 @@ def check_reinforce(name, fn) -> Feedback:
         elif near(p @ (p[:, None] * per_key)):
             hints.append("You used the gradient of p_i; the score function is the gradient of log p_i, which is "
                          "(grad p_i) / p_i = one_hot(i) - p.")
+        elif near(losses - losses.sum() * p):
+            hints.append("You divided each sample's term by p_i: L_i (one_hot(i) - p) is already the score "
+                         "function's estimate, because one_hot(i) - p is the gradient of log p_i (the division by "
+                         "p_i happened inside the log's derivative). Dividing again weighs rare keys up and "
+                         "biases the estimate.")
         elif near(uniform):
             hints.append("The keys must be drawn from softmax(alpha), not uniformly: rng.choice(n, size=..., p=p).")
         elif near(np.zeros_like(exact)):

@@ -8,7 +8,17 @@ import numpy as np
 
 from ..kernels import loo_bandwidth, nadaraya_watson
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, not_attempted, to_float_array, unanswered
+from .feedback import (
+    Feedback,
+    as_numbers,
+    close,
+    exercise,
+    not_attempted,
+    same_result,
+    shift_mistakes,
+    to_float_array,
+    unanswered,
+)
 
 __all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_nearest_neighbour", "check_bandwidth_rate",
            "check_noise_prediction"]
@@ -24,11 +34,14 @@ def check_gaussian_weights(name, fn) -> Feedback:
     """Exercise: ``fn(x_query, x_keys, h)`` returns the (n_q, n_k) Gaussian Nadaraya-Watson weights, stably.
 
     The first two cases are ordinary (queries near the keys); the last puts a query far from every key, where the
-    naive ratio underflows to 0/0. A NaN or inf is blamed on underflow only there, after the ordinary cases passed.
+    naive ratio underflows to 0/0, alone and then next to a query near the keys, so that a shift by the largest
+    score of the whole array (not of each row) underflows too. A NaN or inf is blamed on the shift only there, after the
+    ordinary cases passed, and the known wrong shifts are named (``feedback.shift_mistakes``).
     """
     cases = [(np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0, False),
              (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3, False),
-             (np.array([40.0]), np.array([0.0, 1.0, 2.0]), 0.1, True)]
+             (np.array([40.0, -40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
+             (np.array([0.5, 40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True)]
     for xq, xk, h, far in cases:
         got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), h,
                                   finite_advice=None if far else _ORDINARY_NOT_FINITE)
@@ -42,18 +55,23 @@ def check_gaussian_weights(name, fn) -> Feedback:
             if got.shape == expected.shape[::-1]:
                 hint += " You have keys on the rows: queries go on the rows, keys on the columns."
             return Feedback(name, False, [hint])
-        if not np.all(np.isfinite(got)):  # only the far case gets here: the ordinary ones passed already
-            return Feedback(name, False, [
-                f"{where} (a query far from every key) you returned {np.round(got, 4).tolist()}, although your "
-                "weights were right for the queries near the keys.",
-                "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights are a "
-                "softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score first."])
         if close(got, expected):
             continue
+        named = next((hint for wrong, hint in shift_mistakes(-diff2 / (2 * h * h)) if same_result(got, wrong)), None)
+        if far and (named is not None or not np.all(np.isfinite(got))):  # the ordinary cases passed already
+            return Feedback(name, False, [
+                f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
+                "your weights were right for the queries near the keys.",
+                named or "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights "
+                         "are a softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score "
+                         "first."])
         hints = [f"{where} you returned {np.round(got, 4).tolist()}: these are not the Gaussian weights."]
-        if close(got, np.full(expected.shape, 1 / xk.size)):
-            hints.append("Every weight is 1/n: the denominator must sum K((x - x_j)/h) over all keys j. With x_i "
-                         "in the denominator (the slip in the original post) each term cancels itself.")
+        if named is not None:
+            hints.append(named)
+        elif close(got, np.full(expected.shape, 1 / xk.size)):
+            hints.append("Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With "
+                         "x_i in the denominator (the slip in the original post) the denominator is "
+                         "n kappa((x - x_i)/h), n times the numerator, so every weight is 1/n.")
         elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
             hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
         elif not np.allclose(got.sum(axis=-1), 1.0):
@@ -72,7 +90,8 @@ def check_gaussian_weights(name, fn) -> Feedback:
             hints.append("The rows sum to 1, but the weights are off: check the score -(x - x_i)^2 / (2 h^2) term by "
                          "term (the square, the h, the sign), and that the nearest key gets the largest weight.")
         return Feedback(name, False, hints)
-    return Feedback(name, True, ["Rows sum to 1, close keys weigh most, and far queries do not give NaN."])
+    return Feedback(name, True, ["Rows sum to 1, close keys weigh most, and a query far from every key gives no "
+                                 "NaN, also next to a query near the keys."])
 
 
 def _validation_mse(h, x_train, y_train, x_val, y_val, kernel="gaussian"):
@@ -169,7 +188,7 @@ def _near(a, b, tol=0.01):
 
 @exercise("how fast the best bandwidth shrinks with n")
 def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
-    """Exercise: the exponents a and b in h* ~ n^a and error(h*) ~ n^b for error(h) = A h^4 + B / (n h)."""
+    """Exercise: the exponents r_h and r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
     if unanswered(error_exponent):
         return not_attempted(name)
     a, why_a = _one_number(h_exponent, "The exponent of h*")

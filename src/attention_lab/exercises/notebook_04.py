@@ -52,6 +52,9 @@ def check_nw_forward(name, fn) -> Feedback:
         hints.append("The 1/2 is missing: the score is -((x - x_i) w)^2 / 2.")
     elif torch.allclose(mine, pooled(-diff2 * w0 / 2), atol=1e-5):
         hints.append("Square w too: it multiplies the distance, ((x - x_i) w)^2 = (x - x_i)^2 w^2.")
+    elif torch.allclose(mine, (torch.exp(-diff2 * w0**2 / 2) * values).sum(dim=1), atol=1e-5):
+        hints.append("The weights are exp(score) without their normalisation: divide by each query's sum over the "
+                     "keys (that is the softmax), so that the weights sum to 1.")
     elif bool(((mine < values.min() - 1e-5) | (mine > values.max() + 1e-5)).any()):
         hints.append("Some predictions lie outside the range of the values (from -1 to 3). A weighted average with "
                      "weights that are non-negative and sum to 1 cannot: normalise the weights with a softmax over "
@@ -81,6 +84,10 @@ def check_leave_one_out(name, fn) -> Feedback:
         return Feedback(name, False, [f"Your matrix is {n} x {n}: each row still contains its own x_i. Then a point "
                                       "can attend to itself, and on the course data training makes w grow without "
                                       "bound."])
+    if got.shape == (n - 1, n) and torch.allclose(got.float(), expected.T):
+        return Feedback(name, False, [f"Your matrix is transposed, ({n - 1}, {n}): row i must hold the keys of query i "
+                                      "(one row per query), so that it lines up with row i of the leave-one-out values "
+                                      "and with the target y_i."])
     if got.shape != expected.shape:
         return Feedback(name, False, [f"For {n} points the result has shape ({n}, {n - 1}); got {tuple(got.shape)}."])
     contains_self = any(bool((got[i] == x[i]).any()) for i in range(n))
@@ -210,18 +217,20 @@ def check_gradient_w(name, fn) -> Feedback:
             hint = ("You differentiated only the numerator of the softmax. The normalisation sum_l exp(alpha_l) "
                     "depends on w too: use d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l).")
         elif ratio_is(-1):
-            hint = "Your gradient has the wrong sign: check the sign of d alpha / d w and of the residual y_hat - t."
+            hint = ("Your gradient has the wrong sign: check the sign of d alpha / d w and of the residual "
+                    "y_hat_m - y_m.")
         elif ratio_is(n):
             hint = "Your gradient is n times too large: the loss is the mean over the queries, not the sum."
         elif ratio_is(0.5) or ratio_is(2):
-            hint = ("A factor 2 is off: d/d y_hat of (y_hat - t)^2 is 2 (y_hat - t), and alpha = -(x - x_i)^2 w^2 / 2 "
-                    "has its own 2 and 1/2 when you differentiate w^2.")
+            hint = ("A factor 2 is off: d/d y_hat_m of (y_hat_m - y_m)^2 is 2 (y_hat_m - y_m), and "
+                    "alpha_mj = -(q_m - k_j)^2 w^2 / 2 has its own 2 and 1/2 when you differentiate w^2.")
         elif ratio_is(1 / w) or ratio_is(1 / (2 * w)):
-            hint = ("Differentiate alpha = -(x - x_i)^2 w^2 / 2 with respect to w itself (not w^2): the chain rule "
-                    "leaves a factor w.")
+            hint = ("Differentiate alpha_mj = -(q_m - k_j)^2 w^2 / 2 with respect to w itself (not w^2): the "
+                    "chain rule leaves a factor w.")
         else:
-            hint = ("Build it in three steps: d alpha_i / d w for each key; d y_hat / d w = sum_j (d lambda_j / d w) "
-                    "y_j with the softmax derivative; then average 2 (y_hat - t) d y_hat / d w over the queries.")
+            hint = ("Build it in three steps: d alpha_mj / d w for each query and key; d y_hat_m / d w = sum_j "
+                    "(d lambda_mj / d w) v_j with the softmax derivative; then average "
+                    "2 (y_hat_m - y_m) d y_hat_m / d w over the queries m.")
         return Feedback(name, False, [where, hint])
     return Feedback(name, True, ["Your dL/dw matches autograd: backward() computes exactly this chain rule, "
                                  "through the softmax's normalisation."])

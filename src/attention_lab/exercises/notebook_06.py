@@ -64,6 +64,9 @@ def check_luong_attentional_state(name, fn) -> Feedback:
         (state(softmax(alpha), order="sc"), "W_c's first 4 columns multiply the context c_t and its last 3 the "
          "state s_t: concatenate in that order, [c_t; s_t]."),
         (state(softmax(alpha), squash=lambda x: x), "The linear part is right; s~_t also goes through tanh."),
+        (W_c @ np.tanh(np.concatenate([softmax(alpha) @ E, s])),
+         "You applied tanh before W_c: Luong's s~_t = tanh(W_c [c_t; s_t]) multiplies by W_c first and squashes "
+         "the result, so s~_t lies in [-1, 1]; W_c tanh([c_t; s_t]) is another function."),
         (state(alpha), "The raw scores were used as weights: turn them into weights with a softmax first."),
         (state(np.full(5, 0.2)), "Every e_j got the same weight 1/n: that is the plain average. The weights come "
          "from the scores s^T W e_j."),
@@ -74,8 +77,10 @@ def check_luong_attentional_state(name, fn) -> Feedback:
     if np.all(np.abs(got) <= 1):
         return Feedback(name, False, ["The values are in [-1, 1] as a tanh gives, but not the right ones. Check each "
                                       "step on its own: the n scores s^T W e_j (all at once: E @ W.T @ s), their "
-                                      "softmax, the weighted sum of the rows of E, then W_c times [c_t; s_t]."])
-    return Feedback(name, False, ["s~_t = tanh(...) lies between -1 and 1, and yours does not: apply tanh last."])
+                                      "softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], and "
+                                      "tanh of that last."])
+    return Feedback(name, False, ["s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not: the "
+                                  "last step is tanh, after the product with W_c."])
 
 
 UNIFORM_OPTIONS = {

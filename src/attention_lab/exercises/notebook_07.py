@@ -55,6 +55,19 @@ def check_self_attention(name, fn) -> Feedback:
                                                        "the score matrix) needs weights summing to 1 over the keys: "
                                                        "softmax over the last axis."),
         (softmax(K @ Q.T / math.sqrt(3)) @ V, "Rows are queries and columns keys: the scores are Q K^T, not K Q^T."),
+        (softmax(Q @ K.T / math.sqrt(2)) @ V, "You divided by sqrt(d_v) = sqrt(2), the width of the values. The "
+                                              "scale belongs to the dot products q . k, whose width is d_k = "
+                                              "W_q.shape[1] = 3: divide by sqrt(3)."),
+        (softmax(Q @ K.T / 3) @ V, "You divided by d_k = 3 itself; divide by its square root. A dot product of two "
+                                   "d_k-wide vectors with independent zero-mean, unit-variance entries has "
+                                   "variance d_k, so sqrt(d_k) is its standard deviation."),
+        (softmax(Q @ K.T * math.sqrt(3)) @ V, "You multiplied the scores by sqrt(d_k); divide them by it, which "
+                                              "keeps the softmax out of its flat, saturated region."),
+        (softmax(Q @ K.T) @ V / math.sqrt(3), "You scaled after the softmax: the weights then sum to 1/sqrt(3), not "
+                                              "1, and their relative sizes are unchanged. Divide the scores Q K^T "
+                                              "by sqrt(d_k) before the softmax."),
+        (Q @ K.T / math.sqrt(3) @ V, "No softmax: the scaled scores themselves weigh the values. Turn each row of "
+                                     "scores into weights with a softmax over the keys first."),
     ]
     hint = known_mistake(got, variants)
     if hint is not None:
@@ -94,6 +107,15 @@ def check_causal_weights(name, fn) -> Feedback:
     if np.allclose(got[0], 0.0) or np.allclose(np.diag(got), 0.0):
         return Feedback(name, False, ["The diagonal must stay allowed: position i may read itself (j <= i, not "
                                       "j < i). Without it the first row has nothing to attend to."])
+    if close(got, softmax(scores * allowed)):
+        return Feedback(name, False, ["You multiplied the scores by the mask: a masked score becomes 0, not -inf, "
+                                      "and exp(0) = 1, so query i still gives the future keys as much weight as a "
+                                      "key scored 0. Set the masked scores to -inf before the softmax: "
+                                      "np.where(mask, scores, -np.inf)."])
+    if close(got, softmax(scores + allowed)):
+        return Feedback(name, False, ["You added the mask (1 where allowed, 0 elsewhere) to the scores: that only "
+                                      "raises the allowed scores by 1, and the future keys keep a weight. Masked "
+                                      "scores must become -inf before the softmax."])
     if close(got, np.where(allowed, softmax(scores), 0.0)):
         return Feedback(name, False, ["You zeroed the future after the softmax, so the rows no longer sum to 1. "
                                       "Mask the scores before the softmax (or renormalise each row)."])

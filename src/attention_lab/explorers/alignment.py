@@ -153,5 +153,6 @@ class AlignmentExplorer(Explorer):
         for k in range(self.n_out):
             self.map_y[k].set_text(_visible(output[k]) if k < len(output) else "")
         self.row_box.set_y(t - 0.5)
+        self.row_box.set_width(len(source))  # the example's own input tokens, not the longest example's padding
         self.step_title.set_text(f"step t = {t}: output '{_visible(output[t])}' looks at '{_visible(source[top])}'")
         self.map_title.set_text("alignment: " + "".join(output).replace("<eos>", ""))

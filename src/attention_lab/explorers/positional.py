@@ -2,9 +2,9 @@
 
 Choose a dimension and a position. Left: the whole encoding PE (positions down, dimensions across) with
 the chosen row and column marked. Middle: the chosen dimension as a function of position, a sine or
-cosine whose wavelength grows with the dimension. Right: the dot products PE(p) . PE(p') of the chosen
-position with every other one, plotted against the offset p' - p, on top of sum_f cos(offset w_f): they
-coincide for every p, because the dot product depends on the offset only.
+cosine whose wavelength grows with the dimension. Right: the dot products PE(pos) . PE(pos') of the chosen
+position with every other one, plotted against the offset pos' - pos, on top of sum_f cos(offset w_f): they
+coincide for every pos, because the dot product depends on the offset only.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _encoding(n_positions: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def offset_dot_products(frequencies: np.ndarray, offsets: np.ndarray, d_model: int) -> np.ndarray:
-    """sum_f cos(offset w_f) = PE(p) . PE(p + offset) for every p (sin a sin b + cos a cos b = cos(a - b)).
+    """sum_f cos(offset w_f) = PE(pos) . PE(pos + offset) for every pos (sin a sin b + cos a cos b = cos(a - b)).
 
     Needs an even ``d_model``: with an odd one the last sine column has no cosine partner.
     """
@@ -60,7 +60,7 @@ class PositionalEncodingExplorer(Explorer):
                   "layout": widgets.Layout(width="400px")}
         controls = {
             "dimension": widgets.IntSlider(min=0, max=d_model - 1, description="dimension", **slider),
-            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position p",
+            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position pos",
                                           **slider),
         }
         position = min(20, n_positions - 1) if position is None else position  # default: position 20 where it exists
@@ -74,7 +74,7 @@ class PositionalEncodingExplorer(Explorer):
         image = ax.imshow(self.pe, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         self.figure.colorbar(image, ax=ax, label="PE value")
         ax.set_xlabel("dimension")
-        ax.set_ylabel("position p")
+        ax.set_ylabel("position pos")
         ax.grid(False)
         ax.set_title("the encoding PE")
         self.column = ax.axvline(0, color=COLORS["vermillion"], lw=1.5)
@@ -86,20 +86,21 @@ class PositionalEncodingExplorer(Explorer):
         (self.dot,) = ax.plot([0], [0], "o", color=COLORS["orange"], ms=9)
         ax.set_xlim(-0.5, n - 0.5)
         ax.set_ylim(-1.15, 1.15)
-        ax.set_xlabel("position p")
-        ax.set_ylabel("PE[p, dimension]")
+        ax.set_xlabel("position pos")
+        ax.set_ylabel("PE[pos, dimension]")
         self.curve_title = ax.set_title("")
 
         ax = self.ax_dot
         offsets = np.arange(-(n - 1), n)
         ax.plot(offsets, offset_dot_products(self.frequencies, offsets, d), color=COLORS["grey"], lw=5, alpha=0.5,
                 label=r"$\sum_f \cos(\Delta\,\omega_f)$")
-        (self.dots,) = ax.plot(offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5, label=r"PE($p$)$\cdot$PE($p'$)")
+        (self.dots,) = ax.plot(offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5,
+                               label=r"PE(pos)$\cdot$PE(pos$'$)")
         ax.axvline(0, color=COLORS["grey"], lw=0.8, ls="--")
         ax.set_xlim(-(n - 1), n - 1)
         reference = offset_dot_products(self.frequencies, offsets, d)
         ax.set_ylim(reference.min() - 0.08 * d, d * 1.1)
-        ax.set_xlabel(r"offset $\Delta = p' - p$")
+        ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")
         ax.set_ylabel("dot product")
         ax.legend(loc="upper right", fontsize=8.5)
         self.dot_title = ax.set_title("")
@@ -114,14 +115,14 @@ class PositionalEncodingExplorer(Explorer):
         self.curve.set_ydata(self.pe[:, i])
         self.dot.set_data([p], [self.pe[p, i]])
         kind = "sin" if i % 2 == 0 else "cos"
-        self.curve_title.set_text(f"dimension {i}: {kind}(p ω_{f}), wavelength {wavelength:,.1f}")
+        self.curve_title.set_text(f"dimension {i}: {kind}(pos ω_{f}), wavelength {wavelength:,.1f}")
         self.dots.set_data(np.arange(self.n_positions) - p, self.pe @ self.pe[p])
-        self.dot_title.set_text(f"p = {p}: dot products vs offset")
+        self.dot_title.set_text(f"pos = {p}: dot products vs offset")
 
 
 def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30),
                                positions=(0, 20, 50)):
-    """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few p (bottom)."""
+    """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few pos (bottom)."""
     _check_sizes(n_positions, d_model)
     pe, frequencies = _encoding(n_positions, d_model)
     fig = Figure(figsize=(2.8 * len(dimensions), 5.2), layout="constrained")
@@ -133,9 +134,9 @@ def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensi
         ax.plot(np.arange(n_positions), pe[:, i], color=COLORS["vermillion"], lw=1.8)
         ax.set_ylim(-1.15, 1.15)
         ax.set_title(f"dimension {i}: wavelength {2 * np.pi / frequencies[i // 2]:,.1f}", fontsize=9.5)
-        ax.set_xlabel("position p")
+        ax.set_xlabel("position pos")
         if column == 0:
-            ax.set_ylabel("PE[p, dimension]")
+            ax.set_ylabel("PE[pos, dimension]")
     ax = fig.add_subplot(grid[1, :])
     offsets = np.arange(-(n_positions - 1), n_positions)
     ax.plot(offsets, offset_dot_products(frequencies, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
@@ -144,8 +145,8 @@ def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensi
                         strict=False):
         if not 0 <= p < n_positions:
             raise ValueError(f"positions must lie in [0, {n_positions - 1}], got {p!r}")
-        ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(p')")
-    ax.set_xlabel(r"offset $\Delta = p' - p$")
+        ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(pos')")
+    ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")
     ax.set_ylabel("dot product")
     ax.legend(loc="upper right", fontsize=8.5, ncol=2)
     ax.set_title("the dot product of two positions depends only on their offset")

@@ -1,6 +1,6 @@
 """Self-attention and the Transformer block (notebook 07), after Vaswani et al. (2017).
 
-- :func:`sinusoidal_positional_encoding`: PE[p, 2f] = sin(p w_f), PE[p, 2f+1] = cos(p w_f), w_f = 10000^(-2f/d);
+- :func:`sinusoidal_positional_encoding`: PE[pos, 2f] = sin(pos w_f), PE[pos, 2f+1] = cos(pos w_f), w_f = 10000^(-2f/d);
 - :func:`causal_mask`: position i may attend to positions j <= i (True = may attend, as everywhere here);
 - :class:`MultiHeadAttention`: split into heads, scaled dot-product attention per head, concatenate,
   project; :meth:`MultiHeadAttention.from_torch` copies the weights of a ``torch.nn.MultiheadAttention``;
@@ -33,9 +33,9 @@ def _positive_int(value, name: str) -> int:
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
     """The (n_positions, d_model) sinusoidal encoding of Vaswani et al. (2017), float32.
 
-    Column pair (2f, 2f+1) is (sin(p w_f), cos(p w_f)) with angular frequency w_f = base^(-2f/d_model):
+    Column pair (2f, 2f+1) is (sin(pos w_f), cos(pos w_f)) with angular frequency w_f = base^(-2f/d_model):
     wavelengths 2 pi / w_f from 2 pi (f = 0) up to nearly 2 pi * base. Every entry lies in [-1, 1], and
-    PE(p) . PE(p + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
+    PE(pos) . PE(pos + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
     the last cosine column.
 
     Examples
