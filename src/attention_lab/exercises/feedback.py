@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "run_student", "to_float_array", "as_numbers",
            "as_tensor_result", "not_finite", "SMALL_SCORES_NOT_FINITE", "close", "quiet", "same_result",
-           "shift_mistakes"]
+           "shift_mistakes", "named_shift"]
 
 # advice for a NaN or inf answer to a check whose scores are all small: the cause is the student's own arithmetic
 SMALL_SCORES_NOT_FINITE = ("these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
@@ -258,6 +258,11 @@ def shift_mistakes(z) -> list[tuple[np.ndarray, str]]:
                          "a different amount, which changes the weights even when nothing overflows, and a row far "
                          "below another row underflows to 0 / 0 = NaN. " + row))
     return mistakes
+
+
+def named_shift(got, z) -> str | None:
+    """The hint of the wrong shift (:func:`shift_mistakes` of the exponents ``z``) that ``got`` reproduces, or None."""
+    return next((hint for wrong, hint in shift_mistakes(z) if same_result(got, wrong)), None)
 
 
 def known_mistake(got, mistakes, atol=1e-6):

@@ -11,8 +11,7 @@ from .feedback import (
     as_numbers,
     close,
     exercise,
-    same_result,
-    shift_mistakes,
+    named_shift,
     to_float_array,
 )
 
@@ -53,9 +52,8 @@ def check_softmax(name, fn) -> Feedback:
                                           f"(one weight per score); got shape {got.shape}."])
         if close(got, expected):
             continue
+        named = named_shift(got, alpha / temperature)
         if is_huge:  # right on every small case (else we returned): name the shift that fails here
-            named = next((hint for wrong, hint in shift_mistakes(alpha / temperature) if same_result(got, wrong)),
-                         None)
             if named is not None or not np.all(np.isfinite(got)):
                 return Feedback(name, False, [
                     f"Your function is right on small scores, but for scores {alpha.tolist()} at T = "
@@ -64,7 +62,6 @@ def check_softmax(name, fn) -> Feedback:
                              "exponentials all underflow to 0 gives 0 / 0 = NaN. Subtract each row's own largest "
                              "score: every exponent is then <= 0 and the largest is exactly 0."])
         hints = [f"{where} your weights {np.round(got, 4).tolist()} are not softmax(alpha / T)."]
-        named = next((hint for wrong, hint in shift_mistakes(alpha / temperature) if same_result(got, wrong)), None)
         hints.append(named or _softmax_hint(alpha, temperature, got))
         return Feedback(name, False, hints)
     return Feedback(name, True, ["Rows sum to 1 and the temperature divides the scores; and no overflow or 0/0 on "

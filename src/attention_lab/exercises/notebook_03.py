@@ -13,9 +13,8 @@ from .feedback import (
     as_numbers,
     close,
     exercise,
+    named_shift,
     not_attempted,
-    same_result,
-    shift_mistakes,
     to_float_array,
     unanswered,
 )
@@ -57,7 +56,7 @@ def check_gaussian_weights(name, fn) -> Feedback:
             return Feedback(name, False, [hint])
         if close(got, expected):
             continue
-        named = next((hint for wrong, hint in shift_mistakes(-diff2 / (2 * h * h)) if same_result(got, wrong)), None)
+        named = named_shift(got, -diff2 / (2 * h * h))
         if far and (named is not None or not np.all(np.isfinite(got))):  # the ordinary cases passed already
             return Feedback(name, False, [
                 f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
