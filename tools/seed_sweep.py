@@ -26,6 +26,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import nbformat
+
 from attention_lab.paths import repo_root
 from attention_lab.seeding import OFFSET_VARIABLE
 
@@ -79,13 +81,12 @@ def instrument(nb, name: str) -> dict:
         if rewriter.found:
             cell.source = ast.unparse(tree)
             found.update(rewriter.found)
-    nb.cells.insert(0, __import__("nbformat").v4.new_code_cell(RECORDER))
+    nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER))
     return found
 
 
 def run_once(path: str, offset: int, timeout: int = 600) -> dict:
     """One notebook under one seed offset: {"asserts": {key: source}, "outcomes": {key: held}, "errors": [...]}."""
-    import nbformat
     from nbclient import NotebookClient
 
     path = Path(path)

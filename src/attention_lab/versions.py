@@ -13,6 +13,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, requires, version
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 __all__ = ["PACKAGES", "supported_ranges", "installed_versions", "outside_range", "report"]
 
@@ -47,9 +49,6 @@ def installed_versions(packages=PACKAGES) -> dict[str, str | None]:
 
 def outside_range(found: dict | None = None, ranges: dict | None = None) -> dict[str, str]:
     """{package: what is wrong} for every package that is missing or outside the course's range."""
-    from packaging.specifiers import SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
     found = installed_versions() if found is None else found
     ranges = supported_ranges() if ranges is None else ranges
     problems = {}
