@@ -10,8 +10,11 @@ def softmax_with_temperature(alpha, temperature):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def weighted_average(weights, values):
-    return weights @ values  # (n_q, n_keys) @ (n_keys, d_v) -> (n_q, d_v)
+# The weights that give each candidate (solve [V^T; 1 1 1 1] lambda = [p; 1]): A (1/4, 1/4, 1/4, 1/4) and
+# B (0.4, 0.1, 0.2, 0.3) are all positive; C needs pear -0.2 (inside every nutrient's range, outside the
+# tetrahedron); D is apple and orange half and half, weights 0 for pear and cherry (only a limit: softmax weights
+# are never 0); E has more sugar than any box.
+REACHABLE_OUTPUTS = "AB"
 
 
 # softmax(alpha / T) = lambda when alpha / T = log lambda (plus any constant), since softmax(log lambda) =

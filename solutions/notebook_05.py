@@ -4,11 +4,9 @@ import numpy as np
 import torch
 
 
-def scaled_dot_weights(Q, K):
-    scores = Q @ K.T / np.sqrt(Q.shape[-1])  # (n_q, n_k)
-    scores = scores - scores.max(axis=1, keepdims=True)
-    e = np.exp(scores)
-    return e / e.sum(axis=1, keepdims=True)
+def additive_scores(Q, K, W_q, W_k, w_v):
+    hidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, 1, m) + (1, n_k, m) -> (n_q, n_k, m)
+    return np.tanh(hidden) @ w_v  # (n_q, n_k)
 
 
 def masked_softmax(scores, mask):

@@ -10,11 +10,12 @@ def self_attention(X, W_q, W_k, W_v):
     return (e / e.sum(axis=1, keepdims=True)) @ V  # (n, d_v)
 
 
-def causal_weights(scores):
-    n = scores.shape[0]
-    filled = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)  # (n, n), future = -inf
-    e = np.exp(filled - filled.max(axis=1, keepdims=True))  # the diagonal keeps every row finite
-    return e / e.sum(axis=1, keepdims=True)
+# Exercise 2: under the causal mask output i depends on tokens j <= i only, in one layer and in a stack (layer 2 at
+# position i reads layer-1 outputs at positions <= i); token 2 itself counts (j <= i includes i, and the residual).
+# Without the mask every query reads every key.
+ONE_CAUSAL_LAYER = [2, 3, 4, 5]
+TWO_CAUSAL_LAYERS = [2, 3, 4, 5]
+NO_MASK = [0, 1, 2, 3, 4, 5]
 
 
 def head_score_variance(d_model, num_heads, sigma):
@@ -25,6 +26,11 @@ def head_score_variance(d_model, num_heads, sigma):
 def split_heads(x, num_heads):
     b, n, d_model = x.shape
     return x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
+
+
+# Exercise 3's second part: reshape refills (1, 2, 4, 3) in memory order, so head 0 takes the first 12 numbers,
+# the 6 features of position 0 and the 6 of position 1.
+POSITIONS_IN_HEAD_0 = [0, 1]
 
 
 PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS = 0.0

@@ -103,24 +103,6 @@ def test_self_attention_check_names_each_scaling_mistake(mistake, output, hint):
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
 
 
-CAUSAL_MISTAKES = [
-    ("scores times the mask", lambda s: _softmax_rows(s * np.tril(np.ones_like(s))), "multiplied the scores by"),
-    ("mask added to the scores", lambda s: _softmax_rows(s + np.tril(np.ones_like(s))), "added the mask"),
-    ("no mask", _softmax_rows, "No mask"),
-    ("transposed mask", lambda s: _softmax_rows(np.where(np.triu(np.ones_like(s)) > 0, s, -np.inf)), "transposed"),
-    ("future zeroed after the softmax", lambda s: np.tril(_softmax_rows(s)), "after the softmax"),
-    ("diagonal masked", lambda s: np.nan_to_num(_softmax_rows(np.where(np.tril(np.ones_like(s), -1) > 0, s, -np.inf))),
-     "diagonal must stay allowed"),
-]
-
-
-@pytest.mark.parametrize(("mistake", "fn", "hint"), CAUSAL_MISTAKES, ids=[m[0] for m in CAUSAL_MISTAKES])
-def test_causal_check_names_each_masking_mistake(mistake, fn, hint):
-    with np.errstate(all="ignore"):
-        feedback = ex.check_causal_weights(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
-
-
 def _luong(order="cs", tanh_first=False, squash=np.tanh, weights=_softmax_rows):
     def fn(s, E, W, W_c):
         c = weights(E @ W.T @ s) @ E  # (d_e,)
@@ -167,26 +149,48 @@ def test_reinforce_check_names_each_mistake(mistake, fn, hint):
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
 
 
-# --- 03's nearest neighbour, 04's forward pass and leave-one-out keys ----------------------------------------------
+# --- 03's limit h -> 0, 04's forward pass and leave-one-out keys ----------------------------------------------
 
 def _nearest(xq, xk):
     return np.abs(xq[:, None] - xk).argmin(axis=1)
 
 
-NEAREST_MISTAKES = [
-    ("the indices", lambda xq, xk, y: _nearest(xq, xk), "indices"),
+def _tie_averages(xq, xk, y):
+    """The reference limit, written independently of the check: sort the distances, average the minima."""
+    out = []
+    for q in xq:
+        d = np.abs(q - xk)
+        out.append(np.mean([v for v, di in zip(y, d, strict=True) if di == d.min()]))
+    return np.array(out)
+
+
+SMALL_H_MISTAKES = [
+    ("the indices", lambda xq, xk, y: _nearest(xq, xk).astype(float), "indices"),
     ("the keys", lambda xq, xk, y: xk[_nearest(xq, xk)], "nearest keys x_i themselves"),
     ("h -> infinity", lambda xq, xk, y: np.full(xq.shape, y.mean()), "average pooling"),
     ("the farthest key", lambda xq, xk, y: y[np.abs(xq[:, None] - xk).argmax(axis=1)], "on either side"),
-    ("the mean of the two nearest", lambda xq, xk, y: np.sort(y[np.argsort(np.abs(xq[:, None] - xk), 1)[:, :2]], 1)
-     .mean(1), "not values at all"),
+    ("np.argmin: the first of tied keys", lambda xq, xk, y: y[_nearest(xq, xk)], "np.argmin returns the first"),
+    ("the last of tied keys", lambda xq, xk, y: y[len(xk) - 1 - np.abs(xq[:, None] - xk)[:, ::-1].argmin(axis=1)],
+     "share the weight"),
+    ("the mean of the two nearest", lambda xq, xk, y: y[np.argsort(np.abs(xq[:, None] - xk), 1)[:, :2]].mean(1),
+     "not values at all"),
+    ("the kernel at a tiny h, unshifted", lambda xq, xk, y: (lambda e: e @ y / e.sum(1))(
+        np.exp(-((xq[:, None] - xk) ** 2) / (2 * 1e-6**2))), "0/0 is NaN"),
 ]
 
 
-@pytest.mark.parametrize(("mistake", "fn", "hint"), NEAREST_MISTAKES, ids=[m[0] for m in NEAREST_MISTAKES])
-def test_nearest_neighbour_check_names_each_mistake(mistake, fn, hint):
-    feedback = ex.check_nearest_neighbour(fn)
+@pytest.mark.parametrize(("mistake", "fn", "hint"), SMALL_H_MISTAKES, ids=[m[0] for m in SMALL_H_MISTAKES])
+def test_small_h_limit_check_names_each_mistake(mistake, fn, hint):
+    feedback = ex.check_small_h_limit(fn)
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+
+
+def test_small_h_limit_accepts_the_reference_and_the_stable_softmax_at_a_tiny_h():
+    from attention_lab import nadaraya_watson
+
+    assert ex.check_small_h_limit(_tie_averages).passed
+    assert ex.check_small_h_limit(load_solution("notebook_03").small_h_limit).passed
+    assert ex.check_small_h_limit(lambda xq, xk, y: nadaraya_watson(xq, xk, y, bandwidth=1e-4)[0]).passed
 
 
 def _forward(score, dim=1, detach=False, normalise=True):
@@ -242,4 +246,29 @@ LOO_MISTAKES = [
 @pytest.mark.parametrize(("mistake", "fn", "hint"), LOO_MISTAKES, ids=[m[0] for m in LOO_MISTAKES])
 def test_leave_one_out_check_names_each_mistake(mistake, fn, hint):
     feedback = ex.check_leave_one_out(fn)
+    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+
+
+# --- 05's additive scores: the tempting wrong broadcasts and orders ---------------------------------------------
+
+def _hidden(Q, K, W_q, W_k):
+    return (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, n_k, m)
+
+
+ADDITIVE_MISTAKES = [
+    ("a tanh of each part", lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None]
+     + (np.tanh(K @ W_k.T) @ w_v)[None, :], "tanh of each part"),
+    ("no tanh", lambda Q, K, W_q, W_k, w_v: _hidden(Q, K, W_q, W_k) @ w_v, "There is no tanh"),
+    ("tanh after w_v", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_q, W_k) @ w_v), "tanh comes before w_v"),
+    ("hidden units summed", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_q, W_k)).sum(-1), "summed the hidden"),
+    ("projections swapped", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_k, W_q)) @ w_v, "swapped"),
+    ("keys on the rows", lambda Q, K, W_q, W_k, w_v: (np.tanh(_hidden(Q, K, W_q, W_k)) @ w_v).T, "transposed"),
+    ("query i with key i only", lambda Q, K, W_q, W_k, w_v: np.tanh(Q @ W_q.T + K @ W_k.T) @ w_v, "key i's only"),
+    ("the hidden axis kept", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_q, W_k)), "hidden axis"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "fn", "hint"), ADDITIVE_MISTAKES, ids=[m[0] for m in ADDITIVE_MISTAKES])
+def test_additive_scores_check_names_each_mistake(mistake, fn, hint):
+    feedback = ex.check_additive_scores(fn)
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))

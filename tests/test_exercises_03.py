@@ -36,7 +36,7 @@ def test_reference_answers_pass(nb03, noise_case):
     assert ex.check_gaussian_weights(nb03.gaussian_weights).passed
     h = nb03.best_bandwidth(train.x_train, train.y_train, val.x_train, val.y_train)
     assert ex.check_bandwidth_choice(h, train.x_train, train.y_train, val.x_train, val.y_train).passed
-    assert ex.check_nearest_neighbour(nb03.nearest_neighbour).passed
+    assert ex.check_small_h_limit(nb03.small_h_limit).passed
     assert ex.check_bandwidth_rate(nb03.H_EXPONENT, nb03.ERROR_EXPONENT).passed
     noisy, h_calm = noise_case
     h_noisy = nb03.noisy_bandwidth(noisy)
@@ -53,7 +53,7 @@ def test_unfinished_stubs_are_not_attempted(noise_case):
     train, val = make_regression_data(50, seed=0), make_regression_data(200, seed=1)
     noisy, h_calm = noise_case
     assert not ex.check_gaussian_weights(stub).attempted
-    assert not ex.check_nearest_neighbour(stub).attempted
+    assert not ex.check_small_h_limit(stub).attempted
     assert not ex.check_bandwidth_choice(..., train.x_train, train.y_train, val.x_train, val.y_train).attempted
     assert not ex.check_bandwidth_rate(..., ...).attempted
     assert not ex.check_bandwidth_rate(-0.2, ...).attempted
@@ -98,8 +98,8 @@ def test_bandwidth_choice_says_which_way():
         (lambda xq, xk, y: np.full(xq.shape, y.mean()), "average pooling"),
     ],
 )
-def test_nearest_neighbour_mistakes_are_explained(answer, hint):
-    feedback = ex.check_nearest_neighbour(answer)
+def test_small_h_limit_mistakes_are_explained(answer, hint):
+    feedback = ex.check_small_h_limit(answer)
     assert not feedback.passed and hint in text(feedback), feedback.messages
 
 
@@ -169,7 +169,7 @@ GARBAGE_FUNCTIONS = [
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("answer", GARBAGE_FUNCTIONS)
-@pytest.mark.parametrize("check", [ex.check_gaussian_weights, ex.check_nearest_neighbour])
+@pytest.mark.parametrize("check", [ex.check_gaussian_weights, ex.check_small_h_limit])
 def test_function_checks_survive_garbage(check, answer):
     feedback = check(answer)
     assert not feedback.passed and feedback.messages and all(isinstance(m, str) for m in feedback.messages)
@@ -272,16 +272,16 @@ def test_gaussian_weights_unexplained_slip_still_gets_a_hint():
     lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)],  # the nearest key on the left only
     lambda xq, xk, y: np.zeros(xq.shape),
 ])
-def test_nearest_neighbour_feedback_never_prints_the_limit(answer):
-    feedback = text(ex.check_nearest_neighbour(answer))
+def test_small_h_limit_feedback_never_prints_the_limit(answer):
+    feedback = text(ex.check_small_h_limit(answer))
     assert "limit is" not in feedback and "[5.0, 7.0, 8.0]" not in feedback, feedback
 
 
-def test_nearest_neighbour_on_one_side_only_is_explained():
-    feedback = ex.check_nearest_neighbour(lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)])
+def test_small_h_limit_on_one_side_only_is_explained():
+    feedback = ex.check_small_h_limit(lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)])
     assert not feedback.passed and "on either side" in text(feedback), feedback.messages
 
 
-def test_nearest_neighbour_nan_gets_an_accurate_message():
-    feedback = ex.check_nearest_neighbour(lambda xq, xk, y: np.full(xq.shape, np.nan))
-    assert not feedback.passed and "NaN" in text(feedback) and "no arithmetic" in text(feedback)
+def test_small_h_limit_nan_gets_an_accurate_message():
+    feedback = ex.check_small_h_limit(lambda xq, xk, y: np.full(xq.shape, np.nan))
+    assert not feedback.passed and "NaN" in text(feedback) and "nothing can overflow" in text(feedback)

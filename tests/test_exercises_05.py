@@ -25,14 +25,15 @@ def rows(scores):
 # --- the reference answers, and right answers written differently -------------------------------------------
 
 def test_reference_answers_pass(nb05):
-    assert ex.check_scaled_dot_weights(nb05.scaled_dot_weights).passed
+    assert ex.check_additive_scores(nb05.additive_scores).passed
     assert ex.check_masked_softmax(nb05.masked_softmax).passed
     assert ex.check_unscaled_entropy(nb05.PREDICTED_ENTROPY, nb05.unscaled_attention_weights).passed
     assert ex.check_query_jacobian(nb05.query_jacobian).passed
 
 
 def test_right_answers_in_other_forms_pass():
-    assert ex.check_scaled_dot_weights(lambda Q, K: torch.softmax(torch.tensor(Q @ K.T) / 4, dim=1)).passed
+    assert ex.check_additive_scores(_additive_by_loops).passed
+    assert ex.check_additive_scores(_additive_by_the_library).passed
     assert ex.check_masked_softmax(lambda s, m: softmax(s, mask=m)).passed
 
     def by_loops(q, K):  # d o_a / d q_b = sum_i k_ia lambda_i (k_ib - kbar_b), written out
@@ -56,7 +57,7 @@ def test_right_answers_in_other_forms_pass():
 
 
 def test_unfinished_stubs_are_not_attempted():
-    for check in (ex.check_scaled_dot_weights, ex.check_masked_softmax, ex.check_query_jacobian):
+    for check in (ex.check_additive_scores, ex.check_masked_softmax, ex.check_query_jacobian):
         for answer in (..., None, stub):
             feedback = check(answer)
             assert not feedback.passed and not feedback.attempted, feedback
@@ -65,27 +66,22 @@ def test_unfinished_stubs_are_not_attempted():
     assert not ex.check_unscaled_entropy(0.5, stub).attempted
 
 
-# --- scaled dot-product weights ------------------------------------------------------------------------------
+# --- additive scores: the catalogue of plausible wrong broadcasts is in test_exercise_mistakes.py -----------------
 
-@pytest.mark.parametrize("answer, hint", [
-    (lambda Q, K: rows(Q @ K.T), "divide the scores by sqrt(d)"),
-    (lambda Q, K: rows(Q @ K.T / Q.shape[1]), "You divided by d"),
-    (lambda Q, K: rows(Q @ K.T / np.sqrt(K.shape[0])), "number of keys"),
-    (lambda Q, K: rows((Q @ K.T / 4).T).T, "not over the queries"),
-    (lambda Q, K: Q @ K.T / 4, "These are the scaled scores"),
-    (lambda Q, K: np.exp(Q @ K.T / 4), "must sum to 1"),
-    (lambda Q, K: rows(K @ Q.T / 4), "Q @ K.T, not K @ Q.T"),
-    (lambda Q, K: rows(Q @ K.T / 4)[:, :3], "shape (3, 5)"),
-    (lambda Q, K: rows(Q @ K.T / 4) / 0 * 0, "NaN"),
-    (lambda Q, K: rows(Q @ K.T / 4)[::-1], "Check the three steps"),
-])
-def test_scaled_dot_weights_mistakes_are_explained(answer, hint):
-    feedback = ex.check_scaled_dot_weights(answer)
-    assert not feedback.passed and feedback.attempted
-    assert hint in text(feedback), feedback
-    rng = np.random.default_rng(5)
-    Q, K = rng.normal(size=(3, 16)), rng.normal(size=(5, 16))
-    assert f"{softmax(Q @ K.T / 4)[0, 0]:.3f}" not in text(feedback)  # never the answer
+def _additive_by_loops(Q, K, W_q, W_k, w_v):  # a right answer with loops (allowed: the check compares numbers)
+    return np.array([[sum(w_v[j] * np.tanh(W_q[j] @ q + W_k[j] @ k) for j in range(len(w_v))) for k in K] for q in Q])
+
+
+def _additive_by_the_library(Q, K, W_q, W_k, w_v):
+    """The library's AdditiveAttention with the given weights: an independent computation in torch."""
+    from attention_lab import nn as aln
+
+    layer = aln.AdditiveAttention(query_size=Q.shape[1], key_size=K.shape[1], num_hiddens=len(w_v)).double()
+    with torch.no_grad():
+        layer.W_q.weight.copy_(torch.tensor(W_q))
+        layer.W_k.weight.copy_(torch.tensor(W_k))
+        layer.w_v.weight.copy_(torch.tensor(w_v)[None, :])
+        return layer.scores(torch.tensor(Q)[None], torch.tensor(K)[None])[0].numpy()
 
 
 # --- masked softmax ------------------------------------------------------------------------------------------
@@ -284,14 +280,14 @@ GARBAGE_RESULTS = ["text", {"a": 1}, np.full((3, 5), np.nan), np.full((4, 4), np
 
 @pytest.mark.parametrize("garbage", GARBAGE_RESULTS, ids=lambda g: type(g).__name__)
 def test_garbage_results_get_feedback_and_never_raise(garbage):
-    for feedback in (ex.check_scaled_dot_weights(lambda *a: garbage), ex.check_masked_softmax(lambda *a: garbage),
+    for feedback in (ex.check_additive_scores(lambda *a: garbage), ex.check_masked_softmax(lambda *a: garbage),
                      ex.check_query_jacobian(lambda *a: garbage), ex.check_unscaled_entropy(0.5, lambda *a: garbage)):
         assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
 
 
 @pytest.mark.parametrize("garbage", ["text", {"a": 1}, 3, [1, 2], raises, np.nan])
 def test_garbage_answers_get_feedback_and_never_raise(garbage):
-    for feedback in (ex.check_scaled_dot_weights(garbage), ex.check_masked_softmax(garbage),
+    for feedback in (ex.check_additive_scores(garbage), ex.check_masked_softmax(garbage),
                      ex.check_query_jacobian(garbage), ex.check_unscaled_entropy(0.5, garbage),
                      ex.check_unscaled_entropy(garbage, unscaled)):
         assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback

@@ -17,15 +17,16 @@ def nb07():
     return load_solution("notebook_07")
 
 
-FUNCTION_CHECKS = [ex.check_self_attention, ex.check_causal_weights, ex.check_head_score_variance,
+FUNCTION_CHECKS = [ex.check_self_attention, ex.check_head_score_variance,
                    ex.check_split_heads]
 
 
 def test_reference_answers_pass(nb07):
     assert ex.check_self_attention(nb07.self_attention).passed
-    assert ex.check_causal_weights(nb07.causal_weights).passed
+    assert ex.check_causal_influence(nb07.ONE_CAUSAL_LAYER, nb07.TWO_CAUSAL_LAYERS, nb07.NO_MASK).passed
     assert ex.check_head_score_variance(nb07.head_score_variance).passed
     assert ex.check_split_heads(nb07.split_heads).passed
+    assert ex.check_tempting_reshape(nb07.POSITIONS_IN_HEAD_0).passed
     assert ex.check_no_position_prediction(nb07.PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS).passed
 
 
@@ -79,7 +80,6 @@ def test_garbage_gets_feedback_never_an_exception(check, answer):
 
 
 def test_nan_answers_are_named_as_nan():
-    assert "NaN" in text(ex.check_causal_weights(lambda *a: np.full((6, 6), np.nan)))
     assert "NaN" in text(ex.check_self_attention(lambda *a: np.full((5, 2), np.nan)))
     assert "NaN" in text(ex.check_head_score_variance(lambda *a: float("nan")))
     assert "boom" in text(ex.check_split_heads(raises))
@@ -115,26 +115,59 @@ def test_self_attention_mistakes(answer, hint):
     assert not feedback.passed and hint in text(feedback), text(feedback)
 
 
-def masked(scores, allowed):
-    return softmax(scores, mask=allowed)
+def test_the_causal_influence_is_computed_by_running_the_models():
+    """The answer the check computes, against torch's own attention with and without is_causal (independent)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 6, 4, dtype=torch.float64)
+    x2 = x.clone()
+    x2[0, 2] += 1.0
+    layer = torch.nn.MultiheadAttention(4, 1, batch_first=True, dtype=torch.float64)
+    for causal, expected in ((True, [2, 3, 4, 5]), (False, [0, 1, 2, 3, 4, 5])):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64) if causal else None
+        out, out2 = (layer(v, v, v, attn_mask=mask, need_weights=False)[0] for v in (x, x2))
+        changed = [i for i in range(6) if (out - out2)[0, i].abs().max() > 1e-9]
+        assert changed == expected
+        assert ex.check_causal_influence(expected, expected, range(6)).passed == causal
 
 
-LOWER = np.tril(np.ones((6, 6), dtype=bool))
+@pytest.mark.parametrize(("answers", "hint"), [
+    (([0, 1, 2, 3, 4, 5], [2, 3, 4, 5], range(6)), "Query i < 2 attends only"),
+    (([2, 3, 4, 5], [1, 2, 3, 4, 5], range(6)), "Stacking does not send information backwards"),
+    (([3, 4, 5], [2, 3, 4, 5], range(6)), "position 2 itself changes"),
+    (([2], [2, 3, 4, 5], range(6)), "with a positive weight"),
+    (([2, 3, 4, 5], [2, 3, 4, 5], [1, 2, 3]), "every query attends to every key"),
+    ((["2"], [2], [2]), "whole numbers"),
+    (([7], [2], [2]), "count from 0 to 5"),
+    (("2345", [2], [2]), "a list of positions"),
+])
+def test_causal_influence_mistakes_are_named(answers, hint):
+    feedback = ex.check_causal_influence(*answers)
+    assert not feedback.passed and hint in text(feedback), text(feedback)
+
+
+def test_causal_influence_accepts_any_collection_and_reads_stubs_as_not_attempted():
+    assert ex.check_causal_influence({5, 4, 3, 2}, np.arange(2, 6), (2.0, 3.0, 4.0, 5.0, 0.0, 1.0)).passed
+    assert not ex.check_causal_influence(..., [2], [2]).attempted
+    assert not ex.check_causal_influence([2], [2], None).attempted
 
 
 @pytest.mark.parametrize(("answer", "hint"), [
-    (softmax_rows, "No mask"),
-    (lambda s: masked(s, LOWER.T), "transposed"),
-    (lambda s: masked(s, np.tril(np.ones((6, 6), dtype=bool), k=-1)), "diagonal must stay allowed"),
-    (lambda s: np.where(LOWER, softmax_rows(s), 0.0), "after the softmax"),
-    (lambda s: softmax_rows(np.where(np.tril(np.ones((6, 6), dtype=bool), k=-1), s, -np.inf)), "NaN"),
-    (lambda s: masked(s / 2, LOWER), "not a softmax of the allowed"),
-    (lambda s: np.ones((6, 5)), "(6, 6)"),
+    ([0, 1, 2, 3], "what the right split gives"),
+    ([0], "Whose are they"),
+    ([0, 2], "Whose are they"),
+    (None, "Replace the"),
+    (0, "a list of positions"),
 ])
-def test_causal_mistakes(answer, hint):
-    with np.errstate(invalid="ignore"):
-        feedback = ex.check_causal_weights(answer)
+def test_tempting_reshape_mistakes_are_named(answer, hint):
+    feedback = ex.check_tempting_reshape(answer)
     assert not feedback.passed and hint in text(feedback), text(feedback)
+
+
+def test_tempting_reshape_answer_is_what_numpy_does():
+    x = np.arange(24.0).reshape(1, 4, 6)  # feature f of position i holds 6 i + f
+    head_0 = x.reshape(1, 2, 4, 3)[0, 0]
+    assert sorted({int(v) // 6 for v in head_0.ravel()}) == [0, 1]
+    assert ex.check_tempting_reshape([1, 0]).passed
 
 
 @pytest.mark.parametrize(("answer", "hint"), [

@@ -5,7 +5,7 @@ Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedb
 
 from .feedback import Feedback
 from .notebook_00 import check_uniform_temperature
-from .notebook_01 import check_dot_product_winner, check_scores_for_weights, check_softmax, check_weighted_average
+from .notebook_01 import check_dot_product_winner, check_reachable_outputs, check_scores_for_weights, check_softmax
 from .notebook_02 import (
     check_logsumexp,
     check_positional_attention,
@@ -18,8 +18,8 @@ from .notebook_03 import (
     check_bandwidth_choice,
     check_bandwidth_rate,
     check_gaussian_weights,
-    check_nearest_neighbour,
     check_noise_prediction,
+    check_small_h_limit,
 )
 from .notebook_04 import (
     check_gradient_w,
@@ -29,9 +29,9 @@ from .notebook_04 import (
     check_sgd_settings,
 )
 from .notebook_05 import (
+    check_additive_scores,
     check_masked_softmax,
     check_query_jacobian,
-    check_scaled_dot_weights,
     check_unscaled_entropy,
 )
 from .notebook_06 import (
@@ -41,11 +41,12 @@ from .notebook_06 import (
     check_uniform_attention_prediction,
 )
 from .notebook_07 import (
-    check_causal_weights,
+    check_causal_influence,
     check_head_score_variance,
     check_no_position_prediction,
     check_self_attention,
     check_split_heads,
+    check_tempting_reshape,
 )
 
 __all__ = [
@@ -53,7 +54,7 @@ __all__ = [
     "check_uniform_temperature",
     "check_dot_product_winner",
     "check_softmax",
-    "check_weighted_average",
+    "check_reachable_outputs",
     "check_scores_for_weights",
     "check_logsumexp",
     "check_top_k",
@@ -63,7 +64,7 @@ __all__ = [
     "check_positional_attention",
     "check_gaussian_weights",
     "check_bandwidth_choice",
-    "check_nearest_neighbour",
+    "check_small_h_limit",
     "check_bandwidth_rate",
     "check_noise_prediction",
     "check_nw_forward",
@@ -71,7 +72,7 @@ __all__ = [
     "check_sgd_settings",
     "check_no_loo_prediction",
     "check_gradient_w",
-    "check_scaled_dot_weights",
+    "check_additive_scores",
     "check_masked_softmax",
     "check_unscaled_entropy",
     "check_query_jacobian",
@@ -80,8 +81,9 @@ __all__ = [
     "check_forward_encoder_prediction",
     "check_greedy_decode",
     "check_self_attention",
-    "check_causal_weights",
+    "check_causal_influence",
     "check_head_score_variance",
     "check_split_heads",
+    "check_tempting_reshape",
     "check_no_position_prediction",
 ]

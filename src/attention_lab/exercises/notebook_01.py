@@ -12,10 +12,12 @@ from .feedback import (
     close,
     exercise,
     named_shift,
+    not_attempted,
     to_float_array,
+    unanswered,
 )
 
-__all__ = ["check_softmax", "check_weighted_average", "check_scores_for_weights", "check_dot_product_winner"]
+__all__ = ["check_softmax", "check_reachable_outputs", "check_scores_for_weights", "check_dot_product_winner"]
 
 
 # Scores on which every plausible wrong "stabilisation" gives NaN somewhere (feedback.shift_mistakes): huge
@@ -93,41 +95,75 @@ def _softmax_hint(alpha, temperature, got) -> str:
             "ratio of two weights must be exp((alpha_i - alpha_j) / T).")
 
 
-@exercise("weighted average of the values")
-def check_weighted_average(name, fn) -> Feedback:
-    """Exercise: ``fn(weights, values)`` returns sum_i lambda_i v_i for every query: (n_q, n) x (n, d) -> (n_q, d).
+# 1e-9: far below the candidates' two decimals, far above the rounding error of a 4 x 4 solve
+_BOUNDARY = 1e-9
 
-    The feedback describes what is wrong (shape, transposition, extra normalisation, no weighting) and never
-    shows the expected output.
+
+def _letters(answer, known):
+    """The candidate letters in ``answer`` (a string such as "AB", or a list/set of letters), or (None, why not)."""
+    if isinstance(answer, str):
+        items = [c for c in answer.upper() if not c.isspace() and c not in ",;"]
+    elif isinstance(answer, (list, tuple, set, frozenset)):
+        items = [str(x).strip().upper() for x in answer]
+    else:
+        return None, (f"Answer with the letters of the candidates attention can output, as a string such as \"AB\" or "
+                      f"a list such as [\"A\", \"B\"]; got {type(answer).__name__}.")
+    unknown = sorted({x for x in items if x not in known})
+    if unknown:
+        return None, f"{unknown} {'is' if len(unknown) == 1 else 'are'} not among the candidates {sorted(known)}."
+    return set(items), None
+
+
+@exercise("which outputs can attention produce?")
+def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
+    """Exercise (think, then check): the candidates that softmax attention over ``values`` outputs for finite scores.
+
+    An output sum_i lambda_i v_i with lambda = softmax(alpha) has every lambda_i > 0 and sum_i lambda_i = 1. With
+    n = d_v + 1 affinely independent values there is exactly one such lambda (barycentric coordinates) per point of
+    their affine hull, so each candidate is classified by solving the (d_v + 1) x (d_v + 1) system: all coordinates
+    positive (reachable), one of them zero (reached only in a limit), one negative (never).
     """
-    rng = np.random.default_rng(7)
-    weights = softmax(rng.normal(size=(3, 4)))  # (n_q=3, n_keys=4)
-    values = rng.normal(size=(4, 2))  # (n_keys=4, d_v=2)
-    got, problem = as_numbers(name, fn, weights.copy(), values.copy(), finite_advice=(
-        "The weights and values given to your function are ordinary finite numbers, so the NaN or inf comes "
-        "from your code: look for a division by zero or an uninitialised array (np.empty)."))
-    if problem is not None:
-        return problem
-    expected = weights @ values  # (3, 2)
-    if close(got, expected):
-        return Feedback(name, True, ["output[q] = sum_i weights[q, i] * values[i], for every query q."])
+    V, why = to_float_array(values, "values")
+    if why is not None or V.ndim != 2 or V.shape[0] != V.shape[1] + 1:
+        return Feedback(name, False, ["Run the cells above first: `V` must hold the four boxes' values, shape (4, 3)."])
+    if not isinstance(candidates, dict) or not candidates:
+        return Feedback(name, False, ["Run the cell above first: `candidates` maps letters to candidate outputs."])
+    if unanswered(reachable):
+        return not_attempted(name)
+    chosen, why = _letters(reachable, set(candidates))
+    if why is not None:
+        return Feedback(name, False, [why])
+    system = np.vstack([V.T, np.ones(len(V))])  # (d_v + 1, n): sum_i lambda_i v_i = p and sum_i lambda_i = 1
+    weights = {letter: np.linalg.solve(system, np.append(np.asarray(point, dtype=float), 1.0))
+               for letter, point in candidates.items()}
+    inside = {letter for letter, lam in weights.items() if lam.min() > _BOUNDARY}
+    if chosen == inside:
+        return Feedback(name, True, [
+            f"{' and '.join(sorted(inside))}: the outputs with weights all positive. Each candidate has exactly one "
+            "set of weights summing to 1 that gives it (the four values are affinely independent); softmax "
+            "reaches it with scores alpha_i = ln lambda_i (plus any constant), and only if every lambda_i > 0. So "
+            "attention outputs exactly the points strictly inside the tetrahedron whose corners are the four values."])
     hints = []
-    if got.shape != expected.shape:
-        hints.append(f"With weights of shape {weights.shape} (queries x keys) and values of shape {values.shape} "
-                     f"(keys x value dimension) the output has shape {expected.shape}; yours has {got.shape}.")
-        if close(got, expected.T):
-            hints.append("Your numbers are right but transposed: one row per query, one column per value "
-                         "dimension.")
-    if got.shape == (values.shape[1],) or close(got, np.broadcast_to(values.mean(axis=0), expected.shape)):
-        hints.append("That looks like one plain average of the values; every query has its own weights.")
-    if close(got, np.broadcast_to(values.sum(axis=0), expected.shape)):
-        hints.append("You summed the values without weighting them by lambda_i.")
-    if close(got * len(values), expected):
-        hints.append(f"Your output is {len(values)} (the number of keys) times too small: the weights already sum "
-                     "to 1, so do not divide by n again.")
-    if not hints:
-        hints.append("Your output has the right shape but not the right numbers. Multiply each value v_i by its "
-                     "weight lambda_i and add up over i, separately for each query (each row of weights).")
+    low, high = V.min(axis=0), V.max(axis=0)
+    for letter in sorted(chosen - inside):
+        lam = weights[letter]
+        point = np.asarray(candidates[letter], dtype=float)
+        shown = ", ".join(f"{x:.2f}" for x in np.round(lam, 2) + 0.0)  # + 0.0: no "-0.00"
+        if np.any(point > high + _BOUNDARY) or np.any(point < low - _BOUNDARY):
+            hints.append(f"{letter} lies outside the range of the values in at least one coordinate: an average with "
+                         "weights >= 0 that sum to 1 never exceeds the largest value, nor falls below the smallest.")
+        elif lam.min() < -_BOUNDARY:
+            hints.append(f"{letter} is within every coordinate's range, yet the only weights summing to 1 that give "
+                         f"it are ({shown}): one is negative, so {letter} lies outside the tetrahedron of the four "
+                         "values. Checking each coordinate's range is not enough.")
+        else:
+            hints.append(f"{letter} needs the weights ({shown}), with a weight of exactly 0. A softmax weight "
+                         "exp(alpha_i) / sum_j exp(alpha_j) is never 0 for a finite score (in exact arithmetic): "
+                         f"{letter} is reached only in a limit, as the zero-weight keys' scores go to -infinity.")
+    for letter in sorted(inside - chosen):
+        shown = ", ".join(f"{x:.2f}" for x in weights[letter])
+        hints.append(f"{letter} is an output of attention: the weights ({shown}) are all positive and sum to 1, and "
+                     "softmax gives them from the scores alpha_i = ln lambda_i.")
     return Feedback(name, False, hints)
 
 

@@ -19,7 +19,7 @@ from .feedback import (
     unanswered,
 )
 
-__all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_nearest_neighbour", "check_bandwidth_rate",
+__all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_small_h_limit", "check_bandwidth_rate",
            "check_noise_prediction"]
 
 
@@ -124,19 +124,27 @@ def check_bandwidth_choice(name, bandwidth, x_train, y_train, x_val, y_val, tole
                                   f"Your h is {why}"])
 
 
-@exercise("the h -> 0 limit: nearest-neighbour regression")
-def check_nearest_neighbour(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, y_values)`` returns the h -> 0 limit of Nadaraya-Watson (nearest key's value)."""
-    cases = [(np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0])),
-             (np.array([4.2, 0.0]), np.array([0.4, 3.0, 4.0]), np.array([-1.0, 2.0, 0.5]))]
-    advice = ("The limit needs no arithmetic on the values, so nothing can overflow or divide by zero: look for "
-              "a kernel, an exponential or a division left in your code.")
-    for xq, xk, y in cases:
+@exercise("the limit h -> 0, ties included")
+def check_small_h_limit(name, fn) -> Feedback:
+    """Exercise: ``fn(x_query, x_keys, y_values)`` returns the h -> 0 limit of Gaussian Nadaraya-Watson.
+
+    As h -> 0 the weights go to the keys at the smallest distance |x - x_i|, in equal shares (their scores are equal
+    at every h): one key, or several when a query lies midway between two keys or keys repeat. The first case has no
+    ties, so the ordinary mistakes are named there; the next two have ties, where a plain argmin picks one key.
+    """
+    cases = [(np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0]), False),
+             (np.array([1.5, 0.25, 4.2]), np.array([1.0, 2.0, 0.0, 4.0]), np.array([2.0, 6.0, -1.0, 0.5]), True),
+             (np.array([3.0, 2.0]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]), True)]
+    advice = ("The limit needs only distances, a comparison and an average of a few values: nothing can overflow or "
+              "divide by zero. A kernel or exponential left in your code underflows to 0 at a tiny h, and 0/0 is "
+              "NaN.")
+    for xq, xk, y, ties in cases:
         got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), y.copy(), finite_advice=advice)
         if problem is not None:
             return problem
-        nearest = np.argmin(np.abs(xq[:, None] - xk[None, :]), axis=1)
-        expected = y[nearest]
+        distance = np.abs(xq[:, None] - xk[None, :])  # (n_q, n_k)
+        tied = distance == distance.min(axis=1, keepdims=True)  # exact: equal distances are computed identically
+        expected = (tied * y).sum(axis=1) / tied.sum(axis=1)
         if close(got, expected):
             continue
         where = f"For queries {xq.tolist()}, keys {xk.tolist()} and values {y.tolist()}"
@@ -144,23 +152,36 @@ def check_nearest_neighbour(name, fn) -> Feedback:
             return Feedback(name, False, [f"{where} return one prediction per query, shape {expected.shape}; got "
                                           f"{got.shape}."])
         hints = [f"{where} you returned {np.round(got, 4).tolist()}: not the h -> 0 limit."]
+        nearest = np.argmin(distance, axis=1)
+        nearest_last = xk.size - 1 - np.argmin(distance[:, ::-1], axis=1)
         if close(got, nearest.astype(float)):
             hints.append("Those are the indices of the nearest keys; return their values y_i.")
         elif close(got, xk[nearest]):
             hints.append("Those are the nearest keys x_i themselves; return their values y_i.")
         elif close(got, np.full(expected.shape, y.mean())):
             hints.append("That is the h -> infinity limit (average pooling). As h -> 0 all the weight goes to the "
-                         "key with the largest score, the nearest one.")
-        elif np.all(np.isin(got, y)):
+                         "keys with the largest score, the nearest.")
+        elif ties and (close(got, y[nearest]) or close(got, y[nearest_last])
+                       or np.all(np.isin(got[tied.sum(axis=1) > 1], y))):
+            at = xq[tied.sum(axis=1) > 1].tolist()
+            hints.append(f"The queries {at} have two or more keys at the same smallest distance, and you gave the "
+                         "value of one of them (np.argmin returns the first). Tied keys have equal scores at every h, "
+                         "so equal weights, and they share the weight as h -> 0: the limit is the average of their "
+                         "values.")
+        elif not ties and np.all(np.isin(got, y)):
             wrong = xq[got != expected].tolist()
             hints.append(f"Each answer is one of the values, but for the queries {wrong} not that of the key "
                          "closest to the query: nearest means the smallest |x - x_i|, on either side.")
+        elif not ties:
+            hints.append("Without ties each weight row becomes one-hot as h -> 0: each prediction is one of the "
+                         "values y_i, unchanged. Some of yours are not values at all.")
         else:
-            hints.append("As h -> 0 each weight row becomes one-hot: each prediction is one of the values y_i, "
-                         "unchanged. Some of yours are not values at all.")
+            hints.append("Your predictions are right where one key is nearest; check the queries with several keys at "
+                         "the same smallest distance: they share the weight equally, and so their values.")
         return Feedback(name, False, hints)
-    return Feedback(name, True, ["As h -> 0 the softmax becomes one-hot(argmax): each query copies its nearest "
-                                 "key's value. A hard attention, just like T -> 0."])
+    return Feedback(name, True, ["As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal "
+                                 "shares: one-hot at a single nearest key, an average of the values where keys tie. A "
+                                 "hard attention, just like T -> 0, which splits ties the same way."])
 
 
 def _one_number(value, what):

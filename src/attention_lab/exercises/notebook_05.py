@@ -1,6 +1,6 @@
 """Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
 
-- :func:`check_scaled_dot_weights`: softmax(Q K^T / sqrt(d)) in numpy;
+- :func:`check_additive_scores`: the additive scores w_v^T tanh(W_q q + W_k k) of every pair, by broadcasting;
 - :func:`check_masked_softmax`: a masked softmax that survives the hard rows (masked scores of 1000, allowed
   scores near 800, a row with nothing allowed);
 - :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
@@ -19,7 +19,7 @@ import numpy as np
 from ..normalisers import entropy, softmax
 from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
 
-__all__ = ["check_scaled_dot_weights", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
+__all__ = ["check_additive_scores", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
 
 
 def _quietly(get, *args):
@@ -30,44 +30,62 @@ def _quietly(get, *args):
         return get(*args)
 
 
-@exercise("scaled dot-product weights")
-def check_scaled_dot_weights(name, fn) -> Feedback:
-    """Exercise: ``fn(Q, K)`` returns softmax(Q K^T / sqrt(d)) over the keys: (n_q, d), (n_k, d) -> (n_q, n_k)."""
-    rng = np.random.default_rng(5)
-    Q, K = rng.normal(size=(3, 16)), rng.normal(size=(5, 16))  # d = 16, so sqrt(d) = 4
-    got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy())
-    if problem is not None:
-        return problem
-    expected = softmax(Q @ K.T / 4.0)
-    if got.shape != expected.shape:
-        hint = f"Queries (3, 16) and keys (5, 16) give weights of shape (3, 5), one row per query; got {got.shape}."
-        if got.shape == (5, 3):
-            hint += " Put queries on the rows: Q @ K.T, not K @ Q.T."
-        return Feedback(name, False, [hint])
-    bad = not_finite(name, got, "The scores here are small (|Q K^T / 4| < 10), so exp cannot "
-                                "overflow: look for a division by zero or a log of 0.")
-    if bad is not None:
-        return bad
-    if close(got, expected):
-        return Feedback(name, True, ["softmax(Q K^T / sqrt(d)) along the keys, with d = 16: each row is one "
-                                     "query's weights and sums to 1."])
-    mistakes = [
-        (softmax(Q @ K.T), "These are the unscaled weights: divide the scores by sqrt(d) before the softmax."),
-        (softmax(Q @ K.T / 16), "You divided by d; divide by sqrt(d), which keeps the scores' variance at 1."),
-        (softmax(Q @ K.T / np.sqrt(5)), "You divided by the square root of the number of keys; d is the size of "
-                                        "each query and key vector (Q.shape[1])."),
-        (softmax(Q @ K.T / 4.0, axis=0), "Normalise over the keys (each row sums to 1), not over the queries."),
-        (Q @ K.T / 4.0, "These are the scaled scores; the weights are their softmax along each row."),
-    ]
-    hint = known_mistake(got, mistakes)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    if not np.allclose(got.sum(axis=1), 1.0):
-        return Feedback(name, False, ["Each row holds one query's weights and must sum to 1: apply a softmax along "
-                                      "axis 1 (over the keys)."])
-    return Feedback(name, False, ["The rows sum to 1 but the weights are not softmax(Q K^T / sqrt(d)). Check the "
-                                  "three steps: scores Q @ K.T (3, 5), divide by sqrt(d) with d = Q.shape[1], "
-                                  "then exp and normalise each row."])
+def _additive(Q, K, W_q, W_k, w_v):
+    """w_v^T tanh(W_q q + W_k k), a loop over the pairs: the check's own reference."""
+    return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])
+
+
+@exercise("additive scores for every pair at once")
+def check_additive_scores(name, fn) -> Feedback:
+    """Exercise: ``fn(Q, K, W_q, W_k, w_v)`` returns the (n_q, n_k) additive scores w_v^T tanh(W_q q + W_k k).
+
+    Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2
+    n_q != n_k and d_q != d_k (a transposed result shows). Each tempting wrong form is named."""
+    rng = np.random.default_rng(11)
+    cases = [(3, 3, 2, 2, 4), (2, 5, 3, 2, 6)]  # n_q, n_k, d_q, d_k, m
+    for n_q, n_k, d_q, d_k, m in cases:
+        Q, K = rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
+        W_q, W_k, w_v = rng.normal(size=(m, d_q)), rng.normal(size=(m, d_k)), rng.normal(size=m)
+        got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy(), W_q.copy(), W_k.copy(), w_v.copy())
+        if problem is not None:
+            return problem
+        expected = _additive(Q, K, W_q, W_k, w_v)
+        where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and m = {m} hidden units"
+        if got.shape != expected.shape:
+            shape_hints = {expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
+                           (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
+                                   "axes (n_q, 1, m) + (1, n_k, m), so that broadcasting forms every pair.",
+                           (n_q, n_k, m): " The hidden axis of size m is still there: w_v turns it into one score."}
+            return Feedback(name, False, [f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
+                                          f"{got.shape}." + shape_hints.get(got.shape, "")])
+        if close(got, expected):
+            continue
+        hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, m), (n_k, m)
+        both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, m)
+        mistakes = [
+            ((np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
+             "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
+             "term. The query term is the same for every key and cancels in the softmax, so every query would get "
+             "the same weights. The tanh must act on the sum W_q q + W_k k: that is where query and key interact."),
+            (both @ w_v,
+             "There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term, and the query term cancels in "
+             "the softmax, so every query gets the same weights. The tanh of the sum is what lets them interact."),
+            (np.tanh(both @ w_v), "The tanh comes before w_v: w_v^T tanh(W_q q + W_k k), not tanh(w_v^T (...))."),
+            (np.tanh(both).sum(axis=-1), "You summed the hidden units; weight them by w_v first (w_v^T tanh(...))."),
+            (_additive(Q, K, W_k, W_q, w_v) if d_q == d_k else None,
+             "W_q and W_k are swapped: W_q projects the queries, W_k the keys."),
+            (_additive(Q, K, W_q, W_k, w_v).T if n_q == n_k else None,
+             "Your scores are transposed: queries on the rows, keys on the columns."),
+        ]
+        hint = known_mistake(got, [(wrong, why) for wrong, why in mistakes if wrong is not None])
+        return Feedback(name, False, [f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
+                                      hint or "Project the queries (Q @ W_q.T, shape (n_q, m)) and the keys "
+                                              "(K @ W_k.T, shape (n_k, m)) once each, add every query's projection "
+                                              "to every key's by broadcasting to (n_q, n_k, m), take the tanh, then "
+                                              "the dot product with w_v over the last axis."])
+    return Feedback(name, True, ["w_v^T tanh(W_q q + W_k k) for every query-key pair, queries on the rows, in two "
+                                 "cases (as many queries as keys, and not). Projected once per query and once per key, "
+                                 "only the sum, the tanh and the product with w_v remain per pair."])
 
 
 # The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.

@@ -10,10 +10,20 @@ import math
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, to_float_array, unanswered
+from .feedback import (
+    Feedback,
+    as_numbers,
+    close,
+    exercise,
+    known_mistake,
+    not_attempted,
+    not_finite,
+    to_float_array,
+    unanswered,
+)
 
-__all__ = ["check_self_attention", "check_causal_weights", "check_head_score_variance", "check_split_heads",
-           "check_no_position_prediction"]
+__all__ = ["check_self_attention", "check_causal_influence", "check_head_score_variance", "check_split_heads",
+           "check_tempting_reshape", "check_no_position_prediction"]
 
 
 def _rows_sum_to_one(weights):
@@ -77,55 +87,95 @@ def check_self_attention(name, fn) -> Feedback:
                                   "weights @ V."])
 
 
-@exercise("causal weights")
-def check_causal_weights(name, fn) -> Feedback:
-    """Exercise: ``fn(scores)`` turns (n, n) scores into weights where query i reads only keys j <= i."""
-    rng = np.random.default_rng(71)
-    scores = rng.normal(size=(6, 6)) * 2.0  # (n, n)
-    scores[np.triu_indices(6, k=1)] += 5.0  # the future scores high: reading it would be tempting
-    got, problem = as_numbers(name, fn, scores.copy())
-    if problem is not None:
-        return problem
-    allowed = np.tril(np.ones((6, 6), dtype=bool))
-    expected = softmax(scores, mask=allowed)
-    if close(got, expected):
-        return Feedback(name, True, ["Row i spreads its weight over keys 0..i only; the first position can read "
-                                     "nothing but itself, and nothing ever reads the future."])
-    if got.shape != expected.shape:
-        return Feedback(name, False, [f"Return one weight per (query, key) pair: shape (6, 6), got {got.shape}."])
-    bad = not_finite(name, got, "Fill masked scores with -inf (or a very negative number) *before* the softmax and "
-                                "keep the diagonal allowed, so that every row has at least one key; exp(-inf) = 0 "
-                                "then, with no NaN.")
-    if bad is not None:
-        return bad
-    if close(got, softmax(scores)):
-        return Feedback(name, False, ["No mask: every query also reads the keys after it, the tokens it is meant "
-                                      "to predict. Keep only j <= i (np.tril)."])
-    if close(got, softmax(scores, mask=allowed.T)):
-        return Feedback(name, False, ["Your mask is transposed: query i reads keys j >= i, the future. Allowed "
-                                      "is the lower triangle, j <= i."])
-    if np.allclose(got[0], 0.0) or np.allclose(np.diag(got), 0.0):
-        return Feedback(name, False, ["The diagonal must stay allowed: position i may read itself (j <= i, not "
-                                      "j < i). Without it the first row has nothing to attend to."])
-    if close(got, softmax(scores * allowed)):
-        return Feedback(name, False, ["You multiplied the scores by the mask: a masked score becomes 0, not -inf, "
-                                      "and exp(0) = 1, so query i still gives the future keys as much weight as a "
-                                      "key scored 0. Set the masked scores to -inf before the softmax: "
-                                      "np.where(mask, scores, -np.inf)."])
-    if close(got, softmax(scores + allowed)):
-        return Feedback(name, False, ["You added the mask (1 where allowed, 0 elsewhere) to the scores: that only "
-                                      "raises the allowed scores by 1, and the future keys keep a weight. Masked "
-                                      "scores must become -inf before the softmax."])
-    if close(got, np.where(allowed, softmax(scores), 0.0)):
-        return Feedback(name, False, ["You zeroed the future after the softmax, so the rows no longer sum to 1. "
-                                      "Mask the scores before the softmax (or renormalise each row)."])
-    if np.any(got[~allowed] != 0):
-        return Feedback(name, False, ["Some weights above the diagonal are not zero: query i must give exactly "
-                                      "no weight to keys j > i."])
-    if not _rows_sum_to_one(got):
-        return Feedback(name, False, ["Each row must sum to 1 over the keys it may read."])
-    return Feedback(name, False, ["The mask looks right but the weights are not a softmax of the allowed "
-                                  "scores. Use the scores themselves, unscaled here."])
+def _positions(value, what, n):
+    """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return None, f"{what}: answer with a list of positions such as [0, 1]; got {type(value).__name__}."
+    items = list(value)
+    positions = set()
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) and not (
+                isinstance(item, (float, np.floating)) and float(item).is_integer()):
+            return None, f"{what}: positions are whole numbers from 0 to {n - 1}; got {item!r}."
+        if not 0 <= int(item) < n:
+            return None, f"{what}: positions count from 0 to {n - 1}; got {int(item)}."
+        positions.add(int(item))
+    return positions, None
+
+
+def _layer(X, W, mask):
+    """One self-attention layer with a residual connection: X + softmax(Q K^T / sqrt(d) masked) V. (n, d)."""
+    Q, K, V = X @ W[0], X @ W[1], X @ W[2]  # (n, d) each
+    scores = Q @ K.T / math.sqrt(X.shape[1])  # (n, n)
+    return X + softmax(scores, mask=mask) @ V
+
+
+def _changed_outputs(n, changed, layers, causal, seed):
+    """The output positions that move when token ``changed`` moves, computed with random weights."""
+    rng = np.random.default_rng(seed)
+    d = 4
+    X = rng.normal(size=(n, d))
+    weights = [rng.normal(size=(3, d, d)) / math.sqrt(d) for _ in range(layers)]
+    mask = np.tril(np.ones((n, n), dtype=bool)) if causal else None
+    X2 = X.copy()
+    X2[changed] += rng.normal(size=d)
+    out, out2 = X, X2
+    for W in weights:
+        out, out2 = _layer(out, W, mask), _layer(out2, W, mask)
+    moved = np.abs(out - out2).max(axis=1)  # (n,)
+    return {i for i in range(n) if moved[i] > 1e-9}
+
+
+_INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
+
+
+@exercise("predict: which outputs hear a changed token?")
+def check_causal_influence(name, one_causal_layer, two_causal_layers, no_mask) -> Feedback:
+    """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after one causal
+    self-attention layer, two stacked causal layers with residual connections, and one unmasked layer.
+
+    The answer is computed, not stored: each model is run on random weights before and after the change.
+    """
+    n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
+    answers = {"one_causal_layer": one_causal_layer, "two_causal_layers": two_causal_layers, "no_mask": no_mask}
+    if any(unanswered(value) for value in answers.values()):
+        return not_attempted(name)
+    got = {}
+    for what, value in answers.items():
+        positions, why = _positions(value, what, n)
+        if why is not None:
+            return Feedback(name, False, [why])
+        got[what] = positions
+    truth = {"one_causal_layer": _changed_outputs(n, j, 1, True, 0),
+             "two_causal_layers": _changed_outputs(n, j, 2, True, 1),
+             "no_mask": _changed_outputs(n, j, 1, False, 2)}
+    if got == truth:
+        return Feedback(name, True, [
+            f"One causal layer or two: positions {min(truth['one_causal_layer'])}-{n - 1}; without the mask: all {n}. "
+            "Under the causal mask each output depends on the tokens at its own position and before, however many "
+            "layers are stacked: layer 2 at position i reads only layer-1 outputs at positions <= i. So appending a "
+            "token never changes an earlier position's outputs."])
+    hints = []
+    for what in ("one_causal_layer", "two_causal_layers"):
+        before = sorted(got[what] - truth[what])
+        if before:
+            hints.append(f"{what}: you included {before}, before position {j}. "
+                         + ("Query i < 2 attends only to keys j <= i, and those do not include token 2."
+                            if what == "one_causal_layer" else
+                            "Stacking does not send information backwards: in layer 2, position i < 2 reads only "
+                            "layer-1 outputs at positions <= i, and none of those saw token 2."))
+        if j in truth[what] - got[what]:
+            hints.append(f"{what}: position {j} itself changes: query {j} may attend to key {j} (j <= i includes "
+                         "j = i), and the residual connection carries its own token forward.")
+        after = sorted(truth[what] - got[what] - {j})
+        if after:
+            hints.append(f"{what}: positions {after} change too: they attend to position {j}, with a positive weight "
+                         "(a softmax weight is never exactly 0), so a change there reaches them.")
+    missing = sorted(truth["no_mask"] - got["no_mask"])
+    if missing:
+        hints.append(f"no_mask: positions {missing} change too: without the mask every query attends to every key, so "
+                     "a change anywhere reaches every output.")
+    return Feedback(name, False, hints)
 
 
 @exercise("the variance of one head's score q . k")
@@ -201,6 +251,34 @@ def check_split_heads(name, fn) -> Feedback:
                                       "(m+1)*d_k - 1, which is what lets the weights be compared with PyTorch's."])
     return Feedback(name, False, ["Right shape, wrong entries. Reshape (b, n, d_model) to (b, n, num_heads, d_k), "
                                   "then transpose axes 1 and 2."])
+
+
+@exercise("predict: the tempting reshape")
+def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
+    """Exercise (predict, then check): which positions' features ``x.reshape(b, num_heads, n, d_k)`` puts in head 0,
+    for b = 1, n = 4, d_model = 6 and 2 heads. Computed by labelling every feature with its position."""
+    b, n, d_model, num_heads = 1, 4, 6, 2
+    positions, why = _positions(positions_in_head_0, "positions_in_head_0", n)
+    if why is not None:
+        return Feedback(name, False, [why])
+    labelled = np.broadcast_to(np.arange(n)[None, :, None], (b, n, d_model))  # each feature holds its position
+    head_0 = labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0]
+    truth = {int(p) for p in np.unique(head_0)}
+    if positions == truth:
+        return Feedback(name, True, [
+            f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the first "
+            f"n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
+            "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because "
+            "the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads "
+            "axis forward keeps every position in every head."])
+    if positions == set(range(n)):
+        return Feedback(name, False, [
+            "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). "
+            "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
+            "position after position. Count how many numbers head 0 takes, and whose they are."])
+    return Feedback(name, False, [
+        f"Not {sorted(positions)}. Write x for b = 1 as the numbers of position 0 (6 of them), then position 1, and so "
+        "on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"])
 
 
 @exercise("predict: reversal without positional encoding")
