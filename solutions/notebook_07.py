@@ -10,12 +10,12 @@ def self_attention(X, W_q, W_k, W_v):
     return (e / e.sum(axis=1, keepdims=True)) @ V  # (n, d_v)
 
 
-# Exercise 2: under the causal mask output i depends on tokens j <= i only, in one layer and in a stack (layer 2 at
-# position i reads layer-1 outputs at positions <= i); token 2 itself counts (j <= i includes i, and the residual).
-# Without the mask every query reads every key.
-ONE_CAUSAL_LAYER = [2, 3, 4, 5]
+# Exercise 2: a change travels forward only, at most as far as each layer's mask reaches. Causal: every later
+# position in one layer (and two layers add nothing, nor send it backwards). A window {i - 1, i}: one position per
+# layer. Position 2 itself always changes (its own key is allowed, and the residual carries its token).
 TWO_CAUSAL_LAYERS = [2, 3, 4, 5]
-NO_MASK = [0, 1, 2, 3, 4, 5]
+ONE_WINDOW_LAYER = [2, 3]
+TWO_WINDOW_LAYERS = [2, 3, 4]
 
 
 def head_score_variance(d_model, num_heads, sigma):

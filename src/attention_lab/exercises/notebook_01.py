@@ -106,8 +106,8 @@ def _letters(answer, known):
     elif isinstance(answer, (list, tuple, set, frozenset)):
         items = [str(x).strip().upper() for x in answer]
     else:
-        return None, (f"Answer with the letters of the candidates attention can output, as a string such as \"AB\" or "
-                      f"a list such as [\"A\", \"B\"]; got {type(answer).__name__}.")
+        return None, (f"Answer with the letters of the candidates attention can output, as a string such as \"BD\" or "
+                      f"a list such as [\"B\", \"D\"]; got {type(answer).__name__}.")
     unknown = sorted({x for x in items if x not in known})
     if unknown:
         return None, f"{unknown} {'is' if len(unknown) == 1 else 'are'} not among the candidates {sorted(known)}."
@@ -140,9 +140,10 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
     if chosen == inside:
         return Feedback(name, True, [
             f"{' and '.join(sorted(inside))}: the outputs with weights all positive. Each candidate has exactly one "
-            "set of weights summing to 1 that gives it (the four values are affinely independent); softmax "
-            "reaches it with scores alpha_i = ln lambda_i (plus any constant), and only if every lambda_i > 0. So "
-            "attention outputs exactly the points strictly inside the tetrahedron whose corners are the four values."])
+            "set of weights summing to 1 that gives it (the four values are affinely independent); a softmax at "
+            "temperature T gives those weights from the scores alpha_i = T log lambda_i (plus any constant), and only "
+            "if every lambda_i > 0. So, with scores free to take any finite values, attention outputs exactly the "
+            "points strictly inside the tetrahedron whose corners are the four values."])
     hints = []
     low, high = V.min(axis=0), V.max(axis=0)
     for letter in sorted(chosen - inside):
@@ -163,7 +164,8 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
     for letter in sorted(inside - chosen):
         shown = ", ".join(f"{x:.2f}" for x in weights[letter])
         hints.append(f"{letter} is an output of attention: the weights ({shown}) are all positive and sum to 1, and "
-                     "softmax gives them from the scores alpha_i = ln lambda_i.")
+                     "softmax gives them from the scores alpha_i = T log lambda_i (equal scores give uniform "
+                     "weights at every T).")
     return Feedback(name, False, hints)
 
 

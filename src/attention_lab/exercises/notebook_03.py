@@ -134,7 +134,8 @@ def check_small_h_limit(name, fn) -> Feedback:
     """
     cases = [(np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0]), False),
              (np.array([1.5, 0.25, 4.2]), np.array([1.0, 2.0, 0.0, 4.0]), np.array([2.0, 6.0, -1.0, 0.5]), True),
-             (np.array([3.0, 2.0]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]), True)]
+             (np.array([3.0, 2.0, 3.3]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]),
+              True)]
     advice = ("The limit needs only distances, a comparison and an average of a few values: nothing can overflow or "
               "divide by zero. A kernel or exponential left in your code underflows to 0 at a tiny h, and 0/0 is "
               "NaN.")
@@ -164,8 +165,9 @@ def check_small_h_limit(name, fn) -> Feedback:
         elif ties and (close(got, y[nearest]) or close(got, y[nearest_last])
                        or np.all(np.isin(got[tied.sum(axis=1) > 1], y))):
             at = xq[tied.sum(axis=1) > 1].tolist()
+            first = " (np.argmin returns the first)" if close(got, y[nearest]) else ""
             hints.append(f"The queries {at} have two or more keys at the same smallest distance, and you gave the "
-                         "value of one of them (np.argmin returns the first). Tied keys have equal scores at every h, "
+                         f"value of one of them{first}. Tied keys have equal scores at every h, "
                          "so equal weights, and they share the weight as h -> 0: the limit is the average of their "
                          "values.")
         elif not ties and np.all(np.isin(got, y)):

@@ -31,7 +31,6 @@ def _quietly(get, *args):
 
 
 def _additive(Q, K, W_q, W_k, w_v):
-    """w_v^T tanh(W_q q + W_k k), a loop over the pairs: the check's own reference."""
     return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])
 
 
@@ -42,26 +41,26 @@ def check_additive_scores(name, fn) -> Feedback:
     Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2
     n_q != n_k and d_q != d_k (a transposed result shows). Each tempting wrong form is named."""
     rng = np.random.default_rng(11)
-    cases = [(3, 3, 2, 2, 4), (2, 5, 3, 2, 6)]  # n_q, n_k, d_q, d_k, m
-    for n_q, n_k, d_q, d_k, m in cases:
+    cases = [(3, 3, 2, 2, 4), (2, 5, 3, 2, 6)]  # n_q, n_k, d_q, d_k, d_h
+    for n_q, n_k, d_q, d_k, d_h in cases:
         Q, K = rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
-        W_q, W_k, w_v = rng.normal(size=(m, d_q)), rng.normal(size=(m, d_k)), rng.normal(size=m)
+        W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
         got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy(), W_q.copy(), W_k.copy(), w_v.copy())
         if problem is not None:
             return problem
         expected = _additive(Q, K, W_q, W_k, w_v)
-        where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and m = {m} hidden units"
+        where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and d_h = {d_h} hidden units"
         if got.shape != expected.shape:
             shape_hints = {expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
                            (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
-                                   "axes (n_q, 1, m) + (1, n_k, m), so that broadcasting forms every pair.",
-                           (n_q, n_k, m): " The hidden axis of size m is still there: w_v turns it into one score."}
+                                   "axes (n_q, 1, d_h) + (1, n_k, d_h), so that broadcasting forms every pair.",
+                           (n_q, n_k, d_h): " The hidden axis is still there: w_v turns it into one score."}
             return Feedback(name, False, [f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
                                           f"{got.shape}." + shape_hints.get(got.shape, "")])
         if close(got, expected):
             continue
-        hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, m), (n_k, m)
-        both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, m)
+        hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, d_h), (n_k, d_h)
+        both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, d_h)
         mistakes = [
             ((np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
              "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
@@ -79,13 +78,14 @@ def check_additive_scores(name, fn) -> Feedback:
         ]
         hint = known_mistake(got, [(wrong, why) for wrong, why in mistakes if wrong is not None])
         return Feedback(name, False, [f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
-                                      hint or "Project the queries (Q @ W_q.T, shape (n_q, m)) and the keys "
-                                              "(K @ W_k.T, shape (n_k, m)) once each, add every query's projection "
-                                              "to every key's by broadcasting to (n_q, n_k, m), take the tanh, then "
+                                      hint or "Project the queries (Q @ W_q.T, shape (n_q, d_h)) and the keys "
+                                              "(K @ W_k.T, shape (n_k, d_h)) once each, add every query's projection "
+                                              "to every key's by broadcasting to (n_q, n_k, d_h), take the tanh, then "
                                               "the dot product with w_v over the last axis."])
-    return Feedback(name, True, ["w_v^T tanh(W_q q + W_k k) for every query-key pair, queries on the rows, in two "
-                                 "cases (as many queries as keys, and not). Projected once per query and once per key, "
-                                 "only the sum, the tanh and the product with w_v remain per pair."])
+    return Feedback(name, True, ["The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in "
+                                 "two cases (as many queries as keys, and not). A tanh of each part would give a query "
+                                 "term plus a key term; the query term cancels in the softmax, so every query would "
+                                 "get the same weights."])
 
 
 # The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.

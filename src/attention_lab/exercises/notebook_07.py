@@ -90,7 +90,7 @@ def check_self_attention(name, fn) -> Feedback:
 def _positions(value, what, n):
     """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        return None, f"{what}: answer with a list of positions such as [0, 1]; got {type(value).__name__}."
+        return None, f"{what}: answer with a list of positions such as [3, 5]; got {type(value).__name__}."
     items = list(value)
     positions = set()
     for item in items:
@@ -110,13 +110,15 @@ def _layer(X, W, mask):
     return X + softmax(scores, mask=mask) @ V
 
 
-def _changed_outputs(n, changed, layers, causal, seed):
-    """The output positions that move when token ``changed`` moves, computed with random weights."""
+def _changed_outputs(n, changed, layers, window, seed):
+    """The output positions that move when token ``changed`` moves, computed with random weights: ``layers``
+    residual self-attention layers whose mask lets position i attend to positions i - window + 1, ..., i."""
     rng = np.random.default_rng(seed)
     d = 4
     X = rng.normal(size=(n, d))
     weights = [rng.normal(size=(3, d, d)) / math.sqrt(d) for _ in range(layers)]
-    mask = np.tril(np.ones((n, n), dtype=bool)) if causal else None
+    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
+    mask = (offset >= 0) & (offset < window)
     X2 = X.copy()
     X2[changed] += rng.normal(size=d)
     out, out2 = X, X2
@@ -129,15 +131,14 @@ def _changed_outputs(n, changed, layers, causal, seed):
 _INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 
-@exercise("predict: which outputs hear a changed token?")
-def check_causal_influence(name, one_causal_layer, two_causal_layers, no_mask) -> Feedback:
-    """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after one causal
-    self-attention layer, two stacked causal layers with residual connections, and one unmasked layer.
-
-    The answer is computed, not stored: each model is run on random weights before and after the change.
-    """
+@exercise("predict: how far does a change travel?")
+def check_causal_influence(name, two_causal_layers, one_window_layer, two_window_layers) -> Feedback:
+    """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after two stacked
+    causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
+    x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
     n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
-    answers = {"one_causal_layer": one_causal_layer, "two_causal_layers": two_causal_layers, "no_mask": no_mask}
+    answers = {"two_causal_layers": two_causal_layers, "one_window_layer": one_window_layer,
+               "two_window_layers": two_window_layers}
     if any(unanswered(value) for value in answers.values()):
         return not_attempted(name)
     got = {}
@@ -146,35 +147,35 @@ def check_causal_influence(name, one_causal_layer, two_causal_layers, no_mask) -
         if why is not None:
             return Feedback(name, False, [why])
         got[what] = positions
-    truth = {"one_causal_layer": _changed_outputs(n, j, 1, True, 0),
-             "two_causal_layers": _changed_outputs(n, j, 2, True, 1),
-             "no_mask": _changed_outputs(n, j, 1, False, 2)}
+    truth = {"two_causal_layers": _changed_outputs(n, j, 2, n, 0),
+             "one_window_layer": _changed_outputs(n, j, 1, 2, 1),
+             "two_window_layers": _changed_outputs(n, j, 2, 2, 2)}
     if got == truth:
         return Feedback(name, True, [
-            f"One causal layer or two: positions {min(truth['one_causal_layer'])}-{n - 1}; without the mask: all {n}. "
-            "Under the causal mask each output depends on the tokens at its own position and before, however many "
-            "layers are stacked: layer 2 at position i reads only layer-1 outputs at positions <= i. So appending a "
-            "token never changes an earlier position's outputs."])
+            f"Two causal layers: {sorted(truth['two_causal_layers'])}; one window layer: "
+            f"{sorted(truth['one_window_layer'])}; two: {sorted(truth['two_window_layers'])}. A change travels "
+            "forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches "
+            "every later position at once; a window of two, one more position per layer. Stacking never sends it "
+            "backwards, so under the causal mask appending a token never changes an earlier position's outputs."])
     hints = []
-    for what in ("one_causal_layer", "two_causal_layers"):
-        before = sorted(got[what] - truth[what])
+    for what in answers:
+        before = sorted(p for p in got[what] - truth[what] if p < j)
         if before:
-            hints.append(f"{what}: you included {before}, before position {j}. "
-                         + ("Query i < 2 attends only to keys j <= i, and those do not include token 2."
-                            if what == "one_causal_layer" else
-                            "Stacking does not send information backwards: in layer 2, position i < 2 reads only "
-                            "layer-1 outputs at positions <= i, and none of those saw token 2."))
+            hints.append(f"{what}: you included {before}, before position {j}. Query i < {j} attends only to keys "
+                         f"at positions <= i, none of which is {j}; stacking does not send information backwards: "
+                         "in the next layer position i again reads only positions <= i, none of which saw the change.")
         if j in truth[what] - got[what]:
-            hints.append(f"{what}: position {j} itself changes: query {j} may attend to key {j} (j <= i includes "
+            hints.append(f"{what}: position {j} itself changes: its query may attend to its own key (the mask allows "
                          "j = i), and the residual connection carries its own token forward.")
+        beyond = sorted(p for p in got[what] - truth[what] if p > j)
+        if beyond:
+            hints.append(f"{what}: {beyond} do not change: each layer moves the change at most as far as its mask "
+                         "reaches, here one position per window layer.")
         after = sorted(truth[what] - got[what] - {j})
         if after:
-            hints.append(f"{what}: positions {after} change too: they attend to position {j}, with a positive weight "
-                         "(a softmax weight is never exactly 0), so a change there reaches them.")
-    missing = sorted(truth["no_mask"] - got["no_mask"])
-    if missing:
-        hints.append(f"no_mask: positions {missing} change too: without the mask every query attends to every key, so "
-                     "a change anywhere reaches every output.")
+            hints.append(f"{what}: {after} change too: each attends, directly or through an earlier layer's output, "
+                         f"to position {j} with a positive weight (an allowed key's softmax weight is never exactly "
+                         "0), so the change reaches it.")
     return Feedback(name, False, hints)
 
 
@@ -277,8 +278,9 @@ def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
             "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
             "position after position. Count how many numbers head 0 takes, and whose they are."])
     return Feedback(name, False, [
-        f"Not {sorted(positions)}. Write x for b = 1 as the numbers of position 0 (6 of them), then position 1, and so "
-        "on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"])
+        f"Not {sorted(positions)}. reshape refills the new shape in memory order: write x for b = 1 as the 6 "
+        "numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the "
+        "first 4 x 3 numbers in that order. Whose are they?"])
 
 
 @exercise("predict: reversal without positional encoding")
