@@ -21,13 +21,8 @@ from .notebook_03 import (
     check_nearest_neighbour,
     check_noise_prediction,
 )
-from .notebook_04 import (
-    check_gradient_w,
-    check_leave_one_out,
-    check_no_loo_prediction,
-    check_nw_forward,
-    check_sgd_settings,
-)
+from .notebook_04 import check_gradient_w, check_loo_predictions, check_no_loo_prediction, check_sgd_settings
+from .notebook_04_scores import check_laplace_forward, check_laplace_prediction, check_w_symmetry
 from .notebook_05 import (
     check_masked_softmax,
     check_query_jacobian,
@@ -66,11 +61,13 @@ __all__ = [
     "check_nearest_neighbour",
     "check_bandwidth_rate",
     "check_noise_prediction",
-    "check_nw_forward",
-    "check_leave_one_out",
-    "check_sgd_settings",
+    "check_w_symmetry",
     "check_no_loo_prediction",
+    "check_loo_predictions",
     "check_gradient_w",
+    "check_sgd_settings",
+    "check_laplace_prediction",
+    "check_laplace_forward",
     "check_scaled_dot_weights",
     "check_masked_softmax",
     "check_unscaled_entropy",
