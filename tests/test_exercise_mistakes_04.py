@@ -55,6 +55,11 @@ def _softmax_over_queries(x, y, w):
     return (weights * y[None, :]).sum(dim=1)
 
 
+def _summed_over_queries(x, y, w):
+    weights = torch.softmax(_scores(x, w).masked_fill(_eye(x), float("-inf")), dim=1)
+    return (weights * y[:, None]).sum(dim=0)
+
+
 def _values_on_the_wrong_axis(x, y, w):
     weights = torch.softmax(_scores(x, w).masked_fill(_eye(x), float("-inf")), dim=1)
     return (weights * y[:, None]).sum(dim=1)
@@ -84,7 +89,8 @@ LOO_MISTAKES = [
         _masked(lambda x: torch.ones(x.shape[0] - 1).diag(1).bool()),
         "next to the diagonal",
     ),
-    ("softmax over the queries (dim 0)", _softmax_over_queries, "down each column"),
+    ("softmax over the queries (dim 0)", _softmax_over_queries, "softmax runs over the queries (dim=0)"),
+    ("weighted sum over the queries (dim 0)", _summed_over_queries, "or your weighted sum does"),
     ("values on the wrong axis", _values_on_the_wrong_axis, "wrong axis"),
     ("mask inverted: only the diagonal kept", _masked(lambda x: ~_eye(x)), "keeps only the diagonal"),
     ("mask times -inf added: 0 * -inf", _mask_times_minus_inf, "0 * (-inf) = NaN"),

@@ -58,8 +58,9 @@ def _loo_mistakes(x, y, w):
          "the mask is True: fill the diagonal, not the rest), or the values lie on the wrong axis: y[:, None] "
          "multiplies row i by y_i, and weights summing to 1 give y_i back. The values go along the keys, y[None, :]."),
         (weights.T @ y,
-         "Your weights sum to 1 down each column (over the queries): each query's row must sum to 1 (a softmax "
-         "over dim=1), and its weighted sum of y runs along that same row."),
+         "These are the right weights read down the columns instead of along the rows: either your softmax runs "
+         "over the queries (dim=0), or your weighted sum does. Each query's row must sum to 1 (a softmax over "
+         "dim=1), and its weighted sum of y runs along that same row."),
         (masked(eye.roll(1, dims=1)), next_to),
         (masked(eye.roll(-1, dims=1)), next_to),
         (masked(torch.ones(n - 1).diag(1).bool()), next_to),

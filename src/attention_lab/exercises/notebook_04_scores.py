@@ -75,7 +75,8 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
             messages.append(f"(i) Right: at w = {w_other:g} the 50 predictions equal those at w = 2 (largest "
                             "difference below 1e-9): the score -((x - x_i) w)^2 / 2 depends on w only through w^2.")
         else:
-            hint = (f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. ")
+            hint = (f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. "
+                    if np.isfinite(gap) else f"(i) At w = {w_other:g} the scores overflow: no predictions at all. ")
             if abs(abs(w_other) - 0.5) < 1e-9:
                 hint += "w = 1/h, so w = 0.5 is the bandwidth h = 2, a wider kernel: another model. "
             messages.append(hint + "Look at how w enters the score -((x - x_i) w)^2 / 2: which other w gives the "
@@ -155,9 +156,9 @@ def check_laplace_prediction(name, choice) -> Feedback:
         "c": "A staircase is the limit w -> infinity, nearest-neighbour regression. At a finite w every weight "
              "exp(-w |x - x_i|) changes continuously with x, so the fit has no jumps in its value. Look at its "
              "slope instead as x passes a key.",
-        "d": "Between two neighbouring keys every weight is an exponential in x (e^(w x) or e^(-w x)), and the "
-             "fit is a ratio of sums of such exponentials, not a straight line. What happens to the slope of "
-             "exp(-w |x - x_i|) as x passes x_i?",
+        "d": "Between two neighbouring keys every kernel value exp(-w |x - x_i|) is a constant times e^(w x) or "
+             "e^(-w x), and the fit is a ratio of sums of such exponentials, not a straight line in general. What "
+             "happens to the slope of exp(-w |x - x_i|) as x passes x_i?",
     }
     return Feedback(name, letter == "b", [hints[letter]])
 
