@@ -1,4 +1,5 @@
-"""Exercise checks, one module per notebook (mirroring ``solutions/notebook_0N.py``), all re-exported here.
+"""Exercise checks, one module per notebook (mirroring ``solutions/notebook_0N.py``; notebook 04's checks of the
+score itself are in ``notebook_04_scores``), all re-exported here.
 
 Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedback`).
 """
