@@ -182,8 +182,9 @@ def test_symmetry_check_accepts_minus_two_in_any_form(same):
     assert ex.check_w_symmetry(same, "(B)").passed
 
 
-@pytest.mark.parametrize(("same", "hint"), [(2, "w = 2 itself"), (0.5, "bandwidth h = 2"), (-0.5, "bandwidth h = 2"),
-                                            (3, "differ from those at w = 2"), (1e200, "the scores overflow")])
+@pytest.mark.parametrize(("same", "hint"), [(2, "w = 2 itself"), (0.5, "bandwidth h = 2"),
+                                            (-0.5, "differ from those at w = 2"), (3, "differ from those at w = 2"),
+                                            (1e200, "the scores overflow")])
 def test_symmetry_check_explains_a_wrong_w(same, hint):
     feedback = ex.check_w_symmetry(same, "b")
     assert not feedback.passed and hint in text(feedback), feedback.messages

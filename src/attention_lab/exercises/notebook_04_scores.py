@@ -77,7 +77,7 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         else:
             hint = (f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. "
                     if np.isfinite(gap) else f"(i) At w = {w_other:g} the scores overflow: no predictions at all. ")
-            if abs(abs(w_other) - 0.5) < 1e-9:
+            if abs(w_other - 0.5) < 1e-9:
                 hint += "w = 1/h, so w = 0.5 is the bandwidth h = 2, a wider kernel: another model. "
             messages.append(hint + "Look at how w enters the score -((x - x_i) w)^2 / 2: which other w gives the "
                                    "same score for every pair?")
