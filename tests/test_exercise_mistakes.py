@@ -149,7 +149,7 @@ def test_reinforce_check_names_each_mistake(mistake, fn, hint):
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
 
 
-# --- 03's limit h -> 0, 04's forward pass and leave-one-out keys ----------------------------------------------
+# --- 03's limit h -> 0 ----------------------------------------------
 
 def _nearest(xq, xk):
     return np.abs(xq[:, None] - xk).argmin(axis=1)
@@ -191,62 +191,6 @@ def test_small_h_limit_accepts_the_reference_and_the_stable_softmax_at_a_tiny_h(
     assert ex.check_small_h_limit(_tie_averages).passed
     assert ex.check_small_h_limit(load_solution("notebook_03").small_h_limit).passed
     assert ex.check_small_h_limit(lambda xq, xk, y: nadaraya_watson(xq, xk, y, bandwidth=1e-4)[0]).passed
-
-
-def _forward(score, dim=1, detach=False, normalise=True):
-    import torch
-
-    def fn(queries, keys, values, w):
-        w = w.item() if detach else w
-        scores = score((queries[:, None] - keys) ** 2, w)  # (n_q, n_k)
-        weights = torch.softmax(scores, dim=dim) if normalise else torch.exp(scores)
-        return (weights * values).sum(dim=1)
-    return fn
-
-
-FORWARD_MISTAKES = [
-    ("no 1/2", _forward(lambda d2, w: -d2 * w**2), "1/2 is missing"),
-    ("softmax over the queries", _forward(lambda d2, w: -d2 * w**2 / 2, dim=0), "over the queries"),
-    ("w detached", _forward(lambda d2, w: -d2 * w**2 / 2, detach=True), "no gradient"),
-    ("sign flipped", _forward(lambda d2, w: d2 * w**2 / 2), "sign is flipped"),
-    ("w not squared", _forward(lambda d2, w: -d2 * w / 2), "Square w too"),
-    ("no normalisation", _forward(lambda d2, w: -d2 * w**2 / 2, normalise=False), "without their normalisation"),
-]
-
-
-@pytest.mark.parametrize(("mistake", "fn", "hint"), FORWARD_MISTAKES, ids=[m[0] for m in FORWARD_MISTAKES])
-def test_nw_forward_check_names_each_mistake(mistake, fn, hint):
-    feedback = ex.check_nw_forward(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
-
-
-def _loo(rows):
-    import torch
-
-    def fn(x):
-        return torch.stack([rows(x, i) for i in range(x.shape[0])])
-    return fn
-
-
-def _without(x, i):
-    import torch
-
-    return torch.cat([x[:i], x[i + 1:]])
-
-
-LOO_MISTAKES = [
-    ("every key kept", lambda x: x.expand(x.shape[0], x.shape[0]), "attend to itself"),
-    ("the next key dropped instead", _loo(lambda x, i: _without(x, (i + 1) % x.shape[0])), "still contains x_i"),
-    ("another order", _loo(lambda x, i: _without(x, i).flip(0)), "another order"),
-    ("transposed", lambda x: _loo(_without)(x).T, "transposed"),
-    ("computed, not copied", _loo(lambda x, i: _without(x, i) - x[i]), "copied as they are"),
-]
-
-
-@pytest.mark.parametrize(("mistake", "fn", "hint"), LOO_MISTAKES, ids=[m[0] for m in LOO_MISTAKES])
-def test_leave_one_out_check_names_each_mistake(mistake, fn, hint):
-    feedback = ex.check_leave_one_out(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
 
 
 # --- 05's additive scores: the tempting wrong broadcasts and orders ---------------------------------------------

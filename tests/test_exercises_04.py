@@ -22,16 +22,21 @@ def nb04():
 
 def test_reference_answers_pass(nb04):
     d = make_regression_data(50, seed=0)
-    assert ex.check_nw_forward(nb04.nw_forward).passed
-    assert ex.check_leave_one_out(nb04.loo_keys).passed
+    assert ex.check_w_symmetry(nb04.SAME_AS_W2, nb04.START_AT_ZERO).passed
+    assert ex.check_loo_predictions(nb04.loo_predictions).passed
     assert ex.check_sgd_settings(nb04.SGD_LEARNING_RATE, nb04.SGD_EPOCHS, d.x_train, d.y_train, TARGET_W).passed
     assert ex.check_no_loo_prediction(nb04.NO_LOO_CHOICE).passed
     assert ex.check_gradient_w(nb04.gradient_w).passed
+    assert ex.check_laplace_prediction(nb04.LAPLACE_CHOICE).passed
+    assert ex.check_laplace_forward(nb04.laplace_forward).passed
 
 
 def test_unfinished_stubs_are_not_attempted():
     d = make_regression_data(50, seed=0)
-    assert not ex.check_nw_forward(stub).attempted and not ex.check_leave_one_out(stub).attempted
+    assert not ex.check_loo_predictions(stub).attempted and not ex.check_laplace_forward(stub).attempted
+    for answers in ((..., ...), (-2, ...), (..., "b"), (None, None)):
+        assert not ex.check_w_symmetry(*answers).attempted
+    assert not ex.check_laplace_prediction(...).attempted
     assert not ex.check_sgd_settings(..., ..., d.x_train, d.y_train, TARGET_W).attempted
     assert not ex.check_no_loo_prediction(...).attempted
     assert not ex.check_gradient_w(stub).attempted
@@ -51,23 +56,6 @@ def test_the_hand_gradient_is_autograd_on_random_inputs(nb04):
 
 
 # --- typical mistakes -------------------------------------------------------------------------------------
-
-def test_forward_and_leave_one_out_mistakes_are_explained():
-    def no_half(q, k, v, w):
-        return (torch.softmax(-((q[:, None] - k) * w) ** 2, dim=1) * v).sum(1)
-
-    def wrong_dim(q, k, v, w):
-        return (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=0) * v).sum(1)
-
-    def detached(q, k, v, w):
-        return (torch.softmax(-((q[:, None] - k) * w.item()) ** 2 / 2, dim=1) * v).sum(1)
-
-    for answer, hint in [(no_half, "1/2 is missing"), (wrong_dim, "over the queries"), (detached, "no gradient")]:
-        feedback = ex.check_nw_forward(answer)
-        assert not feedback.passed and hint in text(feedback), feedback.messages
-    feedback = ex.check_leave_one_out(lambda x: x.expand(x.shape[0], x.shape[0]))
-    assert not feedback.passed and "attend to itself" in text(feedback)
-
 
 def test_sgd_settings_say_which_way():
     d = make_regression_data(50, seed=0)
@@ -145,7 +133,7 @@ GARBAGE = [
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("answer", GARBAGE)
-@pytest.mark.parametrize("check", [ex.check_nw_forward, ex.check_leave_one_out, ex.check_gradient_w])
+@pytest.mark.parametrize("check", [ex.check_loo_predictions, ex.check_gradient_w, ex.check_laplace_forward])
 def test_function_checks_survive_garbage(check, answer):
     feedback = check(answer)
     assert not feedback.passed and feedback.messages and all(isinstance(m, str) for m in feedback.messages)
@@ -179,60 +167,103 @@ def test_wrong_choices_do_not_name_the_answer():
         assert "without bound" not in feedback and "(b)" not in feedback and "infinity" not in feedback
 
 
-# --- reported by a tester: accurate NaN messages, no expected answers in failing feedback ------------------
+# --- the new exercises: symmetry and stationary point, the Laplace kernel -------------------------------
+
+@pytest.mark.parametrize("same", [None, "two", np.nan, np.inf, [1, 2], {"w": -2}, 1 + 1j, raises, torch.ones(2)])
+@pytest.mark.parametrize("start", [None, "e", 2, ["b"], np.nan, True, "b"])
+def test_symmetry_check_survives_garbage(same, start):
+    feedback = ex.check_w_symmetry(same, start)
+    assert isinstance(feedback, ex.Feedback) and not feedback.passed and feedback.messages
+    assert all(isinstance(m, str) for m in feedback.messages)
+
+
+@pytest.mark.parametrize("same", [-2, -2.0, "-2", " -2 ", np.float32(-2), torch.tensor(-2.0), np.array(-2.0)])
+def test_symmetry_check_accepts_minus_two_in_any_form(same):
+    assert ex.check_w_symmetry(same, "(B)").passed
+
+
+@pytest.mark.parametrize(("same", "hint"), [(2, "w = 2 itself"), (0.5, "bandwidth h = 2"),
+                                            (-0.5, "differ from those at w = 2"), (3, "differ from those at w = 2"),
+                                            (1e200, "the scores overflow")])
+def test_symmetry_check_explains_a_wrong_w(same, hint):
+    feedback = ex.check_w_symmetry(same, "b")
+    assert not feedback.passed and hint in text(feedback), feedback.messages
+    assert "(ii) Right" in text(feedback)
+
+
+@pytest.mark.parametrize(("start", "hint"), [("a", "how far does the first step go"), ("c", "an even function"),
+                                             ("d", "nothing is NaN")])
+def test_symmetry_check_explains_each_wrong_start(start, hint):
+    feedback = ex.check_w_symmetry(-2, start)
+    assert not feedback.passed and hint in text(feedback), feedback.messages
+    assert "(i) Right" in text(feedback)
+    assert "stays" not in text(feedback) and "(b)" not in text(feedback)     # the answer is not given away
+
+
+def test_symmetry_success_claims_the_computed_facts():
+    """The success message claims dL/dw = 0 exactly and w unmoved: autograd agrees, independently of the check."""
+    d = make_regression_data(50, seed=0)
+    x, y = torch.tensor(d.x_train, dtype=torch.float64), torch.tensor(d.y_train, dtype=torch.float64)
+    keys = torch.stack([torch.cat([x[:i], x[i + 1:]]) for i in range(50)])
+    values = torch.stack([torch.cat([y[:i], y[i + 1:]]) for i in range(50)])
+    w = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    weights = torch.softmax(-(((x[:, None] - keys) * w) ** 2) / 2, dim=1)
+    torch.mean(((weights * values).sum(1) - y) ** 2).backward()
+    assert not w.grad.item()
+    message = text(ex.check_w_symmetry(-2, "b"))
+    assert "dL/dw = 0 exactly" in message and "still exactly 0" in message
+
+
+@pytest.mark.parametrize("value", [None, "b ", "B", "(b)", "corners", 2, ["b"], {"b": 1}, np.nan, True])
+def test_laplace_choice_check_survives_garbage(value):
+    feedback = ex.check_laplace_prediction(value)
+    assert isinstance(feedback, ex.Feedback) and feedback.messages
+    assert feedback.passed == (value in ("b ", "B", "(b)"))
+
+
+@pytest.mark.parametrize(("choice", "hint"), [("a", "slope at x_i is 0"), ("c", "nearest-neighbour"),
+                                              ("d", "not a straight line")])
+def test_laplace_wrong_choices_are_explained_without_the_answer(choice, hint):
+    feedback = ex.check_laplace_prediction(choice)
+    assert feedback.attempted and not feedback.passed and hint in text(feedback)
+    assert "corner" not in text(feedback) and "(b)" not in text(feedback)
+
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
-def test_leave_one_out_not_finite_is_called_so(bad):
-    feedback = ex.check_leave_one_out(lambda x: torch.full((5, 4), bad))
-    message = text(feedback)
-    assert not feedback.passed and ("NaN" if bad != bad else "inf") in message
-    assert "another order" not in message, feedback.messages
+def test_loo_predictions_not_finite_is_called_so(bad):
+    feedback = ex.check_loo_predictions(lambda x, y, w: torch.full(x.shape, bad) * w)
+    assert not feedback.passed and ("NaN" if bad != bad else "inf") in text(feedback)
 
 
-def test_leave_one_out_order_and_wrong_numbers_are_told_apart():
-    def reversed_rows(x):
-        n = x.shape[0]
-        return x.expand(n, n)[~torch.eye(n, dtype=torch.bool)].reshape(n, n - 1).flip(1)
+def test_loo_predictions_shape_of_the_weights_is_named():
+    def weights_only(x, y, w):
+        scores = -(((x[:, None] - x) * w) ** 2) / 2
+        return torch.softmax(scores.masked_fill(torch.eye(x.shape[0], dtype=torch.bool), float("-inf")), dim=1)
 
-    def doubled(x):
-        n = x.shape[0]
-        return 2 * x.expand(n, n)[~torch.eye(n, dtype=torch.bool)].reshape(n, n - 1) + 10
-
-    assert "another order" in text(ex.check_leave_one_out(reversed_rows))
-    feedback = text(ex.check_leave_one_out(doubled))
-    assert "another order" not in feedback and "do not hold" in feedback, feedback
+    assert "shape of the weights" in text(ex.check_loo_predictions(weights_only))
 
 
-def _expected_forward():
-    q, k = torch.tensor([0.5, 2.0, 3.5]), torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
-    v = torch.tensor([1.0, -1.0, 2.0, 0.5, 3.0])
-    return (torch.softmax(-(((q[:, None] - k) * 1.3) ** 2) / 2, dim=1) * v).sum(1).numpy().round(4).tolist()
+def test_the_reference_loo_predictions_equal_the_library_on_the_course_data(nb04):
+    """The masked (n, n) construction against nn.leave_one_out's (n, n - 1) keys, at several w."""
+    from attention_lab import nn as aln
+
+    d = make_regression_data(50, seed=0)
+    x, y = torch.tensor(d.x_train, dtype=torch.float64), torch.tensor(d.y_train, dtype=torch.float64)
+    keys, values = aln.leave_one_out(x, y)
+    for w_value in (0.3, 1.0, 5.0, 40.0):
+        model = aln.NWKernelRegression(w_value).double()
+        with torch.no_grad():
+            expected = model(x, keys, values)
+        got = nb04.loo_predictions(x, y, torch.tensor(w_value, dtype=torch.float64))
+        assert torch.allclose(got, expected, atol=1e-10), w_value
 
 
-@pytest.mark.parametrize("answer", [
-    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2, dim=1) * v).sum(1),            # no 1/2
-    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=0) * v).sum(1),        # dim 0
-    lambda q, k, v, w: (torch.exp(-((q[:, None] - k) * w) ** 2 / 2) * v).sum(1),                   # unnormalised
-    lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=1) * v).sum(1) + 0.1,  # off
-])
-def test_forward_feedback_never_prints_the_expected_predictions(answer):
-    feedback = ex.check_nw_forward(answer)
-    message = text(feedback)
-    assert not feedback.passed and "Expected" not in message
-    assert str(_expected_forward()) not in message
-    for value in _expected_forward():
-        assert f"{value}" not in message, message
-
-
-def test_forward_mistakes_without_a_named_slip_are_described():
-    # normalised by the wrong sum: not a named slip, but its predictions leave the values' range
-    halved = ex.check_nw_forward(lambda q, k, v, w: (2 * torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, 1) * v).sum(1))
-    assert "outside the range of the values" in text(halved), halved.messages
-    off = ex.check_nw_forward(lambda q, k, v, w: (torch.softmax(-((q[:, None] - k) * w) ** 2 / 2, dim=1) * v).sum(1)
-                              + 0.1)
-    assert "three steps" in text(off), off.messages
-
-
-def test_forward_nan_gets_an_accurate_message():
-    feedback = ex.check_nw_forward(lambda q, k, v, w: torch.full((3,), float("nan")) * w)
-    assert not feedback.passed and "NaN" in text(feedback)
+def test_the_reference_laplace_forward_is_the_kernel_ratio(nb04):
+    """The softmax of -w |x - x_i| against the kernel ratio exp(-w |x - x_i|) / sum, an independent computation."""
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        q, k, v, w = rng.uniform(0, 5, 7), rng.uniform(0, 5, 9), rng.normal(size=9), rng.uniform(0.1, 5)
+        kernel = np.exp(-w * np.abs(q[:, None] - k))
+        expected = (kernel * v).sum(1) / kernel.sum(1)
+        got = nb04.laplace_forward(*(torch.tensor(a) for a in (q, k, v)), torch.tensor(w, dtype=torch.float64))
+        assert np.allclose(got.numpy(), expected, rtol=1e-10)

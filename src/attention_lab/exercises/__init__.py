@@ -1,4 +1,5 @@
-"""Exercise checks, one module per notebook (mirroring ``solutions/notebook_0N.py``), all re-exported here.
+"""Exercise checks, one module per notebook (mirroring ``solutions/notebook_0N.py``; notebook 04's checks of the
+score itself are in ``notebook_04_scores``), all re-exported here.
 
 Every ``check_*`` returns a :class:`Feedback` and never raises (see :mod:`.feedback`).
 """
@@ -21,13 +22,8 @@ from .notebook_03 import (
     check_noise_prediction,
     check_small_h_limit,
 )
-from .notebook_04 import (
-    check_gradient_w,
-    check_leave_one_out,
-    check_no_loo_prediction,
-    check_nw_forward,
-    check_sgd_settings,
-)
+from .notebook_04 import check_gradient_w, check_loo_predictions, check_no_loo_prediction, check_sgd_settings
+from .notebook_04_scores import check_laplace_forward, check_laplace_prediction, check_w_symmetry
 from .notebook_05 import (
     check_additive_scores,
     check_masked_softmax,
@@ -67,11 +63,13 @@ __all__ = [
     "check_small_h_limit",
     "check_bandwidth_rate",
     "check_noise_prediction",
-    "check_nw_forward",
-    "check_leave_one_out",
-    "check_sgd_settings",
+    "check_w_symmetry",
     "check_no_loo_prediction",
+    "check_loo_predictions",
     "check_gradient_w",
+    "check_sgd_settings",
+    "check_laplace_prediction",
+    "check_laplace_forward",
     "check_additive_scores",
     "check_masked_softmax",
     "check_unscaled_entropy",

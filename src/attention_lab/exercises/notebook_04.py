@@ -4,102 +4,113 @@ from __future__ import annotations
 
 import numpy as np
 
-from .feedback import Feedback, as_numbers, as_tensor_result, exercise, not_attempted, not_finite, unanswered
+from .feedback import (
+    Feedback,
+    as_numbers,
+    as_tensor_result,
+    exercise,
+    not_attempted,
+    not_finite,
+    unanswered,
+)
+from .notebook_04_scores import gaussian_pool, gradient_problem
 
-__all__ = ["check_nw_forward", "check_leave_one_out", "check_sgd_settings", "check_no_loo_prediction",
-           "check_gradient_w"]
+__all__ = ["check_no_loo_prediction", "check_loo_predictions", "check_gradient_w", "check_sgd_settings"]
 
 
-@exercise("the forward pass of parametric attention pooling")
-def check_nw_forward(name, fn) -> Feedback:
-    """Exercise: ``fn(queries, keys, values, w)``, the parametric Nadaraya-Watson forward pass, differentiable in w."""
+# --- Exercise 3: leave-one-out as a mask on the diagonal of the (n, n) score matrix ------------------------
+
+_LOO_CASES = (((0.3, 1.1, 2.0, 2.4, 4.7), (1.0, -0.5, 2.0, 0.7, 3.0), 1.3),
+              ((0.0, 0.6, 0.9, 2.2, 3.1, 3.3), (0.5, 1.5, -1.0, 2.5, 0.0, 1.0), 0.8))
+
+_LOO_NOT_FINITE = ("For these inputs every prediction is a weighted average of the other points' y, an ordinary "
+                   "number. Adding mask * float('-inf') to the scores gives 0 * (-inf) = NaN off the diagonal: fill "
+                   "the masked entries instead (masked_fill or torch.where). A row with every score -inf is 0/0 = NaN "
+                   "too: mask only the diagonal, one entry per row.")
+
+
+def _loo_mistakes(x, y, w):
+    """(predictions, hint) for plausible wrong maskings of the (n, n) scores, in float64; each hint names its slip."""
     import torch
 
-    queries = torch.tensor([0.5, 2.0, 3.5])
-    keys = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0])
-    values = torch.tensor([1.0, -1.0, 2.0, 0.5, 3.0])
-    w = torch.tensor(1.3, requires_grad=True)
-    got, problem = as_tensor_result(name, fn, queries.clone(), keys.clone(), values.clone(), w,
-                                    finite_advice="For these inputs every prediction is a weighted average of the "
-                                    "values 1, -1, 2, 0.5 and 3, an ordinary number: print the scores, the weights "
-                                    "and their row sums to see where the NaN or inf first appears.")
-    if problem is not None:
-        return problem
-    diff2 = (queries[:, None] - keys) ** 2
-
-    def pooled(scores, dim=1):
-        return (torch.softmax(scores, dim=dim) * values).sum(dim=1)
-
-    expected = pooled(-diff2 * w.detach() ** 2 / 2)
-    if got.shape != expected.shape:
-        return Feedback(name, False, [f"For 3 queries and 5 keys return one prediction per query, shape (3,); "
-                                      f"got {tuple(got.shape)}."])
-    if torch.allclose(got.detach(), expected, atol=1e-5):
-        if not got.requires_grad:
-            return Feedback(name, False, ["The numbers are right, but no gradient flows back to w: keep every step "
-                                          "in torch (no .item(), .numpy() or torch.tensor(...) around w)."])
-        return Feedback(name, True, ["softmax over the keys of -((x - x_i) w)^2 / 2, then the weighted sum of values; "
-                                     "differentiable in w."])
-    mine = got.detach().to(torch.float32)
-    hints = [f"For queries [0.5, 2.0, 3.5], keys [0, 1, 2, 3, 4] and w = 1.3 you returned "
-             f"{mine.numpy().round(4).tolist()}: not the softmax-weighted averages of the values."]
-    w0 = w.detach()
-    if torch.allclose(mine, pooled(-diff2 * w0**2 / 2, dim=0), atol=1e-5):
-        hints.append("The softmax runs over the queries (dim=0); each query normalises over its keys (dim=1).")
-    elif torch.allclose(mine, pooled(diff2 * w0**2 / 2), atol=1e-5):
-        hints.append("The sign is flipped: near keys must score highest, so the score is minus the squared distance.")
-    elif torch.allclose(mine, pooled(-diff2 * w0**2), atol=1e-5):
-        hints.append("The 1/2 is missing: the score is -((x - x_i) w)^2 / 2.")
-    elif torch.allclose(mine, pooled(-diff2 * w0 / 2), atol=1e-5):
-        hints.append("Square w too: it multiplies the distance, ((x - x_i) w)^2 = (x - x_i)^2 w^2.")
-    elif torch.allclose(mine, (torch.exp(-diff2 * w0**2 / 2) * values).sum(dim=1), atol=1e-5):
-        hints.append("The weights are exp(score) without their normalisation: divide by each query's sum over the "
-                     "keys (that is the softmax), so that the weights sum to 1.")
-    elif bool(((mine < values.min() - 1e-5) | (mine > values.max() + 1e-5)).any()):
-        hints.append("Some predictions lie outside the range of the values (from -1 to 3). A weighted average with "
-                     "weights that are non-negative and sum to 1 cannot: normalise the weights with a softmax over "
-                     "the keys.")
-    else:
-        hints.append("Build it in three steps: the score -((x - x_i) w)^2 / 2 for every query-key pair, a softmax "
-                     "over the keys (dim=1), then each query's weighted sum of the values.")
-    return Feedback(name, False, hints)
-
-
-@exercise("leave-one-out keys")
-def check_leave_one_out(name, fn) -> Feedback:
-    """Exercise: ``fn(x)`` returns the (n, n - 1) matrix whose row i holds every x_j except x_i, in order."""
-    import torch
-
-    x = torch.tensor([0.3, 1.1, 2.0, 2.4, 4.7])
-    got, problem = as_tensor_result(name, fn, x.clone(),
-                                    finite_advice="The keys are entries of x copied as they are (x holds no NaN or "
-                                    "inf): select them, with a boolean mask or indices, rather than compute them.")
-    if problem is not None:
-        return problem
     n = x.shape[0]
-    expected = torch.stack([torch.cat([x[:i], x[i + 1:]]) for i in range(n)])
-    if got.shape == expected.shape and torch.allclose(got.float(), expected):
-        return Feedback(name, True, ["Row i has the other n - 1 keys: point i can no longer attend to itself."])
-    if got.shape == (n, n):
-        return Feedback(name, False, [f"Your matrix is {n} x {n}: each row still contains its own x_i. Then a point "
-                                      "can attend to itself, and on the course data training makes w grow without "
-                                      "bound."])
-    if got.shape == (n - 1, n) and torch.allclose(got.float(), expected.T):
-        return Feedback(name, False, [f"Your matrix is transposed, ({n - 1}, {n}): row i must hold the keys of query i "
-                                      "(one row per query), so that it lines up with row i of the leave-one-out values "
-                                      "and with the target y_i."])
-    if got.shape != expected.shape:
-        return Feedback(name, False, [f"For {n} points the result has shape ({n}, {n - 1}); got {tuple(got.shape)}."])
-    contains_self = any(bool((got[i] == x[i]).any()) for i in range(n))
-    if contains_self:
-        return Feedback(name, False, ["Some row i still contains x_i and misses another key: drop exactly the "
-                                      "diagonal (mask = ~torch.eye(n, dtype=bool))."])
-    same_keys = all(torch.equal(torch.sort(got[i].float()).values, torch.sort(expected[i]).values) for i in range(n))
-    if same_keys:
-        return Feedback(name, False, ["Each row has the right keys but in another order; keep the order of x "
-                                      "(the values must line up with the keys)."])
-    return Feedback(name, False, ["Your rows do not hold x's other entries: row i must be x with x_i removed, "
-                                  "the remaining entries copied as they are (no arithmetic)."])
+    scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n): alpha_ij, 0 on the diagonal
+    eye = torch.eye(n, dtype=torch.bool)
+    weights = torch.softmax(scores.masked_fill(eye, float("-inf")), dim=1)  # (n, n), the right weights
+
+    def masked(mask):  # True = may not attend
+        return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=1) @ y
+
+    next_to = ("You masked the entries next to the diagonal (j = i + 1 or j = i - 1), so point i still sees itself "
+               "and loses a neighbour instead: mask the entries with j = i, torch.eye(n, dtype=torch.bool).")
+    return [
+        (torch.softmax(scores, dim=1) @ y,
+         "These are the predictions with every point among its own keys, as if there were no mask. Setting the "
+         "diagonal scores to 0 (or multiplying the scores by a 0/1 mask, which does the same) changes nothing: "
+         "alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the largest score a Gaussian gives. A weight of exactly 0 "
+         "needs a score of -inf before the softmax."),
+        (torch.softmax(scores, dim=1).masked_fill(eye, 0) @ y,
+         "You zeroed the diagonal weights after the softmax without renormalising: each row's remaining weights "
+         "then sum to 1 - lambda_ii < 1, and every prediction shrinks towards 0. Divide each row by its new sum, "
+         "or mask the scores before the softmax."),
+        (y.clone(),
+         "Each prediction is the point's own y_i. Either your mask keeps only the diagonal (masked_fill fills where "
+         "the mask is True: fill the diagonal, not the rest), or the values lie on the wrong axis: y[:, None] "
+         "multiplies row i by y_i, and weights summing to 1 give y_i back. The values go along the keys, y[None, :]."),
+        (weights.T @ y,
+         "These are the right weights read down the columns instead of along the rows: either your softmax runs "
+         "over the queries (dim=0), or your weighted sum does. Each query's row must sum to 1 (a softmax over "
+         "dim=1), and its weighted sum of y runs along that same row."),
+        (masked(eye.roll(1, dims=1)), next_to),
+        (masked(eye.roll(-1, dims=1)), next_to),
+        (masked(torch.ones(n - 1).diag(1).bool()), next_to),
+        (masked(torch.ones(n - 1).diag(-1).bool()), next_to),
+    ]
+
+
+@exercise("leave-one-out predictions with a mask on the diagonal")
+def check_loo_predictions(name, fn) -> Feedback:
+    """Exercise: ``fn(x, y, w)``, each point predicted from the others by masking the diagonal of the (n, n) scores.
+
+    Compared, values and d/dw, with the (n, n - 1) keys of ``nn.leave_one_out`` on two small data sets.
+    """
+    import torch
+
+    from ..nn import leave_one_out
+
+    for xs, ys, w_value in _LOO_CASES:
+        x, y, w = torch.tensor(xs), torch.tensor(ys), torch.tensor(w_value, requires_grad=True)
+        got, problem = as_tensor_result(name, fn, x.clone(), y.clone(), w, finite_advice=_LOO_NOT_FINITE)
+        if problem is not None:
+            return problem
+        x64, y64 = x.double(), y.double()
+        w64 = torch.tensor(w_value, dtype=torch.float64, requires_grad=True)
+        expected = gaussian_pool(x64, *leave_one_out(x64, y64), w64)  # (n,), from the (n, n - 1) keys
+        n, where = len(xs), f"For x = {list(xs)}, y = {list(ys)} and w = {w_value}"
+        if tuple(got.shape) != (n,):
+            hint = f"{where} return one prediction per point, shape ({n},); got {tuple(got.shape)}."
+            if tuple(got.shape) == (n, n):
+                hint += " That is the shape of the weights: finish with each row's weighted sum of y."
+            return Feedback(name, False, [hint])
+        mine = got.detach().double()
+        if torch.allclose(mine, expected.detach(), atol=1e-5):
+            problem = gradient_problem(got, w, expected, w64)
+            if problem is not None:
+                return Feedback(name, False, [problem])
+            continue
+        with torch.no_grad():
+            named = next((hint for wrong, hint in _loo_mistakes(x64, y64, w_value)
+                          if torch.allclose(mine, wrong, atol=1e-5)), None)
+        return Feedback(name, False, [
+            f"{where} you returned {np.round(mine.numpy(), 4).tolist()}: not the leave-one-out predictions.",
+            named or "Check each step: the (n, n) scores alpha_ij = -((x_i - x_j) w)^2 / 2; the diagonal (j = i) "
+                     "set to -inf (a finite penalty such as -1 leaves point i some weight; -1e9 works, since exp "
+                     "underflows to 0); a softmax over each row; each row's weighted sum of y."])
+    return Feedback(name, True, [
+        "Your predictions and their gradient with respect to w match those from the (n, n - 1) leave-one-out keys "
+        "of section 2, on two small data sets: masking the diagonal's scores removes each point from its own "
+        "softmax. A diagonal score of 0 would change nothing: alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the "
+        "largest score in every row."])
 
 
 @exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50:
