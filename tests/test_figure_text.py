@@ -62,3 +62,15 @@ def test_a_tooltip_already_set_is_kept():
     assert describe_control(slider, "X") == "mine"
     bare = widgets.IntSlider()
     assert describe_control(bare, "X").startswith("X, control: a slider")
+
+
+def test_the_live_loss_picture_carries_its_alt_text():
+    from attention_lab.training import LiveLoss
+
+    live = LiveLoss(3, title="kernel width", show=False)
+    live.update(0, train=1.0)
+    live.update(2, train=0.5)
+    png, metadata = live._image()._repr_png_()
+    assert png[:4] in (b"\x89PNG", "iVBO")  # bytes or base64 text, by IPython version
+    assert metadata["alt"] == describe(live.figure)
+    assert metadata["alt"].startswith('Figure: "kernel width, epoch 3/3"; x: "epoch"; y: "mean squared error"')
