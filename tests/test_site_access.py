@@ -94,6 +94,8 @@ def test_index_is_a_course_home(site):
     assert re.search(r"<td>\d+ min</td>", page), "the notebooks' study times"
     assert "requirements/course.txt" in page and (site / "fonts" / "course-cjk.ttf").is_file()
     assert (site / "fonts" / "LICENSE-Apache-2.0.txt").is_file(), "the font travels with its licence"
+    for stem in ("index", "glossary"):  # the pages without a notebook end with the questions footer
+        assert all(html.escape(url) in _page_text(site, stem) for _, url in issue_links().values()), stem
 
 
 # --- in Chromium, from disk ------------------------------------------------------------------------------------------
