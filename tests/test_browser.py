@@ -79,6 +79,9 @@ def test_notebook_in_jupyterlab(lab, page, path):
     lab.shutdown_kernels()  # the previous notebook's kernel: free its memory before this one starts
     browser.open_notebook(page, lab, f"notebooks/{path.name}")
     assert page.locator(browser.DIALOG).count() == 0, "a dialog (e.g. 'Select Kernel') opened with the notebook"
+    # the Colab set-up cell is collapsed to the one line that says what it is
+    placeholders = page.locator(browser.PLACEHOLDER)
+    assert placeholders.count() == 1 and placeholders.first.inner_text().startswith("# Colab set-up (hidden)")
     browser.run_all(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"), full_page=True)
@@ -96,6 +99,10 @@ def test_notebook_in_jupyterlab(lab, page, path):
         assert outputs.nth(i).locator(browser.FIGURE).count() == 1, "a figure is displayed twice in one output"
         outputs.nth(i).scroll_into_view_if_needed()
         outputs.nth(i).screenshot(path=str(ARTIFACTS / f"{path.stem}-explorer-{k + 1}.png"))
+
+    # every explorer's controls carry a description a screen reader can read (their label's title)
+    described = page.locator(f'{browser.OUTPUT} [title*="the figure below follows"]').count()
+    assert described >= len(areas), f"{described} described controls for {len(areas)} explorers"
 
     # every slider of every explorer moves its figure on screen
     moved = 0

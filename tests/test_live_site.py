@@ -19,16 +19,6 @@ from live_pages import frames_of
 
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
 
-# MathJax 2's HTML-CSS output probes fonts: a "MathJax_Blank" font at about:blank, and TeX fonts that
-# jupyter-server-mathjax does not ship (it ships STIX-Web only). Harmless (the math renders in STIX), known,
-# and the only console errors allowed.
-def _mathjax_probe(message) -> bool:
-    url = message.location.get("url", "")
-    if message.text.startswith("Access to font at 'about:blank'"):
-        return True
-    return message.text.startswith("Failed to load resource") and (url == "about:blank" or "/mathjax/fonts/" in url)
-
-
 # --- frame plans (no browser) -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sizes, sliders, current", [
@@ -150,7 +140,7 @@ def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_pr
 
         page.route("**/*", only_files)
         page.on("console", lambda m: errors.append(f"{m.text} ({m.location.get('url')})")
-                if m.type == "error" and not _mathjax_probe(m) else None)
+                if m.type == "error" else None)  # none allowed: the pages log no error from file://
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("requestfinished", lambda r: loaded.append(r.url))
         page.goto((site / f"{path.stem}.html").as_uri(), wait_until="load")

@@ -33,6 +33,9 @@ FIGURE = ".jupyter-matplotlib"
 CANVAS = ".jupyter-matplotlib-canvas-div canvas"
 SLIDER_HANDLE = ".widget-slider .noUi-handle"
 DIALOG = ".jp-Dialog"
+# a code cell's execution prompt; a collapsed cell shows a placeholder prompt instead, which never gets a count
+PROMPT = ".jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)"
+PLACEHOLDER = ".jp-InputPlaceholder"
 
 
 def chromium_available() -> bool:
@@ -165,20 +168,22 @@ def open_notebook(page, server: LabServer, relative_path: str):
 def run_all(page, timeout_ms: int = 180_000):
     """Run All, then wait until every code cell has an execution count and the kernel is idle.
 
-    Run All stops at a cell that raises, leaving the cells below it unrun: that is reported at once with the
-    error shown, instead of waiting out the timeout. A timeout names the cells still waiting or running.
+    A cell whose input is collapsed (the Colab set-up cell) shows a placeholder prompt without a count: it is
+    not waited for (the cell runs all the same). Run All stops at a cell that raises, leaving the cells below
+    it unrun: that is reported at once with the error shown, instead of waiting out the timeout. A timeout
+    names the cells still waiting or running.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     try:
         state = page.wait_for_function(
-            """(stderr) => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            """([stderr, prompt]) => {
+                const prompts = [...document.querySelectorAll(prompt)];
                 if (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))) return 'done';
                 const running = prompts.some(p => p.textContent.includes('*'));
                 return !running && document.querySelector(stderr) ? 'stopped' : false;
-            }""", arg=STDERR, timeout=timeout_ms).json_value()
+            }""", arg=[STDERR, PROMPT], timeout=timeout_ms).json_value()
     except PlaywrightTimeout as error:  # say which cells never finished
         raise AssertionError(f"Run All did not finish in {timeout_ms / 1000:.0f} s; {_unfinished(page)}") from error
     if state == "stopped":
@@ -188,8 +193,8 @@ def run_all(page, timeout_ms: int = 180_000):
 
 
 def _unfinished(page) -> str:
-    prompts = page.evaluate("() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
-                            ".map(p => p.textContent.trim())")
+    prompts = page.evaluate("(prompt) => [...document.querySelectorAll(prompt)].map(p => p.textContent.trim())",
+                            PROMPT)
     left = [f"code cell {i + 1} {text or '[ ]'}" for i, text in enumerate(prompts)
             if not any(c.isdigit() for c in text)]
     return f"{len(left)} of {len(prompts)} code cells without an execution count: " + ", ".join(left[:8])

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import html
 import re
 import shutil
 from pathlib import Path
 
 import live_pages
 import nbformat
+import site_kit
 from execute import Executed, execute
 from explorer_frames import AFTER_NOTEBOOK
 from staging import staged
@@ -86,8 +86,7 @@ def _local_links(page: str) -> str:
 
 
 # jupyter-server-mathjax ships the STIX web fonts only (as Jupyter's classic notebook used them)
-MATHJAX_FONTS = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
-                 'imageFont: null, preferredFont: null, webFont: "STIX-Web"}});</script>\n')
+MATHJAX_FONTS = site_kit.MATHJAX_CONFIG
 
 
 def _offline(page: str) -> str:
@@ -115,30 +114,16 @@ def _title(nb, fallback: str) -> str:
     return fallback
 
 
-def _write_page(exporter, nb, path: Path, title: str):
+def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False):
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    path.write_text(live_pages.install(_offline(_local_links(body))), encoding="utf-8")
+    page = live_pages.install(_offline(_local_links(body)))
+    path.write_text(site_kit.finish_page(page, footer=footer), encoding="utf-8")
 
 
-def _index(pages: list, outdir: Path):
-    items = "\n".join(f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
-                      f'<span class="meta">({seconds:.0f} s to run)</span></li>' for name, title, seconds in pages)
-    outdir.joinpath("index.html").write_text(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;line-height:1.5}}
-li{{margin:.4rem 0}} .meta{{color:#666;font-size:.9em}}</style></head>
-<body><h1>Attention, from hard to soft</h1>
-<p>An interactive course on the attention mechanism, as static pages: every figure, formula and result of
-the notebooks, executed. The explorers are live here too: move their sliders and the figure follows (each
-position shows a frame the explorer drew in Python; no kernel needed). To change the code, open the
-notebooks in JupyterLab, on Binder or on Colab (see the README).</p>
-<ol start="0">
-{items}
-</ol>
-<p><a href="glossary.html">Glossary and notation · 术语与记号</a></p>
-</body></html>
-""", encoding="utf-8")
+def _index(pages: list, outdir: Path, notebooks: dict):
+    """The course home (``site_kit.index_page``)."""
+    page = site_kit.finish_page(site_kit.index_page(pages, notebooks))
+    outdir.joinpath("index.html").write_text(page, encoding="utf-8")
 
 
 def _without_svg_output(folder, names):
@@ -187,6 +172,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
     # the pages use MathJax's HTML-CSS output: its SVG output (2.9 MB, a third of the copy) is left out
     shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True, ignore=_without_svg_output)
     live_pages.copy_script(outdir)
+    site_kit.copy_assets(outdir)
     exporter = _exporter()
     pages, written = [], []
     for path in paths:
@@ -197,6 +183,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         live_pages.write_frames(images, outdir)
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
+        site_kit.prepare_notebook(nb, path.name)
         title = _title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))
@@ -209,9 +196,9 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
-        _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation")
+        _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
-    _index(pages, outdir)
+    _index(pages, outdir, {p.stem: p for p in paths})
     return [outdir / "index.html", *written]
 
 

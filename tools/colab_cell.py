@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
 import nbformat
+from launch_buttons import REPOSITORY, numbered_notebooks
 
 from attention_lab.paths import repo_root
 
-__all__ = ["TAG", "REPOSITORY", "cell_source", "add_colab_cell"]
+__all__ = ["TAG", "REPOSITORY", "HIDDEN", "cell_source", "add_colab_cell"]
 
 ROOT = repo_root(Path(__file__).parent)
 TAG = "colab-setup"
-REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
+# JupyterLab shows the cell collapsed to its first line (the comment saying what it is); a click opens it
+HIDDEN = {"jupyter": {"source_hidden": True}}
 
-SOURCE = '''# On Google Colab: fetch the course and install what Colab lacks. Anywhere else: nothing.
+SOURCE = '''# Colab set-up (hidden): on Google Colab it fetches the course and installs what Colab lacks; else nothing.
 import importlib
 import importlib.util
 import os
@@ -65,16 +66,21 @@ def cell_source(repository: str = REPOSITORY) -> str:
 
 
 def add_colab_cell(path: Path, repository: str = REPOSITORY) -> bool:
-    """Insert or update the tagged set-up cell before the first code cell; return True if the file changed."""
+    """Insert or update the tagged set-up cell before the first code cell; return True if the file changed.
+
+    The cell is collapsed (``jupyter.source_hidden``): JupyterLab shows only its first line.
+    """
     nb = nbformat.read(path, as_version=4)
     source = cell_source(repository)
     tagged = [cell for cell in nb.cells if TAG in cell.get("metadata", {}).get("tags", [])]
     if tagged:
-        if tagged[0].source == source:
+        hidden = tagged[0].metadata.get("jupyter", {}).get("source_hidden") is True
+        if tagged[0].source == source and hidden:
             return False
         tagged[0].source = source
+        tagged[0].metadata.setdefault("jupyter", {})["source_hidden"] = True
     else:
-        cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]})
+        cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG], **HIDDEN})
         first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
         nb.cells.insert(first_code, cell)
     nbformat.write(nb, path)
@@ -85,7 +91,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to update (default: notebooks/*.ipynb)")
     args = parser.parse_args(argv)
-    paths = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = args.notebooks or numbered_notebooks()
     for path in paths:
         if not path.exists():
             print(f"colab_cell: no notebook at {path}", file=sys.stderr)

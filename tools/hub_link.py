@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
+
+from launch_buttons import REPOSITORY
 
 from attention_lab.paths import repo_root
 
 __all__ = ["REPOSITORY", "hub_link"]
 
 ROOT = repo_root(Path(__file__).parent)
-REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 BRANCH = "main"
 
 

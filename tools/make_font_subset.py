@@ -2,7 +2,8 @@
 
 Run from the repository root after installing the Debian package fonts-wqy-microhei:
     python tools/make_font_subset.py
-The subset keeps the figures readable on machines without a Chinese font (Binder, most laptops).
+The subset keeps the figures and the static pages readable on machines without a Chinese font (Binder, most
+laptops).
 """
 
 import re
@@ -19,7 +20,11 @@ GLOSSARY = "硬性注意力软性注意力汇聚查询键值评分函数核回�
 
 
 def characters() -> str:
-    texts = [p.read_text(encoding="utf-8") for p in [*ROOT.glob("data/*.csv"), *ROOT.glob("notebooks/*.ipynb")]]
+    # the figures' Chinese (data, notebooks) and the static pages' (the glossary, the home page in site_kit.py):
+    # the pages serve this font too, so Chinese draws in browsers without a Chinese font
+    sources = [*ROOT.glob("data/*.csv"), *ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("notebooks/*.md"),
+               ROOT / "tools" / "site_kit.py"]
+    texts = [p.read_text(encoding="utf-8") for p in sources]
     found = set(re.findall(r"[\u3000-\u9fff\uff00-\uffef]", "".join(texts) + GLOSSARY))
     return "".join(sorted(found))
 

@@ -18,6 +18,8 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from attention_lab.figure_text import describe_figures_in_ipython
+
 __all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "token_heatmap", "interactive_figure",
            "buffer_png"]
 
@@ -72,8 +74,10 @@ def course_style(scale: float = 1.0) -> dict:
 def use_course_style(*, lecture: bool = False) -> None:
     """Apply the course style to matplotlib for the rest of this notebook session (every notebook's first cell).
 
-    ``lecture=True`` is the projector version (see :func:`lecture_mode`).
+    ``lecture=True`` is the projector version (see :func:`lecture_mode`). In IPython it also gives every
+    static figure an alt text built from its labels (:func:`attention_lab.figure_text.describe`).
     """
+    describe_figures_in_ipython()
     if not lecture:
         mpl.rcParams.update(course_style())
         return

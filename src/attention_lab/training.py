@@ -18,6 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .data import RegressionData
+from .figure_text import describe
 from .plots import CYCLE, buffer_png
 
 __all__ = ["LiveLoss", "snapshot"]
@@ -50,11 +51,16 @@ class LiveLoss:
         self.ax.set_title(title)
         self.lines: dict = {}
         self._last, self._cost = 0.0, 0.0
-        self.handle = display(Image(data=self._png()), display_id=True) if show else None
+        self.handle = display(self._image(), display_id=True) if show else None
 
     def _png(self) -> bytes:
         self.figure.canvas.draw()
         return buffer_png(self.figure.canvas)
+
+    def _image(self) -> Image:
+        """The current picture, with an alt text from the figure's labels (the static pages show it)."""
+        png = self._png()
+        return Image(data=png, metadata={"alt": describe(self.figure)})
 
     def update(self, epoch: int, **losses: float) -> None:
         """Add one point per named curve at ``epoch``; redraw if enough time has passed or training ended."""
@@ -78,7 +84,7 @@ class LiveLoss:
         self.ax.legend(loc="upper right")
         self.ax.set_title(f"{self.title}, {self.xlabel} {epoch + 1}/{self.epochs}")
         if self.handle is not None:
-            self.handle.update(Image(data=self._png()))
+            self.handle.update(self._image())
         self._last = time.perf_counter()
         self._cost = self._last - start
 

@@ -63,6 +63,7 @@ class Explorer:
             view = self._image = widgets.Image(value=buffer_png(self.canvas), format="png")
         for control in controls.values():
             control.observe(self._on_change, names="value")
+            describe_control(control, type(self).__name__)
         row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))  # wraps if narrow
         self.widget = widgets.VBox([row, view])
 
@@ -134,6 +135,23 @@ class Explorer:
         bundle = widget_bundle(self.widget, **kwargs)
         bundle["image/png"] = buffer_png(self.canvas)
         return bundle
+
+
+def _how_to_use(control) -> str:
+    if isinstance(control, widgets.ToggleButtons):
+        return "buttons: Tab to one, Enter or Space chooses it"
+    if isinstance(control, widgets.Dropdown):
+        return "a list: the arrow keys choose"
+    return "a slider: the arrow keys step it, Home and End go to its ends"
+
+
+def describe_control(control, owner: str) -> str:
+    """Give ``control`` a tooltip a screen reader can read (ipywidgets shows it as the label's title): what it
+    sets, how to move it from the keyboard, that the figure follows. A tooltip already set is kept."""
+    if not getattr(control, "tooltip", None):
+        name = getattr(control, "description", "") or "control"
+        control.tooltip = f"{owner}, {name}: {_how_to_use(control)}; the figure below follows"
+    return control.tooltip
 
 
 def widget_bundle(widget, **kwargs) -> dict:

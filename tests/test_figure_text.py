@@ -1,0 +1,76 @@
+"""Words for screen readers: the figures' alt texts and the explorers' control descriptions."""
+
+import matplotlib.pyplot as plt
+import pytest
+from test_bad_input_explorers import FACTORIES
+
+from attention_lab.explorers.base import describe_control
+from attention_lab.figure_text import describe, describe_figures_in_ipython
+
+
+def test_describe_reads_titles_labels_and_legends_without_tex_marks():
+    fig, axes = plt.subplots(1, 2)
+    try:
+        axes[0].plot([0, 1], [1, 0], label=r"$\lambda_i$ at $T = 1$")
+        axes[0].legend()
+        axes[0].set_title("Softmax weights")
+        axes[1].set_xlabel(r"key $\mathrm{index}\ i$")
+        axes[1].set_ylabel("score")
+        fig.suptitle("Temperature")
+        text = describe(fig)
+    finally:
+        plt.close(fig)
+    assert text.startswith('Figure "Temperature" with 2 panels: panel 1: "Softmax weights"')
+    assert 'legend: "lambda_i at T = 1"' in text and 'panel 2: x: "key index i"; y: "score"' in text
+    assert "$" not in text and "\\" not in text
+
+
+def test_describe_says_when_a_figure_has_no_words_and_stays_short():
+    fig, ax = plt.subplots()
+    try:
+        assert describe(fig) == "Figure (no titles or axis labels)."
+        ax.set_title("x" * 2000)
+        assert len(describe(fig)) <= 600 and describe(fig).endswith("…")
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("bad", [None, "figure", plt])
+def test_describe_refuses_what_is_not_a_figure(bad):
+    with pytest.raises(ValueError, match="fig must be a matplotlib Figure"):
+        describe(bad)
+
+
+def test_outside_ipython_nothing_is_wrapped():
+    assert describe_figures_in_ipython() is False
+
+
+@pytest.mark.parametrize("kind", sorted(FACTORIES))
+def test_every_explorer_control_has_a_description_and_a_tooltip(kind):
+    explorer = FACTORIES[kind]()
+    for name, control in explorer.controls.items():
+        assert control.description, f"{kind}: control {name} has no description (its visible label)"
+        assert control.tooltip.startswith(f"{type(explorer).__name__}, {control.description}: "), control.tooltip
+        assert "keys" in control.tooltip or "Tab" in control.tooltip, "the tooltip says how to use it by keyboard"
+    plt.close(explorer.figure)
+
+
+def test_a_tooltip_already_set_is_kept():
+    import ipywidgets as widgets
+
+    slider = widgets.IntSlider(description="n", tooltip="mine")
+    assert describe_control(slider, "X") == "mine"
+    bare = widgets.IntSlider()
+    assert describe_control(bare, "X").startswith("X, control: a slider")
+
+
+def test_the_live_loss_picture_carries_its_alt_text():
+    from attention_lab.training import LiveLoss
+
+    live = LiveLoss(3, title="kernel width", show=False)
+    live.update(0, train=1.0)
+    live.update(2, train=0.5)
+    png, metadata = live._image()._repr_png_()
+    assert png[:4] in (b"\x89PNG", "iVBO")  # bytes or base64 text, by IPython version
+    assert metadata["alt"] == describe(live.figure)
+    assert metadata["alt"].startswith('Figure: "kernel width, epoch 3/3"; x: "epoch"; y: "mean squared error"')

@@ -1,0 +1,224 @@
+"""What makes the static pages a course site: launch buttons, the collapsed Colab cell, alt texts, the CJK font,
+``lang`` on Chinese text, readable contrast and focus, the questions footer, and the course home page.
+
+``build_site.py`` calls :func:`prepare_notebook` on each executed notebook before export, :func:`finish_page` on
+each exported page, :func:`copy_assets` once, and :func:`index_page` for ``index.html``. Everything here works
+from ``file://``: the font is a file beside the pages, loaded by a relative URL.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import launch_buttons
+
+from attention_lab.paths import repo_root
+
+__all__ = ["FONT_FAMILY", "STYLE", "copy_assets", "prepare_notebook", "finish_page", "lang_zh", "index_page"]
+
+ROOT = repo_root(Path(__file__).parent)
+FONT_SOURCE = ROOT / "src" / "attention_lab" / "fonts"
+FONT_FILES = ("course-cjk.ttf", "LICENSE-Apache-2.0.txt", "README.md")
+FONT_FAMILY = "Course CJK"
+COLAB_TAG = "colab-setup"
+# CJK ideographs and their punctuation: the runs that get lang="zh" and the shipped font
+CJK = "\u2e80-\u2fff\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+CJK_RUN = re.compile(f"[{CJK}](?:[{CJK}\\s·]*[{CJK}])?")
+
+_SANS = ("system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica, arial, sans-serif, "
+         "'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'")
+_MONO = "menlo, consolas, 'DejaVu Sans Mono', monospace"
+
+STYLE = f"""<style id="site-kit">
+@font-face {{font-family: "{FONT_FAMILY}"; src: url("fonts/course-cjk.ttf") format("truetype");
+  unicode-range: U+2E80-2FFF, U+3000-303F, U+3400-4DBF, U+4E00-9FFF, U+F900-FAFF, U+FF00-FFEF; font-display: block}}
+:root {{--jp-ui-font-family: "{FONT_FAMILY}", {_SANS}; --jp-content-font-family: "{FONT_FAMILY}", {_SANS};
+  --jp-code-font-family: {_MONO}, "{FONT_FAMILY}"; --jp-code-font-family-default: {_MONO}, "{FONT_FAMILY}"}}
+body {{font-family: "{FONT_FAMILY}", {_SANS}}}
+select, option, input, button, output {{font-family: inherit}}
+/* WCAG 2.1 AA contrast on the code background (#f5f5f5) and the white page */
+.highlight .c, .highlight .c1, .highlight .cm, .highlight .ch, .highlight .cs, .highlight .cpf {{color: #2e6161}}
+.highlight .m, .highlight .mf, .highlight .mi, .highlight .mh, .highlight .mo, .highlight .mb, .highlight .il
+  {{color: #006400}}
+.highlight .ow, .highlight .nd {{color: #7a00c2}}
+:root {{--jp-cell-prompt-not-active-opacity: 1; --jp-cell-prompt-not-active-font-color: #616161}}
+/* links in running text are underlined, not told apart by colour alone */
+.jp-RenderedHTMLCommon a:not(.launch-button), .site-home a:not(.launch-button) {{text-decoration: underline !important}}
+:focus-visible {{outline: 3px solid #B35900; outline-offset: 2px}}
+.live-controls input[type=range]:focus-visible, .live-controls select:focus-visible
+  {{outline: 3px solid #B35900; outline-offset: 2px}}
+/* MathJax's hidden MathML for screen readers would ask for TeX web fonts this copy does not ship */
+.MJX_Assistive_MathML, .MJX_Assistive_MathML * {{font-family: serif !important}}
+.launch-buttons {{display: flex; flex-wrap: wrap; gap: .5rem; margin: .6rem 0 1rem}}
+.jp-RenderedHTMLCommon .launch-buttons a.launch-button, a.launch-button {{display: inline-block; padding: .3rem .8rem;
+  border-radius: 4px; background: #005A8C; color: #fff; text-decoration: none; font-weight: 600}}
+a.launch-button:hover {{background: #00466E}}
+a.launch-button.launch-download {{background: #fff; color: #005A8C; border: 2px solid #005A8C}}
+details.colab-setup {{margin: .3rem 0; padding: .2rem .6rem; border-left: 3px solid #bbb; color: #333}}
+details.colab-setup summary {{cursor: pointer}}
+.questions-footer {{margin: 2rem auto 1rem; padding-top: .6rem; border-top: 1px solid #ccc; max-width: 60rem}}
+</style>
+"""
+
+# MathJax 2 (HTML-CSS output, the STIX web fonts jupyter-server-mathjax ships). Its default "MathJax_Blank"
+# font probe loads about:blank, which Chromium refuses from file:// (a console error): a local() source
+# needs no fetch. The fast preview would ask for TeX fonts that are not shipped.
+MATHJAX_CONFIG = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"fast-preview": {disabled: true}, '
+                  'menuSettings: {CHTMLpreview: false}, "HTML-CSS": {availableFonts: [], imageFont: null, '
+                  'preferredFont: null, webFont: "STIX-Web", styles: {"@font-face": {"font-family": "MathJax_Blank", '
+                  "src: \"local('MathJax_Blank')\"}}}});</script>\n")
+
+
+def copy_assets(outdir: Path) -> None:
+    """The CJK font, with its licence and README, into ``outdir/fonts/``."""
+    folder = Path(outdir) / "fonts"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in FONT_FILES:
+        shutil.copyfile(FONT_SOURCE / name, folder / name)
+
+
+def _colab_markdown(source: str) -> str:
+    first, _, _ = source.partition("\n")
+    summary = html.escape(first.lstrip("# ").strip())
+    return (f'<details class="colab-setup"><summary>{summary}</summary>\n\n```python\n{source}\n```\n\n</details>')
+
+
+def _img(png: str, alt: str, meta: dict) -> str:
+    size = "".join(f' {k}="{int(meta[k])}"' for k in ("width", "height") if isinstance(meta.get(k), int | float))
+    return f'<img src="data:image/png;base64,{png.strip()}" alt="{html.escape(alt)}"{size}>'
+
+
+def prepare_notebook(nb, name: str):
+    """The executed notebook ``nb`` (page of ``name``, e.g. ``01_x.ipynb``) made ready for its page, in place.
+
+    - the launch block under the title becomes the page's buttons (:func:`launch_buttons.page_buttons`);
+    - the Colab set-up cell becomes a closed ``<details>`` whose one visible line says what it is;
+    - a figure whose output carries an ``alt`` (``attention_lab.figure_text``) becomes an image with that alt.
+    """
+    import nbformat
+
+    if nb.cells and nb.cells[0].cell_type == "markdown" and launch_buttons.BEGIN in nb.cells[0].source:
+        source = nb.cells[0].source
+        start = source.index(launch_buttons.BEGIN)
+        end = source.index(launch_buttons.END) + len(launch_buttons.END)
+        nb.cells[0].source = source[:start] + launch_buttons.page_buttons(name) + source[end:]
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and COLAB_TAG in cell.get("metadata", {}).get("tags", []):
+            nb.cells[i] = nbformat.v4.new_markdown_cell(_colab_markdown(cell.source), id=cell.get("id", f"colab-{i}"))
+            continue
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data, meta = output.get("data", {}), output.get("metadata", {})
+            png_meta = meta.get("image/png", {}) if isinstance(meta.get("image/png"), dict) else {}
+            alt = png_meta.get("alt") or meta.get("alt")
+            if "image/png" in data and alt:
+                output["data"] = {"text/html": _img(data["image/png"], alt, png_meta)}
+                output["metadata"] = {}
+    return nb
+
+
+def lang_zh(page: str) -> str:
+    """Mark each run of Chinese text in the page's visible text with ``<span lang="zh">`` (not in scripts, styles,
+    attributes, ``<title>`` or ``<option>``, where a span cannot go)."""
+    out, skip = [], None
+    for part in re.split(r"(<[^>]*>)", page):
+        if part.startswith("<"):
+            tag = re.match(r"</?\s*([a-zA-Z0-9]+)", part)
+            name = tag.group(1).lower() if tag else ""
+            if skip is None and not part.startswith("</") and name in ("script", "style", "title", "option",
+                                                                       "textarea"):
+                skip = name
+            elif skip is not None and part.startswith("</") and name == skip:
+                skip = None
+            out.append(part)
+        elif skip is None and CJK_RUN.search(part):
+            out.append(CJK_RUN.sub(lambda m: f'<span lang="zh">{m.group(0)}</span>', part))
+        else:
+            out.append(part)
+    return "".join(out)
+
+
+def finish_page(page: str, *, footer: bool = False) -> str:
+    """The site's style in the head, ``lang="zh"`` on Chinese text, and (``footer``) the
+    questions footer before ``</body>`` (notebook pages have it as their last cell)."""
+    page = page.replace("</head>", STYLE + "</head>", 1)
+    if footer:
+        page = page.replace("</body>", launch_buttons.page_footer() + "\n</body>", 1)
+    return lang_zh(page)
+
+
+def _minutes(notebook: Path) -> str:
+    import json
+
+    first = "".join(json.loads(notebook.read_text(encoding="utf-8"))["cells"][0]["source"])
+    match = re.search(r"Time: about (\d+) minutes", first) or re.search(r"about (\d+) minutes", first)
+    return f"{match.group(1)} min" if match else ""
+
+
+def index_page(pages: list, notebooks: dict) -> str:
+    """The course home: what you will learn, the map of the notebooks with their times and buttons, how to run it.
+
+    ``pages``: (stem, title, seconds to run) per notebook page; ``notebooks``: stem -> notebook path.
+    """
+    rows = []
+    for stem, title, seconds in pages:
+        path = notebooks.get(stem)
+        minutes = _minutes(path) if path is not None else ""
+        buttons = launch_buttons.page_buttons(path.name) if path is not None else ""
+        rows.append(f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a></td>'
+                    f"<td>{html.escape(minutes)}</td><td>{seconds:.0f} s</td><td>{buttons}</td></tr>")
+    repository = html.escape(launch_buttons.REPOSITORY)
+    body = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{{max-width:60rem;margin:2.5rem auto;padding:0 1.2rem;line-height:1.55;color:#212121;font-size:17px}}
+h1{{font-size:2rem;margin-bottom:.2rem}} .lead{{font-size:1.15rem;color:#333}}
+table{{border-collapse:collapse;width:100%;margin:1rem 0}} th,td{{text-align:left;padding:.45rem .5rem;
+border-bottom:1px solid #ddd;vertical-align:top}} th{{background:#f3f3f3}}
+td .launch-buttons{{margin:0;gap:.3rem}} td a.launch-button{{padding:.1rem .45rem;font-size:.85rem}}
+code,pre{{background:#f5f5f5;border-radius:3px}} pre{{padding:.6rem .8rem;overflow-x:auto}}
+a{{color:#0b4f8a}}
+</style>
+</head>
+<body class="site-home"><main>
+<h1>Attention, from hard to soft</h1>
+<p class="lead">An interactive course on the attention mechanism: from attention as a lookup to soft attention,
+kernel regression, Bahdanau attention in a translation model and self-attention in a small Transformer.
+These pages show every notebook executed, with its figures, formulas and results; the explorers stay live
+(move a slider and the figure follows, without a kernel).</p>
+
+<h2>What you will learn</h2>
+<ul>
+<li>compute attention by hand and in numpy: scores, softmax weights, the weighted average of the values;</li>
+<li>explain softmax as the smooth version of argmax, and what temperature, bandwidth and sqrt(d) scaling do;</li>
+<li>read kernel regression as attention pooling, choose its bandwidth, and learn it with PyTorch;</li>
+<li>mask padding, batch attention, train a seq2seq model with Bahdanau attention and read its alignments;</li>
+<li>build self-attention, positional encoding, the causal mask and multi-head attention, and train a tiny
+Transformer.</li>
+</ul>
+<p>Prerequisites: Python and numpy, a little calculus; for notebooks 04-07 a first look at PyTorch.</p>
+
+<h2>The notebooks, in order</h2>
+<table>
+<thead><tr><th scope="col">notebook</th><th scope="col">time to study</th><th scope="col">time to run</th>
+<th scope="col">run it yourself</th></tr></thead>
+<tbody>
+{chr(10).join(rows)}
+</tbody></table>
+<p><a href="glossary.html">Glossary and notation</a> (术语与记号): every symbol, its name
+in code, and the terms in English and Chinese.</p>
+
+<h2>Run it on your machine</h2>
+<p>With Python 3.11 or newer, from a clone of <a href="{repository}">the repository</a>:</p>
+<pre><code>python -m pip install -r requirements/course.txt &amp;&amp; jupyter lab notebooks/</code></pre>
+<p>installs exactly the tested versions (PyTorch's CPU build on Linux) and opens the course in JupyterLab; run
+the first cell of each notebook first. Colab and Binder need no install: use the buttons above.
+<code>python -m pip install -r requirements/test.txt &amp;&amp; python -m pytest</code> runs all the tests.</p>
+</main>
+{launch_buttons.page_footer()}
+</body></html>
+"""
+    return body
