@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 from ._checks import as_float_array, as_rng, check_count, check_temperature, describe
-from .normalisers import normalise_rows, softmax
+from .normalisers import softmax
 
 __all__ = ["check_top_p", "top_k_mask", "top_p_mask", "next_token_distribution", "greedy_tokens", "sample_tokens"]
 
@@ -133,7 +133,7 @@ def next_token_distribution(logits, temperature: float = 1.0, *, top_k: int | No
         kept = top_k_mask(alpha, top_k)
     if top_p is not None:
         kept = top_p_mask(alpha, top_p, temperature, mask=kept)
-    return normalise_rows(softmax(alpha, temperature, mask=kept))
+    return softmax(alpha, temperature, mask=kept)  # every row keeps its largest logit: it sums to 1
 
 
 def greedy_tokens(logits) -> np.ndarray:
