@@ -91,3 +91,22 @@ def test_static_twin_draws_the_same_distributions():
     for ax, (t, k, p) in zip(fig.axes, settings, strict=True):
         heights = [patch.get_height() for patch in ax.patches]
         np.testing.assert_allclose(heights, next_token_distribution(LOGITS, t, top_k=k, top_p=p)[order])
+
+
+BAD = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf, "negative": -1.0, "huge": 1e9, "text": "x", "None": None,
+       "True": True, "complex": 1 + 1j, "list": [1.0], "unknown option": "nonsense", "off the grid": 0.33}
+
+
+@pytest.mark.parametrize("control", ["temperature", "top_k", "top_p"])
+def test_set_and_the_constructor_refuse_every_bad_value_naming_the_control(control):
+    explorer = SamplingExplorer(LOGITS, TOKENS, interactive=False)
+    before = {name: c.value for name, c in explorer.controls.items()}
+    for bad, value in BAD.items():
+        valid_temperature = control == "temperature" and isinstance(value, float) and value >= 0  # snaps, inf too
+        if valid_temperature or (control == "top_k" and value is None):  # None: every token, the default
+            continue
+        with pytest.raises(ValueError, match=control):
+            explorer.set(**{control: value})
+        with pytest.raises(ValueError, match=control):
+            SamplingExplorer(LOGITS, TOKENS, interactive=False, **{control: value})
+        assert {name: c.value for name, c in explorer.controls.items()} == before, bad  # nothing stored

@@ -59,7 +59,7 @@ class SamplingExplorer(Explorer):
     shows the distribution only.
     """
 
-    figsize = (11.0, 4.6)
+    figsize = (11.0, 3.9)
 
     def __init__(self, logits, tokens, *, prompt: str = "", continuation=None, temperature=1.0, top_k=None,
                  top_p=1.0, interactive=True):
@@ -88,7 +88,7 @@ class SamplingExplorer(Explorer):
         return next_token_distribution(self.alpha, temperature, top_k=top_k, top_p=top_p)
 
     def _build(self) -> list:
-        self.ax_bars, self.ax_text = self.figure.subplots(2, 1, gridspec_kw={"height_ratios": [2.3, 1.0]})
+        self.ax_bars, self.ax_text = self.figure.subplots(2, 1, gridspec_kw={"height_ratios": [3.0, 0.55]})
         ax, n = self.ax_bars, self.alpha.size
         positions = np.arange(n)
         reference = softmax(self.alpha)[self.order]
