@@ -102,3 +102,25 @@ def test_training_lowers_the_loss():
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call(small_model())
+
+
+def test_a_stack_of_decoder_blocks_agrees_with_torchs_transformer_decoder():
+    """torch.nn.TransformerDecoder (two pre-LN layers and a final LayerNorm), as TransformerSeq2Seq's decoder runs."""
+    torch.manual_seed(4)
+    layer = torch.nn.TransformerDecoderLayer(16, 4, dim_feedforward=24, dropout=0.0, batch_first=True, norm_first=True)
+    decoder = torch.nn.TransformerDecoder(layer, num_layers=2, norm=torch.nn.LayerNorm(16)).eval()
+    with torch.no_grad():
+        for p in decoder.norm.parameters():
+            p.uniform_(-1, 1)  # not the identity: the final norm is compared too
+        for p in decoder.layers[1].parameters():
+            p.add_(0.1 * torch.randn_like(p))  # TransformerDecoder clones its layer: make the two differ
+    blocks = [DecoderBlock.from_torch(each) for each in decoder.layers]
+    x, memory = torch.randn(3, 5, 16), torch.randn(3, 7, 16)
+    allowed = padding_mask(torch.tensor([7, 4, 1]), 7)
+    with torch.no_grad():
+        theirs = decoder(x, memory, tgt_mask=~causal_mask(5), memory_key_padding_mask=~allowed[:, 0])
+        ours = x
+        for block in blocks:
+            ours = block(ours, memory, causal_mask(5), allowed)
+        ours = torch.nn.functional.layer_norm(ours, (16,), decoder.norm.weight, decoder.norm.bias)
+    torch.testing.assert_close(ours, theirs, atol=1e-5, rtol=1e-4)
