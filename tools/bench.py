@@ -65,6 +65,19 @@ SETUP = textwrap.dedent("""
         _loss.backward()
         _opt.step()
         SNAPSHOTS.append(snapshot(_model, _epoch + 1, _loss.item(), DATA))
+    # notebook 08's sampling explorer: a character model of its size (untrained: the same work per step)
+    from attention_lab.explorers import SamplingExplorer
+    from attention_lab.text_data import load_text
+    CHARS, PROMPT_TEXT = sorted(set(load_text())), "MENENIUS:\\n"
+    torch.set_num_threads(1)  # as notebook 08 does: tiny steps, and no thread contention on a shared machine
+    torch.manual_seed(0)
+    LM = aln.CharTransformer(len(CHARS), 128, d_model=64, num_heads=4, num_layers=2, d_ff=128).eval()
+    PROMPT = torch.tensor([[CHARS.index(c) for c in PROMPT_TEXT]])
+    with torch.no_grad():
+        LOGITS = LM(PROMPT)[0, -1].double().numpy()
+    def WRITE(temperature, top_k, top_p):
+        out = aln.generate(LM, PROMPT, 40, temperature=temperature, top_k=top_k, top_p=top_p, rng=2)
+        return "".join(CHARS[i] for i in out[0, PROMPT.shape[1]:].tolist())
 """)
 # name -> (expression building the explorer, with {value} for the benched control and {extra} for more
 # arguments; the control the slider moves; the slider of the naive version)
@@ -85,6 +98,8 @@ EXPLORERS = {
                                         "position", "widgets.IntSlider(value=20, min=0, max=63)"),
     "HeadExplorer (07)": ("HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, head={value}{extra})", "head",
                           "widgets.IntSlider(value=0, min=0, max=3)"),
+    "SamplingExplorer (08)": ("SamplingExplorer(LOGITS, CHARS, prompt=PROMPT_TEXT, continuation=WRITE, "
+                              "temperature={value}{extra})", *TEMPERATURE),
 }
 START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5, "position": 20, "head": 0}
 

@@ -19,6 +19,7 @@ from .normalisers import (
     sparsemax,
 )
 from .plots import lecture_mode, use_course_style
+from .sampling import greedy_tokens, next_token_distribution, sample_tokens, top_k_mask, top_p_mask
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 from .seeding import manual_seed, seeded_generator, seeded_rng
 
@@ -34,6 +35,7 @@ __all__ = [
     "effective_keys",
     "entropy",
     "gaussian_score",
+    "greedy_tokens",
     "gumbel_softmax",
     "hard_attention",
     "lecture_mode",
@@ -43,13 +45,17 @@ __all__ = [
     "manual_seed",
     "make_regression_data",
     "nadaraya_watson",
+    "next_token_distribution",
     "plots",
     "sample_attention",
+    "sample_tokens",
     "scaled_dot_score",
     "seeded_generator",
     "seeded_rng",
     "softmax",
     "sparsemax",
+    "top_k_mask",
+    "top_p_mask",
     "true_function",
     "use_course_style",
 ]

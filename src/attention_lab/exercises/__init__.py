@@ -44,6 +44,13 @@ from .notebook_07 import (
     check_split_heads,
     check_tempting_reshape,
 )
+from .notebook_08 import (
+    check_cached_attention,
+    check_kv_cache_bytes,
+    check_mask_and_cache_prediction,
+    check_reheat,
+    check_top_p,
+)
 
 __all__ = [
     "Feedback",
@@ -84,4 +91,9 @@ __all__ = [
     "check_split_heads",
     "check_tempting_reshape",
     "check_no_position_prediction",
+    "check_top_p",
+    "check_reheat",
+    "check_kv_cache_bytes",
+    "check_cached_attention",
+    "check_mask_and_cache_prediction",
 ]

@@ -16,6 +16,7 @@ explorer                                notebook    module
 :class:`AlignmentExplorer`              06          :mod:`.alignment`
 :class:`PositionalEncodingExplorer`     07          :mod:`.positional`
 :class:`HeadExplorer`                   07          :mod:`.heads`
+:class:`SamplingExplorer`               08          :mod:`.sampling`
 ======================================  ==========  ====================
 """
 
@@ -28,6 +29,7 @@ from .heads import HeadExplorer, heads_small_multiples, plot_head
 from .kernel import BANDWIDTH_RANGE, TRAIN_SIZES, KernelExplorer, kernel_small_multiples
 from .lookup import LookupExplorer, lookup_small_multiples
 from .positional import PositionalEncodingExplorer, offset_dot_products, positional_small_multiples
+from .sampling import SamplingExplorer, sampling_small_multiples
 from .temperature import TemperatureExplorer, temperature_small_multiples
 from .training import TrainingScrubber, training_small_multiples
 
@@ -61,4 +63,6 @@ __all__ = [
     "HeadExplorer",
     "heads_small_multiples",
     "plot_head",
+    "SamplingExplorer",
+    "sampling_small_multiples",
 ]

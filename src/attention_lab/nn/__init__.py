@@ -3,13 +3,17 @@
 - :mod:`.gumbel`: Gumbel-softmax, relaxed and straight-through (notebook 02);
 - :mod:`.kernel_regression`: Nadaraya-Watson with a learnable width (notebook 04);
 - :mod:`.layers`: masked softmax and the attention layers (notebooks 05-06);
-- :mod:`.transformer`: positional encoding, causal mask, multi-head attention, the Transformer block (notebook 07).
+- :mod:`.transformer`: positional encoding, causal mask, multi-head attention, the Transformer block (notebook 07);
+- :mod:`.encoder_decoder`: the decoder block with cross-attention, an encoder-decoder Transformer (notebook 08);
+- :mod:`.language_model`: a causal character model with a KV cache, and text generation (notebook 08).
 
 Shapes are written next to each line. Only what the notebooks train lives here.
 """
 
+from .encoder_decoder import DecoderBlock, TransformerSeq2Seq
 from .gumbel import gumbel_softmax
 from .kernel_regression import AdaptiveNWKernelRegression, NWKernelRegression, leave_one_out
+from .language_model import CharTransformer, KVCache, generate
 from .layers import (
     AdditiveAttention,
     AttentionPooling,
@@ -32,4 +36,5 @@ from .transformer import (
 __all__ = ["gumbel_softmax", "NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out", "masked_softmax",
            "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention", "AttentionPooling",
            "sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN", "TransformerBlock",
-           "TinyTransformer", "reversal_data", "DotAttentionPooling"]
+           "TinyTransformer", "reversal_data", "DotAttentionPooling",
+           "DecoderBlock", "TransformerSeq2Seq", "CharTransformer", "KVCache", "generate"]

@@ -1,0 +1,167 @@
+"""Choosing the next token from a language model's logits: greedy, temperature, top-k, top-p (notebook 08).
+
+The logits are scores alpha_i over the vocabulary, one per token, on the last axis of an array of any
+shape (one row per sequence of a batch). The distribution a sampler draws from is notebook 02's softmax:
+
+    p_i = softmax(alpha / T)_i restricted to the kept tokens, renormalised,
+
+where the kept tokens are
+
+- with ``top_k=k``: the k tokens with the largest logits (ties broken by the smaller index); which tokens
+  these are does not depend on T;
+- with ``top_p=p`` ("nucleus sampling", Holtzman et al., 2020): the fewest tokens, taken in order of
+  decreasing logit, whose probabilities (at temperature T, after top-k) add up to at least p; the token
+  whose probability makes the sum cross p is kept. ``top_p=1`` keeps every token.
+
+The order is that of Hugging Face's ``generate``: temperature, then top-k, then top-p. Limits: ``T = 0``
+is the greedy limit (all the weight on the largest logit; :func:`sample_tokens` then returns exactly
+:func:`greedy_tokens`, the first largest), ``T = inf`` is uniform over the kept tokens; both are computed
+without overflow for any finite logits. A logit of ``-inf`` marks a token that may never be chosen; a row
+with no token left is refused.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._checks import as_float_array, as_rng, check_count, check_temperature, describe
+from .normalisers import softmax
+
+__all__ = ["check_top_p", "top_k_mask", "top_p_mask", "next_token_distribution", "greedy_tokens", "sample_tokens"]
+
+
+def _logits(logits) -> np.ndarray:
+    """Validated float64 logits (..., V) with V >= 1, a copy; -inf allowed, NaN and +inf refused."""
+    alpha = as_float_array(logits, "logits", min_ndim=1, allow_neg_inf=True)
+    if alpha.shape[-1] == 0:
+        raise ValueError(f"logits must hold at least one token on the last axis (the vocabulary), got shape "
+                         f"{alpha.shape}: an empty vocabulary has nothing to choose from")
+    if np.isneginf(alpha).all(axis=-1).any():
+        rows = int(np.isneginf(alpha).all(axis=-1).sum())
+        raise ValueError(f"logits must allow at least one token per row; {rows} row(s) have every logit -inf")
+    return alpha
+
+
+def check_top_p(top_p, name: str = "top_p") -> float:
+    """A nucleus size p with 0 < p <= 1, else a ValueError naming ``name``."""
+    if isinstance(top_p, bool | np.bool_) or not isinstance(top_p, numbers.Real):
+        raise ValueError(f"{name} must be a number in (0, 1] (1 keeps every token), got {describe(top_p)}")
+    value = float(top_p)
+    if not 0 < value <= 1:  # also NaN
+        raise ValueError(f"{name} must be a number in (0, 1] (1 keeps every token), got {value}")
+    return value
+
+
+def _order(alpha: np.ndarray) -> np.ndarray:
+    """Token indices by decreasing logit, ties by increasing index: (..., V). The same order at every T > 0."""
+    return np.argsort(-alpha, axis=-1, kind="stable")
+
+
+def top_k_mask(logits, k: int) -> np.ndarray:
+    """True on the ``k`` largest logits of each row (ties: the smaller index first), False elsewhere.
+
+    Tokens with logit -inf are never kept, so a row keeps fewer than ``k`` if it allows fewer.
+    """
+    alpha = _logits(logits)
+    k = check_count(k, "top_k", 1, alpha.shape[-1])
+    rank = np.empty(alpha.shape, dtype=np.intp)
+    np.put_along_axis(rank, _order(alpha), np.arange(alpha.shape[-1]), axis=-1)  # rank[..., i] of token i
+    return (rank < k) & (alpha > -np.inf)
+
+
+def top_p_mask(logits, p: float, temperature: float = 1.0, *, mask=None) -> np.ndarray:
+    """True on the nucleus: the fewest tokens, by decreasing logit, whose probability adds up to >= p.
+
+    The probabilities are ``softmax(logits / temperature)`` over the tokens ``mask`` allows (True = may be
+    chosen; e.g. a :func:`top_k_mask`). The token whose probability makes the running sum reach ``p`` is
+    kept: a token is kept when the probability of the tokens before it is still below ``p``. ``p = 1``
+    keeps every allowed token (without that rule, rounding could drop a token of tiny probability).
+    """
+    alpha = _logits(logits)
+    p = check_top_p(p)
+    temperature = check_temperature(temperature)
+    allowed = np.ones(alpha.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask), alpha.shape)
+    if allowed.dtype != np.bool_:
+        raise ValueError(f"mask must be a boolean array (True = may be chosen), got dtype {allowed.dtype}")
+    allowed = allowed & (alpha > -np.inf)
+    if p == 1.0:
+        return allowed.copy()
+    probs = softmax(alpha, temperature, mask=allowed)  # (..., V)
+    order = _order(np.where(allowed, alpha, -np.inf))
+    sorted_probs = np.take_along_axis(probs, order, axis=-1)  # (..., V), by decreasing logit
+    before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # probability of the tokens ranked before each
+    keep_sorted = before < p
+    keep = np.empty_like(keep_sorted)
+    np.put_along_axis(keep, order, keep_sorted, axis=-1)
+    return keep & allowed
+
+
+def next_token_distribution(logits, temperature: float = 1.0, *, top_k: int | None = None,
+                            top_p: float | None = None) -> np.ndarray:
+    r"""The distribution a sampler draws the next token from: (..., V), each row summing to 1.
+
+    Parameters
+    ----------
+    logits : array_like, shape (..., V)
+        Scores over the vocabulary of V tokens (any batch shape in front); ``-inf`` = never.
+    temperature : float, default 1.0
+        T >= 0: softmax(logits / T). ``0`` puts all the weight on the largest logit (ties share it),
+        ``np.inf`` spreads it evenly over the kept tokens.
+    top_k : int, optional
+        Keep the k largest logits, 1 <= k <= V.
+    top_p : float, optional
+        Keep the nucleus of probability p, 0 < p <= 1 (after top-k, at temperature T).
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities of the same shape as ``logits``; 0 on every token not kept.
+
+    Examples
+    --------
+    >>> next_token_distribution([2.0, 1.0, 0.0], temperature=0)
+    array([1., 0., 0.])
+    >>> next_token_distribution([2.0, 1.0, 0.0], temperature=np.inf, top_k=2)
+    array([0.5, 0.5, 0. ])
+    """
+    alpha = _logits(logits)
+    temperature = check_temperature(temperature)
+    kept = alpha > -np.inf
+    if top_k is not None:
+        kept = top_k_mask(alpha, top_k)
+    if top_p is not None:
+        kept = top_p_mask(alpha, top_p, temperature, mask=kept)
+    return softmax(alpha, temperature, mask=kept)  # every row keeps its largest logit: it sums to 1
+
+
+def greedy_tokens(logits) -> np.ndarray:
+    """The most likely token of each row (the first one if several tie): integers of shape ``logits.shape[:-1]``."""
+    return np.argmax(_logits(logits), axis=-1)
+
+
+def sample_tokens(logits, temperature: float = 1.0, *, top_k: int | None = None, top_p: float | None = None,
+                  rng=None) -> np.ndarray:
+    """One token per row drawn from :func:`next_token_distribution`: integers of shape ``logits.shape[:-1]``.
+
+    ``temperature=0`` returns :func:`greedy_tokens` exactly (no randomness is used). Otherwise one uniform
+    number u per row picks the first token whose cumulative probability exceeds u (inverse-CDF sampling);
+    ``rng`` is a seed or a ``numpy.random.Generator``, so draws are reproducible.
+    """
+    alpha = _logits(logits)
+    temperature = check_temperature(temperature)
+    generator = as_rng(rng)
+    if temperature == 0:
+        if top_k is not None:
+            check_count(top_k, "top_k", 1, alpha.shape[-1])
+        if top_p is not None:
+            check_top_p(top_p)
+        return greedy_tokens(alpha)  # the largest logit survives any top-k and any top-p
+    probs = next_token_distribution(alpha, temperature, top_k=top_k, top_p=top_p)
+    cdf = np.cumsum(probs, axis=-1)  # (..., V)
+    u = generator.random(alpha.shape[:-1])[..., None] * cdf[..., -1:]  # (..., 1), scaled: rounding-proof
+    chosen = np.sum(cdf <= u, axis=-1)  # the first index whose cumulative sum exceeds u
+    # a token of probability 0 is never chosen, even where rounding leaves cdf flat at the end
+    last_kept = probs.shape[-1] - 1 - np.argmax((probs > 0)[..., ::-1], axis=-1)
+    return np.minimum(chosen, last_kept)
