@@ -7,7 +7,8 @@ for each position of their controls (``explorer_frames.py``), and the page shows
 swaps frames with a few lines of JavaScript (``live_pages.py``, ``live_explorers.js``); its static
 small-multiples twin follows in the notebook. Math is rendered by a copy of MathJax in
 ``OUTDIR/mathjax``, links between notebooks point to the pages, and nothing is fetched from the network:
-the pages work offline, from ``file://`` or any static host.
+the pages work offline, from ``file://`` or any static host. Each notebook is also a reveal.js slide
+deck, ``OUTDIR/NAME.slides.html`` (``decks.py``; ``--no-slides`` leaves them out), linked from the index.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import shutil
 from pathlib import Path
 
+import decks as slide_decks
 import live_pages
 import nbformat
 from execute import Executed, execute
@@ -120,9 +122,11 @@ def _write_page(exporter, nb, path: Path, title: str):
     path.write_text(live_pages.install(_offline(_local_links(body))), encoding="utf-8")
 
 
-def _index(pages: list, outdir: Path):
+def _index(pages: list, outdir: Path, decks=()):
+    """The site's index: a link to each page (and to its slide deck, for the notebooks in ``decks``)."""
     items = "\n".join(f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
-                      f'<span class="meta">({seconds:.0f} s to run)</span></li>' for name, title, seconds in pages)
+                      f'<span class="meta">({seconds:.0f} s to run)</span>'
+                      f'{slide_decks.index_link(name) if name in decks else ""}</li>' for name, title, seconds in pages)
     outdir.joinpath("index.html").write_text(f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -145,8 +149,10 @@ def _without_svg_output(folder, names):
     return ["SVG"] if Path(folder).as_posix().endswith("jax/output") else []
 
 
-def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks: bool = True) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
+
+    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode).
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
     build leaves no half-written site (a previous site in ``outdir`` stays as it was). ``outdir`` must be new,
@@ -166,11 +172,11 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     except OSError as error:
         raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
     with staged(final, "cannot write the site into") as staging:
-        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed)
+        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed, decks=decks)
     return [final / path.relative_to(staging) for path in written]
 
 
-def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks=True) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
     ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
@@ -188,7 +194,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
     shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True, ignore=_without_svg_output)
     live_pages.copy_script(outdir)
     exporter = _exporter()
-    pages, written = [], []
+    pages, written, runs = [], [], []
     for path in paths:
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
@@ -200,6 +206,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         title = _title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))
+        runs.append((path, run))
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
         peak = measured["kernel_peak_mb"]
@@ -211,7 +218,9 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation")
         written.append(outdir / "glossary.html")
-    _index(pages, outdir)
+    if decks:
+        written += slide_decks.write_decks(runs, outdir, static=_static, timeout=timeout, log=log)
+    _index(pages, outdir, {path.stem for path, _ in runs} if decks else ())
     return [outdir / "index.html", *written]
 
 
@@ -219,9 +228,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
+    parser.add_argument("--no-slides", action="store_true",
+                        help="pages only, no slide decks (each notebook then runs once)")
     args = parser.parse_args(argv)
     try:
-        written = build_site(args.outdir, args.notebooks or None)
+        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides)
     except (ValueError, OSError) as error:
         parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
     except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line
