@@ -167,6 +167,17 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
 
 
+def test_a_diagram_shown_twice_under_the_course_style_draws_without_a_warning():
+    al.use_course_style()  # constrained layout on, as in every notebook (pytest turns warnings into errors)
+    try:
+        diagram = diagrams.multi_head()
+        diagram._repr_mimebundle_()
+        diagram._repr_mimebundle_()
+        assert diagram.figure.get_layout_engine() is None and not overlapping_texts(diagram.figure)
+    finally:
+        al.lecture_mode(False)
+
+
 def test_diagrams_leave_the_style_and_pyplot_alone(drawn):
     import matplotlib.pyplot as plt
 

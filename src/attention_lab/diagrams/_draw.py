@@ -15,6 +15,7 @@ import html
 import io
 from dataclasses import dataclass
 
+import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
@@ -47,7 +48,12 @@ class Diagram:
     alt: str
 
     def png(self) -> bytes:
-        with io.BytesIO() as buffer:
+        # savefig puts the figure's layout engine back through rcParams: under the course style (constrained
+        # layout on) a figure without one would come back with one, and warn at its next drawing
+        with (
+            io.BytesIO() as buffer,
+            mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}),
+        ):
             self.figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
             return buffer.getvalue()
 
