@@ -7,7 +7,8 @@ for each position of their controls (``explorer_frames.py``), and the page shows
 swaps frames with a few lines of JavaScript (``live_pages.py``, ``live_explorers.js``); its static
 small-multiples twin follows in the notebook. Math is rendered by a copy of MathJax in
 ``OUTDIR/mathjax``, links between notebooks point to the pages, and nothing is fetched from the network:
-the pages work offline, from ``file://`` or any static host.
+the pages work offline, from ``file://`` or any static host. Each notebook is also a reveal.js slide
+deck, ``OUTDIR/NAME.slides.html`` (``decks.py``; ``--no-slides`` leaves them out), linked from the index.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
+import decks as slide_decks
 import live_pages
 import nbformat
 import site_kit
@@ -120,9 +122,10 @@ def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False):
     path.write_text(site_kit.finish_page(page, footer=footer), encoding="utf-8")
 
 
-def _index(pages: list, outdir: Path, notebooks: dict):
-    """The course home (``site_kit.index_page``)."""
-    page = site_kit.finish_page(site_kit.index_page(pages, notebooks))
+def _index(pages: list, outdir: Path, notebooks: dict, decks=()):
+    """The course home (``site_kit.index_page``), with a link to the slide deck of each notebook in ``decks``."""
+    links = {stem: slide_decks.index_link(stem) for stem in decks}
+    page = site_kit.finish_page(site_kit.index_page(pages, notebooks, links))
     outdir.joinpath("index.html").write_text(page, encoding="utf-8")
 
 
@@ -130,8 +133,10 @@ def _without_svg_output(folder, names):
     return ["SVG"] if Path(folder).as_posix().endswith("jax/output") else []
 
 
-def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks: bool = True) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
+
+    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode).
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
     build leaves no half-written site (a previous site in ``outdir`` stays as it was). ``outdir`` must be new,
@@ -151,11 +156,11 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     except OSError as error:
         raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
     with staged(final, "cannot write the site into") as staging:
-        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed)
+        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed, decks=decks)
     return [final / path.relative_to(staging) for path in written]
 
 
-def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None) -> list:
+def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks=True) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
     ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
@@ -174,7 +179,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
     live_pages.copy_script(outdir)
     site_kit.copy_assets(outdir)
     exporter = _exporter()
-    pages, written = [], []
+    pages, written, runs = [], [], []
     for path in paths:
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
@@ -187,6 +192,7 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         title = _title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))
+        runs.append((path, run))
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
         peak = measured["kernel_peak_mb"]
@@ -198,7 +204,9 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
-    _index(pages, outdir, {p.stem: p for p in paths})
+    if decks:
+        written += slide_decks.write_decks(runs, outdir, static=_static, timeout=timeout, log=log)
+    _index(pages, outdir, {p.stem: p for p in paths}, {path.stem for path, _ in runs} if decks else ())
     return [outdir / "index.html", *written]
 
 
@@ -206,9 +214,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
+    parser.add_argument("--no-slides", action="store_true",
+                        help="pages only, no slide decks (each notebook then runs once)")
     args = parser.parse_args(argv)
     try:
-        written = build_site(args.outdir, args.notebooks or None)
+        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides)
     except (ValueError, OSError) as error:
         parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
     except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line

@@ -157,17 +157,19 @@ def _minutes(notebook: Path) -> str:
     return f"{match.group(1)} min" if match else ""
 
 
-def index_page(pages: list, notebooks: dict) -> str:
+def index_page(pages: list, notebooks: dict, links=None) -> str:
     """The course home: what you will learn, the map of the notebooks with their times and buttons, how to run it.
 
-    ``pages``: (stem, title, seconds to run) per notebook page; ``notebooks``: stem -> notebook path.
+    ``pages``: (stem, title, seconds to run) per notebook page; ``notebooks``: stem -> notebook path; ``links``:
+    stem -> HTML to put after the page's title (the link to its slide deck).
     """
+    links = links or {}
     rows = []
     for stem, title, seconds in pages:
         path = notebooks.get(stem)
         minutes = _minutes(path) if path is not None else ""
         buttons = launch_buttons.page_buttons(path.name) if path is not None else ""
-        rows.append(f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a></td>'
+        rows.append(f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a>{links.get(stem, "")}</td>'
                     f"<td>{html.escape(minutes)}</td><td>{seconds:.0f} s</td><td>{buttons}</td></tr>")
     repository = html.escape(launch_buttons.REPOSITORY)
     body = f"""<!DOCTYPE html>
@@ -197,9 +199,11 @@ These pages show every notebook executed, with its figures, formulas and results
 <li>read kernel regression as attention pooling, choose its bandwidth, and learn it with PyTorch;</li>
 <li>mask padding, batch attention, train a seq2seq model with Bahdanau attention and read its alignments;</li>
 <li>build self-attention, positional encoding, the causal mask and multi-head attention, and train a tiny
-Transformer.</li>
+Transformer;</li>
+<li>put cross-attention inside an encoder-decoder Transformer, generate text with greedy decoding, temperature,
+top-k and top-p sampling, and explain the KV cache and what the causal mask buys at generation time.</li>
 </ul>
-<p>Prerequisites: Python and numpy, a little calculus; for notebooks 04-07 a first look at PyTorch.</p>
+<p>Prerequisites: Python and numpy, a little calculus; for notebooks 04-08 a first look at PyTorch.</p>
 
 <h2>The notebooks, in order</h2>
 <table>

@@ -4,7 +4,7 @@ Notation (used in every notebook, docstring and variable name):
 query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, bandwidth h, w = 1/h.
 """
 
-from . import plots
+from . import diagrams, plots
 from .attention import attention
 from .data import RegressionData, make_regression_data, true_function
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
@@ -31,6 +31,7 @@ __all__ = [
     "RegressionData",
     "attention",
     "cosine_score",
+    "diagrams",
     "dot_score",
     "effective_keys",
     "entropy",

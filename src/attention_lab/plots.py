@@ -8,6 +8,7 @@ puts it.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import warnings
 from pathlib import Path
@@ -43,6 +44,11 @@ CMAP = "viridis"  # perceptually uniform and colour-blind safe, for every heatma
 # machines without a Chinese font, from any install.
 CJK_FONT = Path(__file__).resolve().parent / "fonts" / "course-cjk.ttf"
 font_manager.fontManager.addfont(str(CJK_FONT))
+# The subset has one weight. Bold text (lecture mode's titles) looks the CJK face up in bold as well, and
+# matplotlib writes a warning to stderr when it finds none: the same face also serves as the bold one
+# (Chinese in bold text is drawn in the regular weight).
+_CJK_REGULAR = next(f for f in font_manager.fontManager.ttflist if Path(f.fname) == CJK_FONT)
+font_manager.fontManager.ttflist.append(dataclasses.replace(_CJK_REGULAR, weight=700))
 FONT_FAMILY = ["DejaVu Sans", "WenQuanYi Micro Hei"]  # for text that may contain Chinese, in any style
 
 

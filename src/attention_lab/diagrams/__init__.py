@@ -1,0 +1,40 @@
+"""Diagrams of the course: the pictures that are not plots, drawn from code (matplotlib patches, arrows, text).
+
+One function per diagram, each returning a :class:`Diagram` (its figure and its alt text) that a notebook
+shows by calling it in a cell, e.g. ``al.diagrams.three_steps()``. The labels use the course's notation
+(glossary.md) and the role colours of ``_draw.ROLE``; text is never smaller than :data:`FONT_SIZE` points.
+
+======================  ========  ===============================================================
+function                notebook  shows
+======================  ========  ===============================================================
+three_steps             01        score -> softmax -> weighted sum
+hard_vs_soft            02        one-hot weights (pick one value) against softmax weights (blend)
+nadaraya_watson_pooling 03        kernel weights over keys on the x-axis for one query
+encoder_decoder         06        Bahdanau's decoder step: the previous decoder state is the query
+multi_head              07        split, attend, concatenate, project
+transformer_block       07        the pre-LN block with its residual connections
+self_vs_cross           07        where Q, K, V come from in self- and in cross-attention
+======================  ========  ===============================================================
+"""
+
+from . import lookup, models
+from ._draw import FONT_SIZE, Diagram
+from .lookup import hard_vs_soft, nadaraya_watson_pooling, three_steps
+from .models import encoder_decoder, multi_head, self_vs_cross, transformer_block
+
+__all__ = [
+    "ALT_TEXT",
+    "DIAGRAMS",
+    "FONT_SIZE",
+    "Diagram",
+    "encoder_decoder",
+    "hard_vs_soft",
+    "multi_head",
+    "nadaraya_watson_pooling",
+    "self_vs_cross",
+    "three_steps",
+    "transformer_block",
+]
+
+ALT_TEXT = {**lookup.ALT_TEXT, **models.ALT_TEXT}
+DIAGRAMS = {name: getattr(module, name) for module in (lookup, models) for name in module.ALT_TEXT}

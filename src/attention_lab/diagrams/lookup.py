@@ -1,0 +1,167 @@
+"""Diagrams of attention as a lookup: the three steps (notebook 01), hard vs soft (02), Nadaraya-Watson (03).
+
+Numbers a diagram shows (weights, a prediction) are computed here by the library from the example it
+states, never typed in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..data import true_function
+from ..kernels import KERNELS, nadaraya_watson
+from ..normalisers import hard_attention, softmax
+from ._draw import FONT_SIZE, ROLE, Diagram, arrow, box, canvas, text
+
+__all__ = ["ALT_TEXT", "three_steps", "hard_vs_soft", "nadaraya_watson_pooling"]
+
+# the examples the diagrams draw
+LOOKUP_SCORES = np.array([1.0, 2.5, 0.5, 1.5])  # hard_vs_soft: scores alpha_i of four keys, (4,)
+NW_KEYS = np.array([0.3, 0.8, 1.3, 1.9, 2.2, 2.6, 3.3, 3.9, 4.6])  # nadaraya_watson_pooling: keys x_i, (9,)
+NW_QUERY, NW_BANDWIDTH = 2.4, 0.4
+
+
+def _nw_example():
+    """The regression example of ``nadaraya_watson_pooling``: values, prediction and weights at the query."""
+    y_values = true_function(NW_KEYS) + np.random.default_rng(0).normal(0, 0.4, NW_KEYS.shape)  # values y_i, (9,)
+    y_hat, weights = nadaraya_watson(np.array([NW_QUERY]), NW_KEYS, y_values, bandwidth=NW_BANDWIDTH)  # (1,), (1, 9)
+    return y_values, y_hat[0], weights[0]
+
+
+def _numbers(values, style: str = ".2f") -> str:
+    return ", ".join(f"{v:{style}}" for v in values[:-1]) + f" and {values[-1]:{style}}"
+
+
+ALT_TEXT = {
+    "three_steps": (
+        "Attention in three steps, left to right. The query q is compared with every key: step 1, score, gives "
+        "alpha_i = a(q, k_i) for keys 1 to n. Step 2, normalise: a softmax at temperature T turns the scores into "
+        "weights lambda_i, non-negative and summing to 1. Step 3, weighted average: each value v_i is multiplied "
+        "by its weight and the products are summed into the output, the sum over i of lambda_i v_i."
+    ),
+    "hard_vs_soft": (
+        f"Hard and soft lookup side by side, for one query q and four key-value pairs with scores "
+        f"{_numbers(LOOKUP_SCORES, 'g')}. Left, hard: the key with the largest "
+        f"score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0, so the output is its value "
+        f"v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft: every key gets a softmax weight "
+        f"({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the weights), and the output is the weighted "
+        "average of all the values."
+    ),
+    "nadaraya_watson_pooling": (
+        f"Nadaraya-Watson regression as attention pooling over keys on the x-axis. Top: {len(NW_KEYS)} training "
+        "points, keys x_i on the horizontal axis and values y_i on the vertical one, drawn larger the more weight "
+        f"they get; a dashed vertical line marks the query x = {NW_QUERY}, and a star on it marks the prediction, "
+        f"the weighted average of the values ({_nw_example()[1]:.2f}). Bottom: the weights lambda_i(x) of the keys "
+        f"as stems under a Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the query: the keys within h "
+        f"of the query carry {_nw_example()[2][np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum():.0%} of the weight."
+    ),
+}
+
+
+def three_steps() -> Diagram:
+    """Score, normalise, weighted average: attention as three steps (notebook 01)."""
+    figure, ax = canvas(12.6, 4.6)
+    rows = [(3.3, "1"), (2.5, "2"), (1.7, None), (0.9, "n")]
+    centre = 2.1
+    box(ax, (0.7, centre), "query\n$q$", "query", width=1.1, height=1.0)
+    box(ax, (5.4, centre), "softmax\nat $T$", "plain", width=1.4, height=3.0)
+    box(ax, (11.35, centre), "output\n$\\sum_i \\lambda_i v_i$", "output", width=2.1, height=1.1)
+    for y, i in rows:
+        if i is None:
+            for x in (3.0, 7.1, 9.0):
+                text(ax, (x, y), "$\\vdots$")
+            continue
+        box(ax, (3.0, y), f"$\\alpha_{i} = a(q, k_{i})$", "weight", width=2.3, height=0.56)
+        box(ax, (7.1, y), f"$\\lambda_{i}$", "weight", width=0.9, height=0.56)
+        box(ax, (9.0, y), f"$\\lambda_{i} v_{i}$", "value", width=1.3, height=0.56)
+        arrow(ax, (1.25, centre), (1.85, y))
+        arrow(ax, (4.15, y), (4.7, y))
+        arrow(ax, (6.1, y), (6.65, y))
+        arrow(ax, (7.55, y), (8.35, y))
+        arrow(ax, (9.65, y), (10.3, centre))
+    for x, label in ((3.0, "1. score"), (6.25, "2. normalise"), (9.0, "3. weighted average")):
+        text(ax, (x, 4.25), label, fontweight="bold")
+    text(ax, (7.1, 0.3), "$\\lambda_i \\geq 0$, $\\sum_i \\lambda_i = 1$")
+    return Diagram("three_steps", figure, ALT_TEXT["three_steps"])
+
+
+def hard_vs_soft() -> Diagram:
+    """One query, four keys: hard attention picks one value, soft attention blends them all (notebook 02)."""
+    alpha = LOOKUP_SCORES
+    figure, ax = canvas(13.2, 4.7)
+    panels = [
+        (
+            0.0,
+            "hard lookup: pick one key",
+            "$\\lambda_{i^*} = 1$ for the best key $i^*$, the others 0",
+            hard_attention(alpha),
+            "output\n$v_{i^*} = v_2$",
+        ),
+        (
+            6.6,
+            "soft lookup: blend every key",
+            "$\\lambda_i = \\mathrm{softmax}(\\alpha)_i$, all above 0",
+            softmax(alpha),
+            "output\n$\\sum_i \\lambda_i v_i$",
+        ),
+    ]
+    rows = [3.2, 2.4, 1.6, 0.8]
+    centre = 2.0
+    for x0, title, rule, lam, output in panels:
+        text(ax, (x0 + 3.2, 4.35), title, fontweight="bold")
+        text(ax, (x0 + 3.2, 3.9), rule)
+        box(ax, (x0 + 0.6, centre), "query\n$q$", "query", width=1.0, height=1.0)
+        box(ax, (x0 + 5.55, centre), output, "output", width=1.7, height=1.1)
+        for i, (y, weight) in enumerate(zip(rows, lam, strict=True)):
+            used = weight > 0
+            color = ROLE["weight"] if used else ROLE["plain"]
+            box(ax, (x0 + 3.25, y), f"$k_{i + 1}, v_{i + 1}$", "key" if used else "plain", width=1.3, height=0.56)
+            arrow(ax, (x0 + 1.1, centre), (x0 + 2.6, y), color=color, width=0.8 + 7 * weight, dashed=not used)
+            arrow(ax, (x0 + 3.9, y), (x0 + 4.7, centre), color=color, width=0.8 + 7 * weight, dashed=not used)
+            t = 0.62  # the weight's label sits on its arrow, 62% of the way from the query
+            text(ax, (x0 + 1.1 + t * 1.5, centre + t * (y - centre) + 0.2), f"{weight:.2f}", color="black")
+    return Diagram("hard_vs_soft", figure, ALT_TEXT["hard_vs_soft"])
+
+
+def nadaraya_watson_pooling() -> Diagram:
+    """Nadaraya-Watson as attention pooling: the keys on the x-axis, their weights for one query (notebook 03)."""
+    x_keys, x_query, h = NW_KEYS, NW_QUERY, NW_BANDWIDTH
+    y_values, y_hat, lam = _nw_example()
+    figure = Figure(figsize=(11.5, 5.6), dpi=100, layout="constrained", facecolor="white")
+    FigureCanvasAgg(figure)
+    top, bottom = figure.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.25, 1]})
+    grid = np.linspace(0, 5, 401)
+    kernel = KERNELS["gaussian"]((x_query - grid) / h)
+    for ax in (top, bottom):
+        ax.axvline(x_query, color=ROLE["query"], lw=2.5, ls="--")
+        ax.tick_params(labelsize=FONT_SIZE)
+        ax.grid(alpha=0.3)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    top.scatter(x_keys, y_values, s=60 + 900 * lam, color=ROLE["value"], zorder=3, edgecolor="black", linewidth=0.8)
+    top.plot([x_query], [y_hat], marker="*", ms=26, color=ROLE["output"], markeredgecolor="black", zorder=4)
+    top.annotate(
+        "$\\hat f(x) = \\sum_i \\lambda_i(x)\\, y_i$",
+        (x_query, y_hat),
+        xytext=(3.25, 0.3),
+        fontsize=FONT_SIZE,
+        arrowprops={"arrowstyle": "->", "lw": 1.5},
+    )
+    top.text(x_query - 0.07, 3.9, "query $x$", fontsize=FONT_SIZE, color="black", ha="right", va="center")
+    top.set_ylabel("values $y_i$", fontsize=FONT_SIZE)
+    top.set_ylim(-0.6, 4.4)
+    bottom.plot(grid, kernel / kernel.max() * lam.max(), color=ROLE["plain"], lw=2.5)
+    bottom.vlines(x_keys, 0, lam, color=ROLE["weight"], lw=5)
+    bottom.plot(x_keys, lam, "o", color=ROLE["weight"], ms=9)
+    bottom.text(
+        0.2, 0.42, "kernel $\\kappa((x - x_i)/h)$,\nscaled to the largest weight", fontsize=FONT_SIZE, va="center"
+    )
+    bottom.annotate("", (x_query - h, 0.2), (x_query + h, 0.2), arrowprops={"arrowstyle": "<->", "lw": 2})
+    bottom.text(x_query + h + 0.08, 0.2, "$2h$", fontsize=FONT_SIZE, va="center")
+    bottom.set_ylabel("weights $\\lambda_i(x)$", fontsize=FONT_SIZE)
+    bottom.set_xlabel("keys $x_i$ and the query $x$, on one axis", fontsize=FONT_SIZE)
+    bottom.set_ylim(0, 0.55)
+    bottom.set_xlim(0, 5.15)  # room for the last tick label
+    return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])

@@ -1,0 +1,185 @@
+"""Diagrams of models: the encoder-decoder with attention (notebook 06); multi-head attention, the Transformer
+block, and self- vs cross-attention (07)."""
+
+from __future__ import annotations
+
+from ._draw import ROLE, Diagram, arrow, box, canvas, text
+
+__all__ = ["ALT_TEXT", "encoder_decoder", "multi_head", "transformer_block", "self_vs_cross"]
+
+ALT_TEXT = {
+    "encoder_decoder": (
+        "An encoder-decoder with Bahdanau attention, for one output step t. Bottom: the input tokens I, am, a, "
+        "student are read by a bidirectional GRU encoder into states e_1 to e_4, which serve as the keys and the "
+        "values. Top: the decoder. Its previous state s_{t-1} is the query: it is scored against every e_j, "
+        "alpha_tj = a(s_{t-1}, e_j), and a softmax over j gives the weights lambda_tj. The context "
+        "c_t = sum over j of lambda_tj e_j goes, with the previous output y_{t-1}, into the GRU step that makes "
+        "the new state s_t, from which the output y_t is predicted, here the Chinese word for am."
+    ),
+    "multi_head": (
+        "Multi-head attention in four steps, left to right. The sequence X is projected to Q = X W_q, "
+        "K = X W_k and V = X W_v. Split: each is cut into n_heads slices of width d_k = d_model / n_heads "
+        "(three heads drawn). Attend: each head m computes softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. "
+        "Concatenate: the heads' outputs are put side by side, width d_model again. Project: W_o maps the "
+        "concatenation to the output MultiHead(X)."
+    ),
+    "transformer_block": (
+        "A pre-LN Transformer block, read from bottom to top. The input x goes through layer normalisation and "
+        "multi-head self-attention, and the result is added back to x (a residual connection drawn as a path "
+        "around the sub-layer). The sum goes through a second layer normalisation and the position-wise "
+        "feed-forward network, and is again added to its input. The output has the shape of the input, "
+        "(n, d_model), so blocks stack."
+    ),
+    "self_vs_cross": (
+        "Self-attention and cross-attention side by side. Left, self-attention: the queries Q = X W_q, keys "
+        "K = X W_k and values V = X W_v all come from one sequence X. Right, cross-attention (the Transformer's "
+        "encoder-decoder attention): the queries come from the decoder's sequence, the keys and values from the "
+        "encoder's states e_j (the roles of notebook 06's Bahdanau decoder, which scores with the additive score "
+        "instead). Both panels compute softmax(Q K transposed / sqrt(d_k)) V."
+    ),
+}
+
+
+def encoder_decoder() -> Diagram:
+    """One decoder step of Bahdanau attention: the query is the previous decoder state (notebook 06)."""
+    figure, ax = canvas(12.6, 5.3)
+    xs, words = [2.6, 4.0, 5.4, 6.8], ["I", "am", "a", "student"]
+    text(ax, (0.1, 0.45), "input $x_j$", ha="left")
+    text(ax, (0.1, 1.45), "encoder", ha="left")
+    text(ax, (0.1, 4.75), "decoder", ha="left")
+    for j, (x, word) in enumerate(zip(xs, words, strict=True)):
+        text(ax, (x, 0.45), word)
+        box(ax, (x, 1.45), f"$e_{j + 1}$", "key", width=0.9, height=0.6)
+        arrow(ax, (x, 0.65), (x, 1.15))
+        arrow(ax, (x, 1.75), (x, 2.55), color="black")
+        if j:
+            arrow(ax, (xs[j - 1] + 0.45, 1.45), (x - 0.45, 1.45), style="<|-|>", width=1.5)
+    text(ax, (9.85, 1.45), "keys and values:\nthe encoder states $e_j$")
+    box(
+        ax,
+        (4.7, 3.05),
+        "score $\\alpha_{tj} = a(s_{t-1}, e_j)$\nweights $\\lambda_{tj} = \\mathrm{softmax}_j(\\alpha_{tj})$",
+        "weight",
+        width=4.6,
+        height=1.0,
+    )
+    box(ax, (8.75, 3.05), "$c_t = \\sum_j \\lambda_{tj}\\, e_j$", "output", width=2.2, height=0.7)
+    arrow(ax, (7.0, 3.05), (7.65, 3.05))
+    box(ax, (6.6, 4.75), "$s_{t-1}$", "query", width=1.1, height=0.65)
+    box(ax, (10.3, 4.75), "$s_t$", "plain", width=1.0, height=0.65)
+    arrow(ax, (6.4, 4.42), (5.9, 3.55), color="black", dashed=True, width=2.5)
+    text(ax, (3.05, 4.1), "query: the previous decoder state $s_{t-1}$")
+    arrow(ax, (7.15, 4.75), (9.8, 4.75))
+    text(ax, (8.45, 5.05), "GRU step")
+    arrow(ax, (9.3, 3.4), (10.1, 4.42))
+    text(ax, (11.35, 3.05), "$y_{t-1}$")
+    arrow(ax, (11.2, 3.3), (10.55, 4.42))
+    arrow(ax, (10.8, 4.75), (11.5, 4.75))
+    text(ax, (11.85, 4.75), "$y_t$:")
+    text(ax, (12.3, 4.75), "是")
+    return Diagram("encoder_decoder", figure, ALT_TEXT["encoder_decoder"])
+
+
+def multi_head() -> Diagram:
+    """Multi-head attention: split, attend, concatenate, project (notebook 07)."""
+    figure, ax = canvas(12.6, 5.0)
+    rows, centre = [3.6, 2.6, 1.6], 2.6
+    box(ax, (0.55, centre), "$X$", "plain", width=0.8, height=0.8)
+    box(ax, (2.1, centre), "$XW_q$\n$XW_k$\n$XW_v$", "key", width=1.3, height=1.7)
+    arrow(ax, (0.95, centre), (1.45, centre))
+    box(ax, (8.35, centre), "concatenate", "plain", width=0.75, height=2.9)
+    ax.texts[-1].set_rotation(90)
+    box(ax, (9.75, centre), "$W_o$", "plain", width=0.9, height=0.8)
+    box(ax, (11.55, centre), "$\\mathrm{MultiHead}(X)$", "output", width=1.9, height=0.8)
+    arrow(ax, (8.72, centre), (9.3, centre))
+    arrow(ax, (10.2, centre), (10.6, centre))
+    for m, y in enumerate(rows, start=1):
+        box(ax, (4.35, y), f"$Q_{m}, K_{m}, V_{m}$", "key", width=1.9, height=0.6)
+        box(ax, (6.75, y), f"$\\mathrm{{head}}_{m}$", "weight", width=1.3, height=0.6)
+        arrow(ax, (2.75, centre), (3.4, y))
+        arrow(ax, (5.3, y), (6.1, y))
+        arrow(ax, (7.4, y), (7.97, centre))
+    for x, label in ((4.35, "split"), (6.75, "attend"), (8.35, "concatenate"), (9.75, "project")):
+        text(ax, (x, 4.55), label, fontweight="bold")
+    text(
+        ax,
+        (6.3, 0.75),
+        "$\\mathrm{head}_m = \\mathrm{softmax}(Q_m K_m^\\top / \\sqrt{d_k})\\, V_m$, with "
+        "$d_k = d_{\\mathrm{model}} / n_{\\mathrm{heads}}$ ($n_{\\mathrm{heads}} = 3$ drawn)",
+    )
+    return Diagram("multi_head", figure, ALT_TEXT["multi_head"])
+
+
+def transformer_block() -> Diagram:
+    """The course's pre-LN Transformer block, with its two residual connections (notebook 07)."""
+    figure, ax = canvas(10.6, 7.4)
+    x = 2.6
+    text(ax, (x, 0.35), "input $x$: $(n, d_{\\mathrm{model}})$")
+    stages = [
+        (1.35, "layer norm", "plain"),
+        (2.35, "multi-head self-attention", "weight"),
+        (4.25, "layer norm", "plain"),
+        (5.25, "feed-forward network", "value"),
+    ]
+    for y, label, role in stages:
+        box(ax, (x, y), label, role, width=3.6, height=0.6)
+    adds = [3.3, 6.2]
+    for y in adds:
+        box(ax, (x, y), "$+$", "plain", width=0.5, height=0.5)
+    for start, end in [
+        (0.55, 1.05),
+        (1.65, 2.05),
+        (2.65, 3.05),
+        (3.55, 3.95),
+        (4.55, 4.95),
+        (5.55, 5.95),
+        (6.45, 6.85),
+    ]:
+        arrow(ax, (x, start), (x, end))
+    for branch, add in [(0.8, adds[0]), (3.7, adds[1])]:  # the residual connections: around each sub-layer
+        ax.plot([x, x + 2.3, x + 2.3], [branch, branch, add], color="black", lw=2)
+        arrow(ax, (x + 2.3, add), (x + 0.25, add))
+    text(ax, (x, 7.15), "output: $(n, d_{\\mathrm{model}})$, to the next block")
+    text(ax, (x + 2.45, 1.25), "residual", ha="left")
+    text(ax, (x + 2.45, 4.15), "residual", ha="left")
+    text(
+        ax,
+        (6.2, 2.35),
+        "$x \\leftarrow x + \\mathrm{Attention}(\\mathrm{LN}(x))$\n"
+        "$Q$, $K$, $V$ all from $\\mathrm{LN}(x)$, $n_{\\mathrm{heads}}$ heads",
+        ha="left",
+    )
+    text(
+        ax,
+        (6.2, 5.25),
+        "$x \\leftarrow x + \\mathrm{FFN}(\\mathrm{LN}(x))$\n"
+        "the same network at every position,\nwidth $d_{\\mathrm{ff}}$",
+        ha="left",
+    )
+    return Diagram("transformer_block", figure, ALT_TEXT["transformer_block"])
+
+
+def self_vs_cross() -> Diagram:
+    """Where the queries, keys and values come from: one sequence (self) or two (cross) (notebook 07)."""
+    figure, ax = canvas(12.6, 5.2)
+    formula = "$\\mathrm{softmax}(QK^\\top / \\sqrt{d_k})\\, V$"
+    text(ax, (3.0, 4.85), "self-attention", fontweight="bold")
+    text(ax, (3.0, 4.35), "$Q$, $K$, $V$ all from one sequence $X$")
+    box(ax, (3.0, 0.6), "sequence $X$", "plain", width=3.8, height=0.6)
+    for x, label, role in ((1.6, "$Q = XW_q$", "query"), (3.0, "$K = XW_k$", "key"), (4.4, "$V = XW_v$", "value")):
+        box(ax, (x, 2.3), label, role, width=1.3, height=0.6)
+        arrow(ax, (x, 0.9), (x, 2.0))
+        arrow(ax, (x, 2.6), (x, 3.15))
+    box(ax, (3.0, 3.5), formula, "weight", width=4.1, height=0.6)
+    x0 = 6.6
+    text(ax, (x0 + 3.0, 4.85), "cross-attention (encoder-decoder)", fontweight="bold")
+    text(ax, (x0 + 3.0, 4.35), "$Q$ from the decoder; $K$, $V$ from the encoder")
+    box(ax, (x0 + 1.1, 0.6), "decoder states", "plain", width=2.2, height=0.6)
+    box(ax, (x0 + 4.3, 0.6), "encoder states $e_j$", "plain", width=2.9, height=0.6)
+    for x, label, role in ((x0 + 1.1, "$Q$", "query"), (x0 + 3.65, "$K$", "key"), (x0 + 4.95, "$V$", "value")):
+        box(ax, (x, 2.3), label, role, width=1.0, height=0.6)
+        arrow(ax, (x, 0.9), (x, 2.0))
+        arrow(ax, (x, 2.6), (x, 3.15))
+    box(ax, (x0 + 3.0, 3.5), formula, "weight", width=4.6, height=0.6)
+    ax.plot([6.3, 6.3], [0.2, 5.1], color=ROLE["plain"], lw=1.5)
+    return Diagram("self_vs_cross", figure, ALT_TEXT["self_vs_cross"])

@@ -1,0 +1,268 @@
+"""The slide decks: slide metadata from the headings (``tools/slide_metadata.py``), the decks the site builds
+(``tools/decks.py``: offline, lecture mode, live explorers), and a deck paged through in real Chromium."""
+
+import copy
+import hashlib
+import json
+import logging
+import os
+import re
+
+import browser
+import matplotlib.pyplot as plt
+import nbformat
+import pytest
+import slide_metadata
+from conftest import NOTEBOOKS, ROOT
+from decks import REVEAL, deck_name, external_resources, lecture_notebook
+
+import attention_lab as al
+
+# the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
+REVEAL_FILES = {
+    "dist/reveal.js": "46538b52db48724192f59bf46f5e851a18e302777c46f4a34c32709d010d6a29",
+    "dist/reveal.css": "68f915a11ebf7203c0446576b7e952ff61c5dd02134a8a226ffaf62ed42136d2",
+}
+
+
+def _markdown(source):
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _code(source, tags=()):
+    return {"cell_type": "code", "metadata": {"tags": list(tags)} if tags else {}, "source": source, "outputs": []}
+
+
+# --- slide metadata ----------------------------------------------------------------------------------------------
+
+
+def test_slide_types_follow_the_headings_and_skip_the_setup():
+    cells = [
+        _markdown("# 01 · Title\n\nWhat you will learn."),
+        _code("# On Google Colab: ...", tags=["colab-setup"]),
+        _code("import attention_lab as al\nal.use_course_style(lecture=False)"),
+        _markdown("## 1. A section\n\nShort text."),
+        _code("x = 1"),
+        _markdown("### A subsection"),
+        _code("\n".join(f"line_{i} = {i}" for i in range(40))),  # taller than a slide: a sub-slide of its own
+        _code("y = 2"),
+        _markdown("Not a heading, though it mentions ## in the middle."),
+    ]
+    assert slide_metadata.slide_types(cells) == [
+        "slide",
+        "skip",
+        "skip",
+        "slide",
+        "-",
+        "subslide",
+        "subslide",
+        "subslide",
+        "-",
+    ]
+
+
+def test_cells_join_a_slide_until_it_is_full():
+    cells = [_markdown("## Section"), *[_code("\n".join(["a = 1"] * 9)) for _ in range(4)]]
+    kinds = slide_metadata.slide_types(cells)
+    assert kinds[0] == "slide" and "subslide" in kinds[1:] and "-" in kinds[1:]
+    heights = [slide_metadata.height(c) for c in cells]
+    shown, used = [], 0
+    for kind, tall in zip(kinds, heights, strict=True):  # every slide but one-cell slides stays within the budget
+        used = tall if kind != "-" else used + tall
+        shown.append(used)
+    assert all(u <= slide_metadata.BUDGET for u, k in zip(shown, kinds, strict=True) if k == "-")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_carries_its_slide_metadata(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert not slide_metadata.differences(nb), f"run python tools/slide_metadata.py: {slide_metadata.differences(nb)}"
+    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
+    assert kinds[0] == "slide" and kinds.count("slide") >= 3
+
+
+def test_the_tool_writes_exactly_the_committed_notebooks_and_check_fails_without_them(tmp_path, capsys):
+    original = NOTEBOOKS[1]
+    nb = json.loads(original.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        cell["metadata"].pop("slideshow", None)
+    copy_path = tmp_path / original.name
+    copy_path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert slide_metadata.main(["--check", str(copy_path)]) == 1
+    assert original.name in capsys.readouterr().err
+    assert slide_metadata.main([str(copy_path)]) == 0
+    assert copy_path.read_bytes() == original.read_bytes(), "the tool must write the notebook as committed"
+    assert slide_metadata.main(["--check", str(copy_path)]) == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["README.md"], "must be existing .ipynb files"),
+        (["notebooks/missing.ipynb"], "must be existing .ipynb files"),
+    ],
+)
+def test_the_tool_fails_in_one_line_on_bad_input(args, message, capsys):
+    with pytest.raises(SystemExit) as raised:
+        slide_metadata.main([str(ROOT / a) for a in args])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+# --- lecture mode, the network, the vendored reveal.js -----------------------------------------------------------
+
+
+def test_decks_run_the_notebook_in_lecture_mode():
+    nb = nbformat.read(NOTEBOOKS[1], as_version=4)
+    lecture = lecture_notebook(nb)
+    setup = [c.source for c in lecture.cells if "use_course_style(" in c.source]
+    assert len(setup) == 1 and "use_course_style(lecture=True)" in setup[0]
+    assert nb.cells != lecture.cells and "lecture=False" in "".join(c.source for c in nb.cells), "input unchanged"
+    bare = copy.deepcopy(nb)
+    bare.cells = [c for c in bare.cells if "use_course_style(" not in c.source]
+    with pytest.raises(ValueError, match="no set-up cell"):
+        lecture_notebook(bare, "probe.ipynb")
+
+
+def test_lecture_mode_draws_bold_text_without_a_font_warning(caplog):
+    """Lecture mode's bold titles used to make matplotlib warn on stderr (no bold CJK face): decks run in it."""
+    al.lecture_mode(True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="matplotlib.font_manager"):
+            fig, ax = plt.subplots()
+            ax.set_title("attention 注意力", fontsize=17.3)  # a size no other test uses: findfont's cache is cold
+            fig.canvas.draw()
+            plt.close(fig)
+    finally:
+        al.lecture_mode(False)
+    assert not [r for r in caplog.records if "Failed to find font" in r.getMessage()]
+
+
+def test_external_resources_finds_what_would_load_from_the_network():
+    page = (
+        '<script src="https://unpkg.com/reveal.js/dist/reveal.js"></script><link rel="stylesheet" '
+        'href="//cdn.example/x.css"><style>@import url(https://fonts.example/css);</style>'
+        '<script type="module">import mermaid from "https://cdn.example/m.mjs";</script>'
+        '<script src="reveal.js/dist/reveal.js"></script><a href="https://example.org">a link</a>'
+    )
+    assert external_resources(page) == [
+        "https://unpkg.com/reveal.js/dist/reveal.js",
+        "//cdn.example/x.css",
+        "https://fonts.example/css",
+        "https://cdn.example/m.mjs",
+    ]
+
+
+def test_the_vendored_reveal_js_is_the_registrys_with_its_licence():
+    for name, digest in REVEAL_FILES.items():
+        assert hashlib.sha256((REVEAL / name).read_bytes()).hexdigest() == digest, name
+    assert "MIT" in (REVEAL / "README.md").read_text(encoding="utf-8")
+    assert "Permission is hereby granted" in (REVEAL / "LICENSE").read_text(encoding="utf-8")
+
+
+# --- the decks of the built site -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(built_site):
+    return built_site[0]
+
+
+@pytest.mark.notebook
+def test_the_site_has_a_deck_per_notebook_linked_from_the_index(site):
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert (site / deck_name(path.stem)).is_file(), path.name
+        assert f'href="{deck_name(path.stem)}"' in index
+    assert (site / "reveal.js" / "dist" / "reveal.js").is_file()
+    assert (site / "reveal.js" / "dist" / "theme" / "course.css").is_file()
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explorers(site, path, record_property):
+    deck = (site / deck_name(path.stem)).read_text(encoding="utf-8")
+    record_property("deck_mb", round(len(deck.encode("utf-8")) / 1e6, 2))
+    assert not external_resources(deck), f"loads from the network: {external_resources(deck)[:3]}"
+    assert 'src="reveal.js/dist/reveal.js"' in deck and 'href="reveal.js/dist/reveal.css"' in deck
+    assert 'src="mathjax/MathJax.js' in deck and "Reveal.initialize" in deck
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
+    # a slide is a <section> holding a <section> per sub-slide, its first part included
+    assert deck.count("<section") == 2 * kinds.count("slide") + kinds.count("subslide")
+    assert "On Google Colab" not in deck, "the set-up cells are skipped"
+    page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
+    assert deck.count('class="live-explorer"') == page.count('class="live-explorer"')
+    for frame in re.findall(r'src="(frames/[0-9a-f]+\.png)"', deck):
+        assert (site / frame).is_file()
+    assert "Traceback" not in deck
+    assert not re.search(r'href="[\w\-]+\.ipynb', deck), "links to notebooks open their decks"
+    if path.stem != "00_start_here":
+        assert deck.count("<img") >= 2
+
+
+# --- in real Chromium, from disk -----------------------------------------------------------------------------------
+
+
+def _mathjax_probe(message) -> bool:  # the two known MathJax 2 font probes (see test_live_site.py)
+    url = message.location.get("url", "")
+    if message.text.startswith("Access to font at 'about:blank'"):
+        return True
+    return message.text.startswith("Failed to load resource") and (url == "about:blank" or "/mathjax/fonts/" in url)
+
+
+@pytest.mark.browser
+@pytest.mark.notebook
+def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
+    if not browser.chromium_available():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
+    outside, errors = [], []
+    deck = site / deck_name("01_queries_keys_values")
+    with browser.chromium(1280, 800) as page:
+
+        def only_files(route):
+            if route.request.url.startswith(("file://", "data:")):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_files)
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(f"{m.text} ({m.location.get('url')})")
+                if m.type == "error" and not _mathjax_probe(m)
+                else None
+            ),
+        )
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(deck.as_uri(), wait_until="load")
+        page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
+        total = page.evaluate("Reveal.getTotalSlides()")
+        assert total >= 10
+        seen = []
+        for _ in range(total - 1):
+            before = page.evaluate("Reveal.getSlidePastCount()")
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("n => Reveal.getSlidePastCount() === n + 1", arg=before, timeout=5_000)
+            seen.append(page.evaluate("Reveal.getSlidePastCount()"))
+        assert seen == list(range(1, total)), "each ArrowRight shows the next slide, through the whole deck"
+        assert page.evaluate("Reveal.isLastSlide()")
+        # a live explorer: its slider takes the arrow keys while focused, and the slide stays
+        root = page.locator(".live-explorer").first
+        page.evaluate(
+            "el => Reveal.slide(...Object.values(Reveal.getIndices(el.closest('section'))))", root.element_handle()
+        )
+        slide = page.evaluate("Reveal.getSlidePastCount()")
+        frame = root.get_attribute("data-frame")
+        root.locator("input[type=range]").first.focus()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("r => r.dataset.shown === r.dataset.frame", arg=root.element_handle())
+        assert root.get_attribute("data-frame") != frame, "the slider moved the explorer's picture"
+        assert page.evaluate("Reveal.getSlidePastCount()") == slide, "the slide stayed while the slider moved"
+    assert not outside, f"requests left the deck: {outside[:5]}"
+    assert not errors, f"console errors: {errors[:5]}"

@@ -1,0 +1,217 @@
+"""The notebooks as reveal.js slide decks, for a lecture: written by ``build_site.py`` beside the pages.
+
+Each notebook is executed again in lecture mode (its set-up cell's ``use_course_style(lecture=False)``
+becomes ``lecture=True``: the projector style of its figures and diagrams), then exported by nbconvert's
+SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
+slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
+pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
+normal style, in the layout they were designed for (lecture mode's larger fonts crowd their fixed pixel
+size). A slider keeps the arrow keys while it has the focus, so moving it does not turn the slide.
+
+Offline like the pages: reveal.js is the copy in ``vendor/reveal.js`` (two files, MIT, see its README),
+served from ``OUTDIR/reveal.js`` with the course's own small theme (no web fonts); math is the site's
+MathJax; links to other notebooks open their decks. Keys: arrows or space to move, Esc for the overview,
+F for full screen.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import re
+import shutil
+from pathlib import Path
+
+import live_pages
+import nbformat
+from execute import Executed, execute
+
+from attention_lab.plots import CJK_FONT
+
+__all__ = [
+    "REVEAL",
+    "THEME",
+    "deck_name",
+    "index_link",
+    "lecture_notebook",
+    "execute_deck",
+    "copy_reveal",
+    "deck_html",
+    "write_decks",
+    "external_resources",
+]
+
+TOOLS = Path(__file__).resolve().parent
+REVEAL = TOOLS / "vendor" / "reveal.js"
+TEMPLATES = TOOLS / "templates"
+REVEAL_FOLDER = "reveal.js"  # in the site
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SETUP_STYLE = "use_course_style(lecture=False)"
+
+# The decks' theme: reveal.js's white theme without its web fonts, the course's colours, the course's CJK font
+# for Chinese, and slides that scroll when a notebook cell is taller than the screen.
+THEME = """/* the course's reveal.js theme (tools/decks.py) */
+@font-face{font-family:"Course CJK";src:url("course-cjk.ttf") format("truetype")}
+:root{--r-background-color:#fff;--r-main-color:#111;--r-heading-color:#111;--r-link-color:#0072B2;
+--r-link-color-hover:#005a8c;--r-selection-background-color:#E69F00;--r-main-font-size:28px}
+.reveal-viewport{background:#fff}
+.reveal{font-family:"DejaVu Sans",system-ui,Arial,sans-serif,"Course CJK";color:#111}
+.reveal .slides{text-align:left}
+.reveal .slides section:not(.stack){height:100%;overflow-y:auto;overflow-x:hidden;box-sizing:border-box;
+padding:0 .4em .6em}
+.reveal a{color:#0072B2}
+.reveal .progress{color:#0072B2;height:6px}
+.reveal .controls{color:#0072B2}
+.reveal .slide-number{font-size:18px;background:#0072B2}
+.reveal img{max-width:100%;height:auto}
+.reveal .live-figure{width:100%}
+.reveal .jp-RenderedMarkdown h1,.reveal .jp-RenderedMarkdown h2{font-size:1.6em;margin:.2em 0 .4em}
+.reveal .jp-RenderedMarkdown h3{font-size:1.25em}
+.reveal .jp-InputPrompt,.reveal .jp-OutputPrompt{display:none}
+:root{--jp-content-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK";
+--jp-ui-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK"}
+"""
+
+# MathJax 2 from the site's copy, with the only web fonts jupyter-server-mathjax ships (as the pages use it)
+MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+
+
+def deck_name(stem: str) -> str:
+    return f"{stem}.slides.html"
+
+
+def index_link(stem: str) -> str:
+    """The link to a notebook's deck, for the site's index."""
+    return f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
+
+
+def lecture_notebook(nb, name: str = "the notebook"):
+    """A copy of ``nb`` whose set-up cell turns lecture mode on; ValueError if it has no such cell."""
+    lecture = copy.deepcopy(nb)
+    for cell in lecture.cells:
+        if cell.cell_type == "code" and SETUP_STYLE in cell.source:
+            cell.source = cell.source.replace(SETUP_STYLE, "use_course_style(lecture=True)", 1)
+            return lecture
+    raise ValueError(f"{name} has no set-up cell with {SETUP_STYLE} to switch to lecture mode for its deck")
+
+
+def execute_deck(path: Path, timeout: int = 600) -> Executed:
+    """Execute the notebook in lecture mode (its explorers' frames come from the page's run: see ``write_decks``)."""
+    path = Path(path)
+    nb = lecture_notebook(nbformat.read(path, as_version=4), path.name)
+    return execute(path, nb=nb, timeout=timeout)
+
+
+def copy_reveal(outdir: Path) -> Path:
+    """reveal.js, the theme and the CJK font into ``outdir/reveal.js``; returns that folder."""
+    folder = Path(outdir) / REVEAL_FOLDER
+    shutil.copytree(REVEAL / "dist", folder / "dist", dirs_exist_ok=True)
+    shutil.copyfile(REVEAL / "LICENSE", folder / "LICENSE")
+    (folder / "dist" / "theme").mkdir(exist_ok=True)
+    (folder / "dist" / "theme" / "course.css").write_text(THEME, encoding="utf-8")
+    shutil.copyfile(CJK_FONT, folder / "dist" / "theme" / "course-cjk.ttf")
+    return folder
+
+
+def _exporter():
+    from nbconvert import SlidesExporter
+
+    exporter = SlidesExporter(
+        template_name="course_reveal",
+        extra_template_basedirs=[str(TEMPLATES)],
+        reveal_url_prefix=REVEAL_FOLDER,
+        reveal_theme="course",
+        reveal_transition="none",
+        reveal_number="c/t",
+        reveal_width="1280",
+        reveal_height="800",
+    )
+    exporter.mathjax_url = MATHJAX_URL
+    return exporter
+
+
+def _local_links(page: str) -> str:
+    """Links to notebooks open their decks; the glossary opens its page."""
+    page = re.sub(
+        r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{deck_name(m.group(1))}{m.group(2) or ""}"', page
+    )
+    return page.replace('href="glossary.md"', 'href="glossary.html"')
+
+
+def deck_html(nb, title: str, exporter=None) -> str:
+    """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks)."""
+    exporter = exporter or _exporter()
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    body = live_pages.install(_local_links(body))
+    found = external_resources(body)
+    if found:  # the template loads nothing from the network; a new nbconvert that does must not pass unseen
+        raise RuntimeError(f"the deck {title!r} would load {found[0]} from the network")
+    return body
+
+
+def external_resources(page: str) -> list[str]:
+    """URLs on the network that the page would load: scripts, style sheets, imports, fonts, images, frames."""
+    found = re.findall(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["\']?((?:https?:)?//[^"\'\s>]+)', page)
+    found += re.findall(r'@import\s+(?:url\()?\s*["\']?((?:https?:)?//[^"\')\s]+)', page)
+    found += re.findall(r'\bimport\s[^;]*?from\s+["\']((?:https?:)?//[^"\']+)', page)
+    return found
+
+
+def _widget_views(nb) -> list[str]:
+    """The model ids of the widgets the notebook's outputs show, in order."""
+    return [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    ]
+
+
+def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 600, log=print) -> list[Path]:
+    """Execute each notebook in lecture mode and write its deck into ``outdir``; return the decks written.
+
+    ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page, whose explorer
+    frames (already in ``outdir/frames``) the deck shows: the explorers keep the layout they were designed
+    for, and the deck's style sheet enlarges them (the static figures are drawn in lecture mode). The two
+    runs show the same widgets in the same order, which pairs them up. ``static(nb, explorers, uid)`` turns
+    executed outputs into static-page outputs, as for the pages. ``executed``: a function path ->
+    :class:`execute.Executed` of a lecture-mode run made elsewhere; by default each notebook is run here.
+    """
+    outdir = Path(outdir)
+    copy_reveal(outdir)
+    exporter = _exporter()
+    written = []
+    for path, page_run in pages:
+        path = Path(path)
+        run = executed(path) if executed is not None else execute_deck(path, timeout)
+        if run.problems:
+            raise RuntimeError(f"{path.name} did not run cleanly in lecture mode:\n" + "\n".join(run.problems))
+        page_views, deck_views = _widget_views(page_run.nb), _widget_views(run.nb)
+        if len(page_views) != len(deck_views):
+            raise RuntimeError(
+                f"{path.name} showed {len(deck_views)} widgets in lecture mode and {len(page_views)} "
+                "for its page: its deck cannot show the page's explorers"
+            )
+        manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
+        explorers = {
+            deck: manifests[page] for page, deck in zip(page_views, deck_views, strict=True) if page in manifests
+        }
+        nb = static(copy.deepcopy(run.nb), explorers, f"{path.stem}-deck")
+        title = next(
+            (
+                m.group(1).strip()
+                for c in nb.cells
+                if c.cell_type == "markdown"
+                for m in [re.search(r"^#\s+(.+)$", c.source, re.M)]
+                if m
+            ),
+            path.stem,
+        )
+        target = outdir / deck_name(path.stem)
+        target.write_text(deck_html(nb, title, exporter), encoding="utf-8")
+        written.append(target)
+        log(
+            f"{path.name}: executed in lecture mode in {run.seconds:.1f} s -> {target.name} "
+            f"({target.stat().st_size / 1e6:.1f} MB)"
+        )
+    return written
