@@ -1,0 +1,32 @@
+"""Reference answers for notebooks/08_transformers_read_and_write.ipynb."""
+
+import numpy as np
+
+
+def top_p(probs, p_top):
+    order = np.argsort(-probs, kind="stable")  # most likely first, ties by index
+    ranked = probs[order]
+    keep = np.zeros(probs.shape, dtype=bool)
+    keep[order] = np.cumsum(ranked) - ranked < p_top  # the mass before each token is still below p_top
+    kept = np.where(keep, probs, 0.0)
+    return kept / kept.sum()
+
+
+def reheat(p, temperature):
+    z = np.log(p) / temperature  # the logits up to a constant, divided by T
+    e = np.exp(z - z.max())
+    return e / e.sum()  # = p^(1/T) / sum p^(1/T)
+
+
+def kv_cache_bytes_per_token(n_layers, d_model, num_heads, bytes_per_number):
+    return 2 * n_layers * d_model * bytes_per_number  # a key and a value per layer, d_model numbers each
+
+
+def cached_attention(q, K_cache, V_cache, k_new, v_new):
+    K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])  # (t + 1, d_k): the new position last
+    scores = K @ q / np.sqrt(q.shape[0])  # (t + 1,)
+    weights = np.exp(scores - scores.max())
+    return (weights / weights.sum()) @ V, (K, V)
+
+
+MASK_AND_CACHE_PREDICTION = "B"
