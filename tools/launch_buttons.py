@@ -161,7 +161,8 @@ def updated(nb: dict, name: str) -> dict:
         "source": _lines(questions_source()),
     }
     tagged = [i for i, cell in enumerate(cells) if _is_questions(cell)]
-    if tagged:
+    if tagged:  # metadata other tools own (the slide type of tools/slide_metadata.py) is kept
+        questions["metadata"] = {**cells[tagged[0]].get("metadata", {}), "tags": [QUESTIONS_TAG]}
         cells[tagged[0]] = questions
         if tagged[0] != len(cells) - 1:  # the footer is always the last cell
             cells.append(cells.pop(tagged[0]))

@@ -30,6 +30,8 @@ def characters() -> str:
 
 
 def main():
+    if not SOURCE.exists():
+        raise SystemExit(f"make_font_subset: {SOURCE} is missing; install it first: apt-get install fonts-wqy-microhei")
     font = TTCollection(str(SOURCE)).fonts[0]
     options = subset.Options()
     options.name_IDs = ["*"]
