@@ -74,3 +74,12 @@ def test_the_live_loss_picture_carries_its_alt_text():
     assert png[:4] in (b"\x89PNG", "iVBO")  # bytes or base64 text, by IPython version
     assert metadata["alt"] == describe(live.figure)
     assert metadata["alt"].startswith('Figure: "kernel width, epoch 3/3"; x: "epoch"; y: "mean squared error"')
+
+
+def test_tex_commands_read_as_words():
+    fig, ax = plt.subplots()
+    try:
+        ax.set_ylabel(r"$|\partial\lambda / \partial\alpha|$ with $\alpha = q^\top k / \sqrt{d}$")
+        assert describe(fig) == 'Figure: y: "|partial lambda / partial alpha| with alpha = q^top k / sqrt d".'
+    finally:
+        plt.close(fig)

@@ -16,11 +16,13 @@ from matplotlib.figure import Figure
 __all__ = ["describe", "describe_figures_in_ipython"]
 
 MAX_CHARS = 600
-_TEX = re.compile(r"\\(?:mathrm|mathbf|mathit|operatorname|text)\s*|\\|[${}]")
+_FORMATTING = re.compile(r"\\(?:mathrm|mathbf|mathit|operatorname|text)\s*")
+_COMMAND = re.compile(r"\\([A-Za-z]+)(?=[\\{])")  # \partial\lambda -> "partial lambda", \sqrt{d} -> "sqrt d"
 
 
 def _plain(text: str) -> str:
-    return re.sub(r"\s+", " ", _TEX.sub("", text)).strip()
+    text = _COMMAND.sub(r"\1 ", _FORMATTING.sub("", text))
+    return re.sub(r"\s+", " ", re.sub(r"\\|[${}]", "", text)).strip()
 
 
 def _panel(ax) -> str:
