@@ -135,7 +135,7 @@ def test_regression_data_matches_the_course_definition():
         (lambda: loo_errors([0.0], [1.0], [1.0]), r"at least 2 points"),
         (lambda: loo_bandwidth([0.0, 1.0], [0.0, 1.0], kernel="boxcar", bandwidths=[0.1]),
          r"no bandwidth .* leaves every point a neighbour"),
-        (lambda: make_regression_data(0), r"n_train must be >= 1, got 0"),
+        (lambda: make_regression_data(0), r"n_train must be an integer >= 1, got 0"),
         (lambda: make_regression_data(noise=-1.0), r"noise must be a number >= 0"),
         (lambda: true_function([-1.0]), r"x must be >= 0"),
     ],

@@ -36,7 +36,7 @@ def test_variance_grows_like_d_and_scaling_fixes_it():
 def test_errors_and_static_twin():
     with pytest.raises(ValueError, match=r"d must be one of \[1, 2, 4"):
         DimensionExplorer(SAMPLE, d=3, interactive=False)
-    with pytest.raises(ValueError, match="d must be between 1 and 512, got 0"):
+    with pytest.raises(ValueError, match="d must be an integer >= 1 and <= 512, got 0"):
         SAMPLE.scores(0, True)
     fig = scaling_small_multiples(SAMPLE, dimensions=(4, 512))
     assert len(fig.axes) == 4 and fig.axes[0].get_ylabel()

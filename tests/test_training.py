@@ -65,5 +65,5 @@ def test_live_loss_keeps_every_point_and_redraws_at_the_end():
     assert [v for _, v in live.history["train"]] == [1.0, 0.5, 1 / 3, 0.25, 0.2]
     np.testing.assert_allclose(live.lines["train"].get_xdata(), range(5))  # the last epoch forced a redraw
     assert "epoch 5/5" in live.ax.get_title()
-    with pytest.raises(ValueError, match="epochs must be a positive int"):
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         LiveLoss(0, show=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive, describe
+from ._checks import as_float_array, check_choice, check_positive, describe
 from .normalisers import normalise_rows, softmax
 from .scores import gaussian_score
 
@@ -41,9 +41,7 @@ KERNELS = {"gaussian": gaussian_kernel, "boxcar": boxcar_kernel, "epanechnikov":
 
 
 def _check_kernel(kernel):
-    if not isinstance(kernel, str) or kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    return kernel
+    return check_choice(kernel, sorted(KERNELS), "kernel")
 
 
 def _points_1d(value, name):

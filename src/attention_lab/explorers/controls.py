@@ -12,8 +12,9 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-__all__ = ["check_labels", "check_seed",
-           "TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
+from .._checks import check_real, check_temperature, describe
+
+__all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
            "temperature_axis_position", "temperature_axis", "check_control_value"]
 
 
@@ -32,9 +33,7 @@ TEMPERATURE_OPTIONS = [(temperature_label(t), float(t)) for t in
 
 def nearest_temperature(value: float, name: str = "temperature") -> float:
     """The slider position closest to temperature ``value`` (on the log scale; 0 and inf exactly)."""
-    value = _real(value, name)
-    if not value >= 0:  # also NaN
-        raise ValueError(f"{name} must be a number >= 0 (0 = hard, inf = uniform), got {value!r}")
+    value = check_temperature(value, name)
     values = [v for _, v in TEMPERATURE_OPTIONS]
     wanted = temperature_axis_position(value)
     return values[int(np.argmin([abs(temperature_axis_position(v) - wanted) for v in values]))]
@@ -69,13 +68,6 @@ def temperature_axis(ax, label="temperature T (log scale)"):
     ax.set_xlabel(label)
 
 
-def _real(value, name: str) -> float:
-    """``value`` as a float if it is a real number (not a bool, a string or a complex), else a ValueError."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    return float(value)
-
-
 def _option_values(control) -> list:
     return [option[1] if isinstance(option, tuple) else option for option in control.options]
 
@@ -91,40 +83,24 @@ def check_control_value(name: str, control, value):
             same_type = isinstance(value, str) == isinstance(option, str) and not isinstance(value, bool)
             if same_type and value == option:
                 return option
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+        raise ValueError(f"{name} must be one of {options}, got {describe(value)}")
     if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
         if not isinstance(value, bool | np.bool_):
-            raise ValueError(f"{name} must be True or False, got {value!r}")
+            raise ValueError(f"{name} must be True or False, got {describe(value)}")
         return bool(value)
     if isinstance(control, widgets.widget_int._Int | widgets.widget_float._Float):
-        number = _real(value, name)
+        number = check_real(value, name)
         integral = isinstance(control, widgets.widget_int._Int)
         if not np.isfinite(number) or (integral and number != int(number)):
             kind = "a whole number" if integral else "a finite number"
-            raise ValueError(f"{name} must be {kind}, got {value!r}")
+            raise ValueError(f"{name} must be {kind}, got {describe(value)}")
         low, high = control.min, control.max
-        if hasattr(control, "base"):  # FloatLogSlider: min and max are exponents
-            low, high = control.base**low, control.base**high
-        if not low <= number <= high:
-            raise ValueError(f"{name} must lie in the slider's range [{low:g}, {high:g}], got {value!r}")
+        inside = low <= number <= high
+        if hasattr(control, "base"):  # FloatLogSlider: min and max are exponents; 10**log10(5) is 5 + 1 ulp
+            inside = number > 0 and low - 1e-12 <= np.log(number) / np.log(control.base) <= high + 1e-12
+            low, high = (float(f"{control.base**end:.12g}") for end in (low, high))
+        if not inside:
+            raise ValueError(f"{name} must be between {low:g} and {high:g} (the slider's range), got {describe(value)}")
         return int(number) if integral else number
     return value
 
-
-def check_labels(labels, n: int, name: str = "labels") -> list:
-    """``n`` labels as a list of strings (None: none given), else a ValueError naming ``name``."""
-    if labels is None:
-        return None
-    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
-        raise ValueError(f"{name} must be a list of {n} strings, got {type(labels).__name__} {labels!r:.40}")
-    labels = list(labels)
-    if len(labels) != n or not all(isinstance(label, str) for label in labels):
-        raise ValueError(f"{name} must be a list of {n} strings (one per entry), got {labels!r:.80}")
-    return labels
-
-
-def check_seed(seed, name: str = "seed") -> int:
-    """A whole-number seed >= 0 (numpy's rule), else a ValueError naming ``name``."""
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {seed!r}")
-    return int(seed)

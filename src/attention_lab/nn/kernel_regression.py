@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from .._checks import check_count, check_positive
-from ._common import as_float_tensor
+from ._checks import as_float_tensor
 
 __all__ = ["NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out"]
 
