@@ -115,19 +115,11 @@ class _Attending(torch.nn.Module):
 
     def project_keys(self, states):
         """(batch, n, d_e) encoder states -> (batch, n, d_s) projected keys, or None without attention."""
-        if self.attention is None:
-            return None
-        if isinstance(self.attention, AdditiveAttention):
-            return self.attention.W_k(states)  # W_k e_j
-        return self.attention.W(states)  # W e_j
+        return None if self.attention is None else self.attention.project_keys(states)  # W_k e_j or W e_j
 
     def attend(self, query, memory: Memory):
         """query (batch, d_s) -> context c_t (batch, d_e) and weights lambda_t (batch, n)."""
-        if isinstance(self.attention, AdditiveAttention):
-            features = torch.tanh(self.attention.W_q(query)[:, None, :] + memory.keys)  # (batch, n, d_s)
-            scores = self.attention.w_v(features)[..., 0]  # alpha_tj: (batch, n)
-        else:
-            scores = (memory.keys @ query[:, :, None])[..., 0]  # alpha_tj = s^T W e_j: (batch, n)
+        scores = self.attention.score_projected(query[:, None, :], memory.keys)[:, 0]  # alpha_tj: (batch, n)
         weights = masked_softmax(scores, memory.mask)  # lambda_tj: (batch, n), 0 on padding
         return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, d_e)
 

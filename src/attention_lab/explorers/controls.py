@@ -1,7 +1,8 @@
 """Controls shared by the explorers: the log-scale temperature slider, and the rule every value must pass.
 
-A value set from code (``explorer.set(...)`` or a constructor argument) is checked by
-:func:`check_control_value` before it is stored: it must be one of a selection's options, or a finite
+:func:`positions` lists every position a control offers (label shown, value stored), for the static
+pages and the benchmark. A value set from code (``explorer.set(...)`` or a constructor argument) is
+checked by :func:`check_control_value` before it is stored: it must be one of a selection's options, or a finite
 number inside a slider's range, or a bool for a toggle. A control may add its own ``coerce(value)`` hook
 (the temperature slider snaps a valid temperature to its nearest position); nothing invalid is clamped
 or snapped, it is refused with a ValueError naming the control.
@@ -9,13 +10,15 @@ or snapped, it is refused with a ValueError naming the control.
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as widgets
 import numpy as np
 
 from .._checks import check_real, check_temperature, describe
 
 __all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
-           "temperature_axis_position", "temperature_axis", "check_control_value"]
+           "temperature_axis_position", "temperature_axis", "positions", "check_control_value"]
 
 
 def temperature_label(t: float) -> str:
@@ -68,8 +71,35 @@ def temperature_axis(ax, label="temperature T (log scale)"):
     ax.set_xlabel(label)
 
 
-def _option_values(control) -> list:
-    return [option[1] if isinstance(option, tuple) else option for option in control.options]
+def positions(control) -> list[tuple[str, object]]:
+    """Every position of ``control`` as (label shown, value stored), in the order the control offers them.
+
+    A selection (dropdown, toggle buttons, selection slider): its options; a toggle (checkbox, toggle
+    button): off and on; a slider over numbers: every step of its grid (a log slider's on the log scale).
+    """
+    if _is_selection(control):
+        options = control.options.items() if isinstance(control.options, dict) else control.options
+        return [(str(option[0]), option[1]) if isinstance(option, tuple) else (str(option), option)
+                for option in options]
+    if isinstance(control.value, bool):
+        return [("off", False), ("on", True)]
+    if isinstance(control, widgets.IntSlider):
+        return [(str(v), v) for v in range(control.min, control.max + 1, control.step)]
+    if isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider):
+        count = int(math.floor((control.max - control.min) / control.step + 1e-9)) + 1
+        steps = [control.min + control.step * k for k in range(count)]  # the slider's grid
+        if isinstance(control, widgets.FloatLogSlider):  # min and max are exponents
+            low, high = control.base**control.min, control.base**control.max
+            values = [min(max(control.base**s, low), high) for s in steps]
+        else:
+            values = [min(s, control.max) for s in steps]
+        return [(format(v, control.readout_format), float(v)) for v in values]
+    raise TypeError(f"a control of type {type(control).__name__} has no positions the page can offer")
+
+
+def _is_selection(control) -> bool:
+    """Dropdown, ToggleButtons, SelectionSlider, RadioButtons, ...: a control choosing among ``options``."""
+    return hasattr(control, "options") and not hasattr(control, "min")
 
 
 def check_control_value(name: str, control, value):
@@ -77,20 +107,20 @@ def check_control_value(name: str, control, value):
     coerce = getattr(control, "coerce", None)
     if coerce is not None:
         value = coerce(value, name)
-    if isinstance(control, widgets.widget_selection._Selection):  # Dropdown, ToggleButtons, SelectionSlider, ...
-        options = _option_values(control)
+    if _is_selection(control):
+        options = [value for _, value in positions(control)]
         for option in options:
             same_type = isinstance(value, str) == isinstance(option, str) and not isinstance(value, bool)
             if same_type and value == option:
                 return option
         raise ValueError(f"{name} must be one of {options}, got {describe(value)}")
-    if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
+    if isinstance(control.value, bool):  # Checkbox, ToggleButton
         if not isinstance(value, bool | np.bool_):
             raise ValueError(f"{name} must be True or False, got {describe(value)}")
         return bool(value)
-    if isinstance(control, widgets.widget_int._Int | widgets.widget_float._Float):
+    if isinstance(control.value, int | float) and hasattr(control, "min"):  # a slider or box over numbers
         number = check_real(value, name)
-        integral = isinstance(control, widgets.widget_int._Int)
+        integral = isinstance(control.value, int)
         if not np.isfinite(number) or (integral and number != int(number)):
             kind = "a whole number" if integral else "a finite number"
             raise ValueError(f"{name} must be {kind}, got {describe(value)}")

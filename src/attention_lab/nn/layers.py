@@ -113,8 +113,16 @@ class AdditiveAttention(torch.nn.Module):
         self.attention_weights = None
 
     def scores(self, queries, keys):
-        """(batch, n_q, n_k) scores; m = num_hiddens, the width of the tanh layer."""
-        features = torch.tanh(self.W_q(queries)[:, :, None, :] + self.W_k(keys)[:, None, :, :])  # (b, n_q, n_k, m)
+        """(batch, n_q, n_k) scores w_v^T tanh(W_q q + W_k k); m = num_hiddens, the width of the tanh layer."""
+        return self.score_projected(queries, self.project_keys(keys))
+
+    def project_keys(self, keys):
+        """W_k k_j, (batch, n_k, m): the part of the score that depends on the keys only (compute it once)."""
+        return self.W_k(keys)
+
+    def score_projected(self, queries, projected_keys):
+        """Scores (batch, n_q, n_k) from queries (batch, n_q, d_q) and :meth:`project_keys`'s (batch, n_k, m)."""
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + projected_keys[:, None, :, :])  # (b, n_q, n_k, m)
         return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
 
     def forward(self, queries, keys, values, mask=None):
@@ -170,7 +178,15 @@ class GeneralAttention(torch.nn.Module):
         _check_batched(queries, keys, values)
         _check_features(queries, "queries", self.W.out_features, self)
         _check_features(keys, "keys", self.W.in_features, self)
-        scores = queries @ self.W(keys).transpose(1, 2)  # (batch, n_q, n_k)
+        scores = self.score_projected(queries, self.project_keys(keys))  # (batch, n_q, n_k)
         weights = masked_softmax(scores, mask)
         self.attention_weights = weights.detach()
         return weights @ values
+
+    def project_keys(self, keys):
+        """W e_j, (batch, n_k, d_q): the part of the score that depends on the keys only (compute it once)."""
+        return self.W(keys)
+
+    def score_projected(self, queries, projected_keys):
+        """Scores s^T (W e_j), (batch, n_q, n_k), from queries (batch, n_q, d_q) and :meth:`project_keys`'s output."""
+        return queries @ projected_keys.transpose(1, 2)  # (batch, n_q, n_k)
