@@ -14,8 +14,9 @@ from attention_lab.estimators import (
     score_function_gradients,
     straight_through_gradients,
 )
+from attention_lab.examples import six_scores
 
-ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+ALPHA = six_scores()[0]  # notebook 02's scores
 V = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
 TARGET = V[4]
 LOSS, LOSS_GRAD = quadratic_loss(V, TARGET)
