@@ -195,7 +195,7 @@ def test_decoder_attention_is_the_attention_layer(score):
 
 
 def test_bahdanau_step_uses_the_previous_state_as_query():
-    """Decoder.step against the equations written out: query s_{t-1}, then s_t = GRU(s_{t-1}, [y_{t-1}; c_t])."""
+    """BahdanauDecoder.step against the equations: query s_{t-1}, then s_t = GRU(s_{t-1}, [y_{t-1}; c_t])."""
     torch.manual_seed(2)
     model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16).double()
     src, lens = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]]), torch.tensor([5, 3])

@@ -6,7 +6,6 @@ query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, 
 
 from . import plots
 from .attention import attention
-from .data import RegressionData, make_regression_data, true_function
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
 from .normalisers import (
     effective_keys,
@@ -19,6 +18,7 @@ from .normalisers import (
     sparsemax,
 )
 from .plots import lecture_mode, use_course_style
+from .regression_data import RegressionData, make_regression_data, true_function
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 from .seeding import manual_seed, seeded_generator, seeded_rng
 

@@ -9,7 +9,7 @@ output vocabulary.
 - :class:`Encoder`: embedding + bidirectional GRU; e_j = [forward state at j; backward state at j] (size
   d_e = 2 d_s), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole
   input (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
-- :class:`Decoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
+- :class:`BahdanauDecoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
   c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_out [s_t; c_t].
   ``score="additive"`` is Bahdanau's score, ``"general"`` the bilinear s_{t-1}^T W e_j inside Bahdanau's
   decoder, ``None`` the fixed c at every step (no attention).
@@ -37,10 +37,10 @@ from .nn import AdditiveAttention, GeneralAttention, masked_softmax, padding_mas
 from .nn._checks import check_ids, describe
 from .translation_data import Vocab
 
-__all__ = ["Encoder", "Memory", "Decoder", "LuongDecoder", "Seq2Seq", "exact_match"]
+__all__ = ["Encoder", "Memory", "BahdanauDecoder", "LuongDecoder", "Seq2Seq", "exact_match"]
 
 PAD, BOS, EOS = Vocab.PAD, Vocab.BOS, Vocab.EOS
-SCORES = (None, "additive", "general")  # how Bahdanau's decoder scores the encoder states (None: no attention)
+BAHDANAU_SCORES = (None, "additive", "general")  # how Bahdanau's decoder scores the encoder states (None: no attention)
 LUONG_SCORES = ("general", "additive")
 DECODERS = ("bahdanau", "luong")
 
@@ -124,7 +124,7 @@ class _Attending(torch.nn.Module):
         return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, d_e)
 
 
-class Decoder(_Attending):
+class BahdanauDecoder(_Attending):
     """Bahdanau et al.'s decoder: a GRU cell; ``score`` picks how the previous state s_{t-1} reads the e_j.
 
     ``score=None``: the fixed summary c at every step; ``"additive"`` (Bahdanau's) or ``"general"``
@@ -134,7 +134,7 @@ class Decoder(_Attending):
     def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
                  score: str | None = "additive"):
         super().__init__()
-        self.score = check_choice(score, SCORES, "score")
+        self.score = check_choice(score, BAHDANAU_SCORES, "score")
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
         self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
         self.cell = torch.nn.GRUCell(embed_size + enc_size, num_hiddens)
@@ -207,7 +207,7 @@ class Seq2Seq(torch.nn.Module):
     score : {"additive", "general", None}
         How the decoder scores the encoder states; None (no attention) only with Bahdanau's decoder.
     decoder : {"bahdanau", "luong"}
-        :class:`Decoder` (query s_{t-1}) or :class:`LuongDecoder` (query s_t, attentional state s~_t).
+        :class:`BahdanauDecoder` (query s_{t-1}) or :class:`LuongDecoder` (query s_t, attentional state s~_t).
     bidirectional : bool
         A bidirectional encoder (default) or a forward-only one.
     """
@@ -217,7 +217,7 @@ class Seq2Seq(torch.nn.Module):
         super().__init__()
         decoder = check_choice(decoder, DECODERS, "decoder")
         self.encoder = Encoder(src_vocab, embed_size, num_hiddens, bidirectional)
-        kind = Decoder if decoder == "bahdanau" else LuongDecoder
+        kind = BahdanauDecoder if decoder == "bahdanau" else LuongDecoder
         self.decoder = kind(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, score)
         self.tgt_vocab = tgt_vocab
 

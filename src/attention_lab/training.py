@@ -18,8 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._checks import check_count
-from .data import RegressionData
 from .plots import CYCLE, buffer_png
+from .regression_data import RegressionData
 
 __all__ = ["LiveLoss", "snapshot"]
 

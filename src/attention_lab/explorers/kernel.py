@@ -20,10 +20,10 @@ from matplotlib.figure import Figure
 from matplotlib.image import NonUniformImage
 
 from .._checks import check_count, check_seed
-from ..data import RegressionData, make_regression_data, true_function
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import effective_keys
 from ..plots import CMAP, COLORS
+from ..regression_data import RegressionData, make_regression_data, true_function
 from .base import Explorer
 
 __all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "fit_and_weights_columns",
