@@ -86,7 +86,7 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
 def check_axis(axis, ndim: int, name: str = "axis") -> int:
     """An axis of an array with ``ndim`` dimensions (negative counts from the end), as a non-negative int."""
     expected = f"an integer in [{-ndim}, {ndim - 1}] for an array with {ndim} dimension(s)"
-    if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral) or not -ndim <= axis < ndim:
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral) or not -ndim <= int(axis) < ndim:
         raise ValueError(f"{name} must be {expected}, got {describe(axis)}")
     return int(axis) % ndim
 
