@@ -324,3 +324,38 @@ def test_bad_options_are_named():
         Seq2Seq(12, 9, decoder="luong", score=None)
     with pytest.raises(ValueError, match=r"score must be one of \[None, 'additive', 'general'\], got 'dot'"):
         Seq2Seq(12, 9, score="dot")
+
+
+# --- Vocab at bad input -------------------------------------------------------------------------------------
+
+VOCAB = Vocab(["abc", "cab"])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: VOCAB.decode([4, -1]), r"ids must lie in \[0, 7\)"),
+        (lambda: VOCAB.decode([7]), r"ids must lie in \[0, 7\)"),
+        (lambda: VOCAB.decode(torch.tensor([4, -2])), r"ids must lie in"),
+        (lambda: VOCAB.decode([4.5]), r"ids must be integer token ids"),
+        (lambda: VOCAB.decode([True]), r"ids must be integer token ids"),
+        (lambda: VOCAB.decode(torch.tensor([4.0])), r"integer token ids"),
+        (lambda: VOCAB.decode("abc"), r"got the text"),
+        (lambda: VOCAB.encode(None), r"text must hold strings"),
+        (lambda: VOCAB.encode("ab", eos="yes"), r"eos must be True or False"),
+        (lambda: VOCAB.batch([]), r"at least one non-empty text"),
+        (lambda: VOCAB.batch("abc"), r"got one string"),
+        (lambda: Vocab("abc"), r"got one string"),
+        (lambda: Vocab([1, 2]), r"texts must hold strings"),
+        (lambda: Vocab(5), r"texts must be a list of strings"),
+        (lambda: Vocab(["a"], level=["char"]), r"level must be one of \['char', 'word'\]"),
+    ],
+)
+def test_vocab_refuses_bad_ids_and_texts(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_vocab_still_decodes_good_ids():
+    ids = VOCAB.encode("cab")
+    assert VOCAB.decode(ids) == "cab" and VOCAB.decode(torch.tensor(ids)) == "cab"

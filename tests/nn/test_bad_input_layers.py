@@ -1,4 +1,4 @@
-"""Bad and extreme input to the torch layers and to Vocab: a ValueError naming the argument, or a finite answer."""
+"""Bad and extreme input to the torch layers: a ValueError naming the argument, or a finite answer."""
 
 import pytest
 import torch
@@ -6,7 +6,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attention_lab import nn as aln
-from attention_lab.translation_data import Vocab
 
 B, NQ, NK, D = 2, 3, 4, 5
 
@@ -162,36 +161,3 @@ def test_gumbel_softmax_at_tiny_temperature_is_one_hot_not_nan(exponent):
     assert torch.isfinite(scores.grad).all() and sorted(hard.detach().tolist()) == [0.0, 0.0, 0.0, 1.0]
     if exponent <= -10:
         assert sorted(relaxed.detach().tolist()) == [0.0, 0.0, 0.0, 1.0]
-
-
-VOCAB = Vocab(["abc", "cab"])
-
-
-@pytest.mark.parametrize(
-    ("call", "message"),
-    [
-        (lambda: VOCAB.decode([4, -1]), r"ids must lie in \[0, 7\)"),
-        (lambda: VOCAB.decode([7]), r"ids must lie in \[0, 7\)"),
-        (lambda: VOCAB.decode(torch.tensor([4, -2])), r"ids must lie in"),
-        (lambda: VOCAB.decode([4.5]), r"ids must be integer token ids"),
-        (lambda: VOCAB.decode([True]), r"ids must be integer token ids"),
-        (lambda: VOCAB.decode(torch.tensor([4.0])), r"integer token ids"),
-        (lambda: VOCAB.decode("abc"), r"got the text"),
-        (lambda: VOCAB.encode(None), r"text must hold strings"),
-        (lambda: VOCAB.encode("ab", eos="yes"), r"eos must be True or False"),
-        (lambda: VOCAB.batch([]), r"at least one non-empty text"),
-        (lambda: VOCAB.batch("abc"), r"got one string"),
-        (lambda: Vocab("abc"), r"got one string"),
-        (lambda: Vocab([1, 2]), r"texts must hold strings"),
-        (lambda: Vocab(5), r"texts must be a list of strings"),
-        (lambda: Vocab(["a"], level=["char"]), r"level must be one of \['char', 'word'\]"),
-    ],
-)
-def test_vocab_refuses_bad_ids_and_texts(call, message):
-    with pytest.raises(ValueError, match=message):
-        call()
-
-
-def test_vocab_still_decodes_good_ids():
-    ids = VOCAB.encode("cab")
-    assert VOCAB.decode(ids) == "cab" and VOCAB.decode(torch.tensor(ids)) == "cab"
