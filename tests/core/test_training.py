@@ -36,6 +36,7 @@ def test_snapshot_records_the_model_on_the_test_queries(snapshots):
     assert s["w"][0] > snapshots[0]["w"][0]  # training sharpened the attention
 
 
+@pytest.mark.slow
 def test_scrubber_replays_every_epoch_in_place(snapshots, interactive):
     scrubber = TrainingScrubber(snapshots, DATA, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in scrubber.figure.axes)

@@ -113,6 +113,7 @@ def explorers():
     return {kind: factory() for kind, factory in FACTORIES.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "control", "good"), CONTROLS, ids=[f"{k}-{c}" for k, c, _ in CONTROLS])
 def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, kind, control, good):
     explorer = explorers[kind]

@@ -9,6 +9,7 @@ from attention_lab.explorers import DIMENSIONS, DimensionExplorer, ScoreSample, 
 SAMPLE = ScoreSample(n_queries=200, n_keys=8, max_d=512, seed=0)
 
 
+@pytest.mark.slow
 def test_whole_range_in_place(interactive):
     explorer = DimensionExplorer(SAMPLE, d=1, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in explorer.figure.axes)

@@ -21,6 +21,7 @@ def bandwidth_positions(slider):
     return 10.0 ** exponents
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel", ["gaussian", "boxcar", "epanechnikov"])
 @pytest.mark.parametrize("n_train", TRAIN_SIZES)
 def test_whole_bandwidth_range(explorer, kernel, n_train):

@@ -43,6 +43,7 @@ def test_slider_reaches_both_limits_exactly():
     assert nearest_temperature(0.98) == 1.0 and nearest_temperature(1e-9) == 0.0 and nearest_temperature(1e9) == np.inf
 
 
+@pytest.mark.slow
 def test_lookup_explorer_over_the_whole_range(interactive):
     explorer = LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=interactive)
     figure, count = explorer.figure, artist_count(explorer)
@@ -61,6 +62,7 @@ def test_lookup_explorer_over_the_whole_range(interactive):
     assert explorer.figure is figure and artist_count(explorer) == count  # updated in place, nothing added
 
 
+@pytest.mark.slow
 def test_temperature_explorer_over_the_whole_range(interactive):
     explorer = TemperatureExplorer(ALPHA, V2, interactive=interactive)
     count = artist_count(explorer)
@@ -85,6 +87,7 @@ def test_temperature_explorer_over_the_whole_range(interactive):
     assert artist_count(explorer) == count
 
 
+@pytest.mark.slow
 def test_gumbel_explorer_over_the_whole_range(interactive):
     explorer = GumbelExplorer(ALPHA, interactive=interactive)
     np.testing.assert_allclose(explorer.argmax_frequency, softmax(ALPHA), atol=0.03)
