@@ -8,6 +8,7 @@
 - ``executed`` and ``built_site``: each course notebook is executed once per test run, and the static site
   built once from those runs, whichever of the two workers asks first; a worker that asks for the site while
   the other builds it runs the notebooks not yet started (from the last one back) instead of waiting idle.
+  The cross-worker "run once, share the result" machinery is ``run_once.py``.
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
 - ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests.
 - Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
@@ -17,14 +18,13 @@
 from __future__ import annotations
 
 import os
-import pickle
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import settings
+from run_once import once, shared_dir
 
 from attention_lab.paths import repo_root
 
@@ -79,52 +79,6 @@ def artist_count(explorer) -> int:
     return sum(len(ax.get_children()) for ax in explorer.figure.axes)
 
 
-def _shared_dir(tmp_path_factory, name: str) -> Path:
-    """A folder every pytest-xdist worker of this run sees (the run's own temporary folder without xdist)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
-    shared.mkdir(exist_ok=True)
-    return shared
-
-
-def _claim(shared: Path, key: str) -> bool:
-    """Claim ``key`` for this worker; False if a worker (maybe this one) has claimed it already."""
-    try:
-        os.close(os.open(shared / f"{key}.claim", os.O_CREAT | os.O_EXCL))
-    except FileExistsError:
-        return False
-    return True
-
-
-def once(shared: Path, key: str, make, *, wait: bool = True):
-    """``make()`` run by the first worker that asks for ``key``; the others wait for its (pickled) result.
-
-    A failure is recorded too, so the waiting workers fail with its message instead of waiting forever.
-    With ``wait=False`` a worker that finds ``key`` claimed returns None at once instead of waiting.
-    """
-    done, failed = shared / f"{key}.pickle", shared / f"{key}.failed"
-    if not _claim(shared, key):  # another worker makes it (or has made it): wait for its result
-        if not wait:
-            return None
-        deadline = time.monotonic() + 1800
-        while not done.exists():
-            if failed.exists():
-                raise RuntimeError(f"{key} failed in another worker: {failed.read_text(encoding='utf-8')}") from None
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{key} was claimed by another worker but never finished") from None
-            time.sleep(0.5)
-        return pickle.loads(done.read_bytes())
-    try:
-        result = make()
-    except BaseException as error:
-        failed.write_text(f"{type(error).__name__}: {error}", encoding="utf-8")
-        raise
-    partial = done.with_suffix(".partial")
-    partial.write_bytes(pickle.dumps(result))
-    partial.rename(done)  # atomic: a waiting worker never reads half a file
-    return result
-
-
 @pytest.fixture(scope="session")
 def executed(tmp_path_factory):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness and site share it).
@@ -134,7 +88,7 @@ def executed(tmp_path_factory):
     """
     from build_site import execute_page
 
-    shared = _shared_dir(tmp_path_factory, "executed-notebooks")
+    shared = shared_dir(tmp_path_factory, "executed-notebooks")
 
     def run(path: Path):
         path = Path(path).resolve()
@@ -155,7 +109,7 @@ def built_site(tmp_path_factory, executed):
     """(folder, pages written): the static site built once per test run from the shared notebook runs."""
     from build_site import build_site
 
-    shared = _shared_dir(tmp_path_factory, "built-site")
+    shared = shared_dir(tmp_path_factory, "built-site")
     # The site needs every notebook, executed in page order by the worker that builds it. Any worker that
     # asks meanwhile runs the notebooks nobody has started, from the last one back, instead of waiting idle.
     if (shared / "site.claim").exists():

@@ -18,123 +18,150 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
+from peak_memory import kernel_code
 
 from attention_lab.paths import repo_root
 
 ROOT = repo_root(Path(__file__).parent)
 
-# The explorers exactly as the notebooks build them (same data, same figure).
-SETUP = textwrap.dedent("""
-    import numpy as np
-    from attention_lab.explorers import (AlignmentExplorer, DimensionExplorer, DIMENSIONS, GumbelExplorer,
-                                         HeadExplorer, KernelExplorer, LookupExplorer, PositionalEncodingExplorer,
-                                         TemperatureExplorer, TrainingScrubber)
-    K = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
-    VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
-    LABELS = ["apple", "orange", "pear", "cherry"]
-    QUERIES = {"cherry": [9.0, 3.0], "sweet and sour": [7.5, 6.0]}
-    ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
-    V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
-    from attention_lab.training import snapshot
-    # notebook 06's figure size: 29 input and 11 output tokens (random alignments draw the same)
-    SOURCES = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
-    OUTPUTS = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
-    _rng = np.random.default_rng(0)
-    ALIGNMENTS = [_rng.dirichlet(np.ones(len(s)), size=11) for s in SOURCES]
-    # notebook 07's head explorer: 2 layers x 4 heads over 3 reversal examples of 8 tokens + <bos>
-    HEAD_TOKENS = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
-    HEAD_WEIGHTS = _rng.dirichlet(np.ones(9), size=(3, 2, 4, 9))  # (examples, layers, heads, n, n)
-    # notebook 04's scrubber: 100 epochs of Adam on the course data
+BENCHED = {  # explorer -> (the control the slider moves, where it starts)
+    "LookupExplorer (01)": ("temperature", 1.0),
+    "TemperatureExplorer (02)": ("temperature", 1.0),
+    "GumbelExplorer (02)": ("temperature", 1.0),
+    "KernelExplorer (03)": ("bandwidth", 0.3),
+    "TrainingScrubber (04)": ("epoch", 50),
+    "DimensionExplorer (05)": ("d", 16),
+    "AlignmentExplorer (06)": ("step", 5),
+    "PositionalEncodingExplorer (07)": ("position", 20),
+    "HeadExplorer (07)": ("head", 0),
+    "SamplingExplorer (08)": ("temperature", 1.0),
+}
+EXPLORERS = list(BENCHED)
+
+
+def _training_snapshots(epochs: int = 100) -> list:
+    """Notebook 04's scrubber: ``epochs`` epochs of Adam on the course data, one snapshot each."""
     import torch
+
     from attention_lab import make_regression_data
     from attention_lab import nn as aln
-    DATA = make_regression_data(50, seed=0)
-    _x, _y = torch.tensor(DATA.x_train, dtype=torch.float32), torch.tensor(DATA.y_train, dtype=torch.float32)
-    _keys, _values = aln.leave_one_out(_x, _y)
-    _model = aln.NWKernelRegression(1.0)
-    _opt = torch.optim.Adam(_model.parameters(), lr=0.5)
-    SNAPSHOTS = [snapshot(_model, 0, 1.0, DATA)]
-    for _epoch in range(100):
-        _opt.zero_grad()
-        _loss = torch.mean((_model(_x, _keys, _values) - _y) ** 2)
-        _loss.backward()
-        _opt.step()
-        SNAPSHOTS.append(snapshot(_model, _epoch + 1, _loss.item(), DATA))
-    # notebook 08's sampling explorer: a character model of its size (untrained: the same work per step)
+    from attention_lab.training import snapshot
+
+    data = make_regression_data(50, seed=0)
+    x, y = torch.tensor(data.x_train, dtype=torch.float32), torch.tensor(data.y_train, dtype=torch.float32)
+    keys, values = aln.leave_one_out(x, y)
+    model = aln.NWKernelRegression(1.0)
+    optimiser = torch.optim.Adam(model.parameters(), lr=0.5)
+    snapshots = [snapshot(model, 0, 1.0, data)]
+    for epoch in range(epochs):
+        optimiser.zero_grad()
+        loss = torch.mean((model(x, keys, values) - y) ** 2)
+        loss.backward()
+        optimiser.step()
+        snapshots.append(snapshot(model, epoch + 1, loss.item(), data))
+    return snapshots
+
+
+def _sampling_explorer(**arguments):
+    """Notebook 08's sampling explorer over a character model of its size (untrained: the same work per step)."""
+    import torch
+
+    from attention_lab import nn as aln
     from attention_lab.explorers import SamplingExplorer
     from attention_lab.text_data import load_text
-    CHARS, PROMPT_TEXT = sorted(set(load_text())), "MENENIUS:\\n"
+
+    chars, prompt_text = sorted(set(load_text())), "MENENIUS:\n"
     torch.set_num_threads(1)  # as notebook 08 does: tiny steps, and no thread contention on a shared machine
     torch.manual_seed(0)
-    LM = aln.CharTransformer(len(CHARS), 128, d_model=64, num_heads=4, num_layers=2, d_ff=128).eval()
-    PROMPT = torch.tensor([[CHARS.index(c) for c in PROMPT_TEXT]])
+    model = aln.CharTransformer(len(chars), 128, d_model=64, num_heads=4, num_layers=2, d_ff=128).eval()
+    prompt = torch.tensor([[chars.index(c) for c in prompt_text]])
     with torch.no_grad():
-        LOGITS = LM(PROMPT)[0, -1].double().numpy()
-    def WRITE(temperature, top_k, top_p):
-        out = aln.generate(LM, PROMPT, 40, temperature=temperature, top_k=top_k, top_p=top_p, rng=2)
-        return "".join(CHARS[i] for i in out[0, PROMPT.shape[1]:].tolist())
-""")
-# name -> (expression building the explorer, with {value} for the benched control and {extra} for more
-# arguments; the control the slider moves; the slider of the naive version)
-TEMPERATURE = ("temperature", "temperature_slider(1.0)")
-BANDWIDTH = ("bandwidth", "widgets.FloatLogSlider(value=0.3, base=10, min=np.log10(0.03), max=np.log10(5), step=0.05)")
-EXPLORERS = {
-    "LookupExplorer (01)": ("LookupExplorer(K, VALUES, LABELS, QUERIES, temperature={value}{extra})", *TEMPERATURE),
-    "TemperatureExplorer (02)": ("TemperatureExplorer(ALPHA, V2, temperature={value}{extra})", *TEMPERATURE),
-    "GumbelExplorer (02)": ("GumbelExplorer(ALPHA, temperature={value}{extra})", *TEMPERATURE),
-    "KernelExplorer (03)": ("KernelExplorer(bandwidth={value}, n_train=1000{extra})", *BANDWIDTH),
-    "TrainingScrubber (04)": ("TrainingScrubber(SNAPSHOTS, DATA, epoch={value}{extra})", "epoch",
-                              "widgets.IntSlider(value=50, min=0, max=100)"),
-    "DimensionExplorer (05)": ("DimensionExplorer(d={value}{extra})", "d",
-                               "widgets.SelectionSlider(options=DIMENSIONS, value=16)"),
-    "AlignmentExplorer (06)": ("AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, step={value}{extra})", "step",
-                               "widgets.IntSlider(value=5, min=0, max=10)"),
-    "PositionalEncodingExplorer (07)": ("PositionalEncodingExplorer(64, 32, dimension=6, position={value}{extra})",
-                                        "position", "widgets.IntSlider(value=20, min=0, max=63)"),
-    "HeadExplorer (07)": ("HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, head={value}{extra})", "head",
-                          "widgets.IntSlider(value=0, min=0, max=3)"),
-    "SamplingExplorer (08)": ("SamplingExplorer(LOGITS, CHARS, prompt=PROMPT_TEXT, continuation=WRITE, "
-                              "temperature={value}{extra})", *TEMPERATURE),
-}
-START = {"temperature": 1.0, "bandwidth": 0.3, "epoch": 50, "d": 16, "step": 5, "position": 20, "head": 0}
+        logits = model(prompt)[0, -1].double().numpy()
+
+    def write(temperature, top_k, top_p):
+        out = aln.generate(model, prompt, 40, temperature=temperature, top_k=top_k, top_p=top_p, rng=2)
+        return "".join(chars[i] for i in out[0, prompt.shape[1] :].tolist())
+
+    return SamplingExplorer(logits, chars, prompt=prompt_text, continuation=write, **arguments)
 
 
-def _positions(control: str, count: int) -> list:
-    """``count`` successive slider positions of the benched control, as a reader would step through them."""
-    if control == "temperature":
-        from attention_lab.explorers import TEMPERATURE_OPTIONS
+def build_explorer(name: str, value=None, *, interactive: bool = True):
+    """Explorer ``name`` as its notebook builds it (the course's example data, the same figure), its benched
+    control at ``value`` (default: where the notebook starts it)."""
+    from attention_lab import examples, make_regression_data
+    from attention_lab import explorers as ex
 
-        return [value for _, value in TEMPERATURE_OPTIONS][5:5 + count]
-    if control == "bandwidth":
-        return list(10.0 ** (np.log10(0.05) + 0.05 * np.arange(count)))
-    from attention_lab.explorers import DIMENSIONS
+    control, start = BENCHED[name]
+    arguments = {control: start if value is None else value, "interactive": interactive}
+    rng = np.random.default_rng(0)
+    if name == "LookupExplorer (01)":
+        boxes = examples.fruit_boxes()
+        return ex.LookupExplorer(boxes.keys, boxes.values, boxes.labels, boxes.queries, **arguments,
+                                 feature_names=boxes.feature_names, value_names=boxes.value_names)
+    if name in ("TemperatureExplorer (02)", "GumbelExplorer (02)"):
+        alpha, values = examples.six_scores()
+        return ex.TemperatureExplorer(alpha, values, **arguments) if name.startswith("Temperature") \
+            else ex.GumbelExplorer(alpha, **arguments)
+    if name == "KernelExplorer (03)":
+        return ex.KernelExplorer(n_train=1000, **arguments)
+    if name == "TrainingScrubber (04)":
+        return ex.TrainingScrubber(_training_snapshots(), make_regression_data(50, seed=0), **arguments)
+    if name == "DimensionExplorer (05)":
+        return ex.DimensionExplorer(**arguments)
+    if name == "AlignmentExplorer (06)":  # notebook 06's figure size: 29 input and 11 output tokens
+        sources = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
+        outputs = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
+        alignments = [rng.dirichlet(np.ones(len(s)), size=11) for s in sources]  # random: they draw the same
+        return ex.AlignmentExplorer(sources, outputs, alignments, **arguments)
+    if name == "SamplingExplorer (08)":
+        return _sampling_explorer(**arguments)
+    if name == "PositionalEncodingExplorer (07)":
+        return ex.PositionalEncodingExplorer(64, 32, dimension=6, **arguments)
+    # notebook 07's head explorer: 2 layers x 4 heads over 3 reversal examples of 8 tokens + <bos>
+    tokens = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
+    weights = rng.dirichlet(np.ones(9), size=(3, 2, 4, 9))  # (examples, layers, heads, n, n)
+    return ex.HeadExplorer(weights, tokens, **arguments)
 
-    cycle = {"epoch": list(range(101)), "d": DIMENSIONS, "step": list(range(11)), "position": list(range(64)),
-             "head": [0, 1, 2, 3, 2, 1]}[control]
-    return [cycle[i % len(cycle)] for i in range(count)]
+
+def walk(control, count: int) -> list:
+    """``count`` successive positions of ``control`` from its current one, back and forth, as a reader steps."""
+    from attention_lab.explorers.controls import positions
+
+    values = [value for _, value in positions(control)]
+    if isinstance(control.value, float):
+        here = int(np.argmin([abs(v - control.value) for v in values]))
+    else:
+        here = values.index(control.value)
+    path, step = [], 1
+    for _ in range(count):
+        if not 0 <= here + step < len(values):
+            step = -step
+        here += step
+        path.append(values[here])
+    return path
 
 
 def _bench_notebook(name: str) -> dict:
     """A notebook with the fast explorer, then the naive interact version of the same figure."""
     import nbformat
 
-    expression, control, slider = EXPLORERS[name]
-    fast = expression.format(value=START[control], extra="")
-    naive = expression.format(value="value", extra=", interactive=False")
+    control = BENCHED[name][0]
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(source) for source in [
-        "%matplotlib inline\n" + SETUP,
-        f"explorer = {fast}\nexplorer",
+        "%matplotlib inline\n" + kernel_code("from bench import build_explorer"),
+        f"explorer = build_explorer({name!r})\nexplorer",
+        # the naive version: interact rebuilds the figure at every step of a slider over the same positions
         "import ipywidgets as widgets\nfrom IPython.display import display\n"
-        "from attention_lab.explorers import temperature_slider\n"
-        f"def naive(value):\n    display({naive}.figure)\n"
-        f"widgets.interact(naive, value={slider});",
+        "from attention_lab.explorers.controls import positions\n"
+        f"control = explorer.controls[{control!r}]\n"
+        "slider = widgets.SelectionSlider(options=positions(control), value=control.value)\n"
+        f"def naive(value):\n    display(build_explorer({name!r}, value, interactive=False).figure)\n"
+        "widgets.interact(naive, value=slider);",
     ]]
     return nb
 
@@ -181,43 +208,23 @@ def browser_latency(steps: int) -> dict:
 
 def kernel_costs(repeats: int = 30) -> dict:
     """Per update, inside the kernel: compute (artist data), draw (blit the changing artists), encode (PNG diff)."""
-    namespace: dict = {}
-    exec(SETUP, namespace)  # noqa: S102 - our own constant setup code
     costs = {}
-    for name, (expression, control, _) in EXPLORERS.items():
-        values = _positions(control, repeats)
-        explorer = eval(expression.format(value=values[0], extra=""), namespace)  # noqa: S307 - our own constant
-        canvas = explorer.canvas
-        canvas.syncing_data_url = False  # as if the browser view were connected
-        timings = {"compute_ms": [], "draw_ms": [], "encode_ms": []}
-        explorer.controls[control].unobserve_all()  # time the pieces one by one, not through the observer
-        for value in values:
-            explorer.controls[control].value = value
-            start = time.perf_counter()
-            explorer.update()
-            drawn = time.perf_counter()
-            canvas.restore_region(explorer._background)
-            explorer._draw_animated()
-            encoded = time.perf_counter()
-            canvas._png_is_old = True
-            canvas.get_diff_image()
-            done = time.perf_counter()
-            timings["compute_ms"].append(1000 * (drawn - start))
-            timings["draw_ms"].append(1000 * (encoded - drawn))
-            timings["encode_ms"].append(1000 * (done - encoded))
+    for name, (control, _) in BENCHED.items():
+        explorer = build_explorer(name)
+        steps = [explorer.timed_step(**{control: value}) for value in walk(explorer.controls[control], repeats)]
+        costs[name] = {key: float(np.median([step[key] for step in steps]))
+                       for key in ("compute_ms", "draw_ms", "encode_ms")}
         full = []
         for _ in range(min(5, repeats)):
             start = time.perf_counter()
             explorer.figure.canvas.draw()
             full.append(1000 * (time.perf_counter() - start))
-        costs[name] = {key: float(np.median(values)) for key, values in timings.items()}
         costs[name]["full_redraw_ms"] = float(np.median(full))
     return costs
 
 
 # the kernel's own peak resident memory (tools/peak_memory.py: Linux, macOS, Windows)
-PEAK_MEMORY = (f"import sys as _sys\n_sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
-               "from peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _sys, _peak_mb")
+PEAK_MEMORY = kernel_code("from peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _peak_mb")
 
 
 def notebook_memory() -> dict:

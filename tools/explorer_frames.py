@@ -29,7 +29,9 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
-from peak_memory import peak_mb
+from peak_memory import kernel_code, peak_mb
+
+from attention_lab.explorers.controls import positions
 
 __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", "export_explorer", "publish_frames"]
 
@@ -37,34 +39,6 @@ MIME = "application/vnd.attention-lab.frames+json"
 MIN_POSITIONS = 9  # a slider thinned below this many positions (or all it has) feels like a slide show
 FRAME_BUDGET = 300  # frames per explorer at most (time: ~15-40 ms each on a 2-core machine; size: ~10-20 KB each)
 SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
-
-
-def _after_notebook() -> str:
-    """The code ``execute`` runs in the kernel after the notebook: find this module, publish the frames."""
-    from pathlib import Path
-
-    return (f"import sys as _sys\n_sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
-            f"import explorer_frames as _frames\n_frames.publish_frames()\ndel _sys, _frames\n")
-
-
-def positions(control) -> list[tuple[str, object]]:
-    """Every position of ``control`` as (label shown, value stored), in the order the control offers them."""
-    if isinstance(control, widgets.widget_selection._Selection):  # Dropdown, ToggleButtons, SelectionSlider, ...
-        return list(zip(control._options_labels, control._options_values, strict=True))
-    if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
-        return [("off", False), ("on", True)]
-    if isinstance(control, widgets.IntSlider):
-        return [(str(v), v) for v in range(control.min, control.max + 1, control.step)]
-    if isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider):
-        count = int(math.floor((control.max - control.min) / control.step + 1e-9)) + 1
-        steps = [control.min + control.step * k for k in range(count)]  # the slider's grid
-        if isinstance(control, widgets.FloatLogSlider):  # min and max are exponents
-            low, high = control.base**control.min, control.base**control.max
-            values = [min(max(control.base**s, low), high) for s in steps]
-        else:
-            values = [min(s, control.max) for s in steps]
-        return [(format(v, control.readout_format), float(v)) for v in values]
-    raise TypeError(f"a control of type {type(control).__name__} has no positions the page can offer")
 
 
 def _current_index(control, options) -> int:
@@ -204,4 +178,5 @@ def publish_frames(budget: int = FRAME_BUDGET):
     display({MIME: payload}, raw=True)
 
 
-AFTER_NOTEBOOK = _after_notebook()
+# The code ``execute`` runs in the kernel after the notebook: find this module, publish the frames.
+AFTER_NOTEBOOK = kernel_code("import explorer_frames as _frames\n_frames.publish_frames()\ndel _frames")

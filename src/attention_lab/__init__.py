@@ -6,7 +6,6 @@ query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, 
 
 from . import diagrams, plots
 from .attention import attention
-from .data import RegressionData, make_regression_data, true_function
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
 from .normalisers import (
     effective_keys,
@@ -20,6 +19,7 @@ from .normalisers import (
 )
 from .plots import lecture_mode, use_course_style
 from .sampling import greedy_tokens, next_token_distribution, sample_tokens, top_k_mask, top_p_mask
+from .regression_data import RegressionData, make_regression_data, true_function
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 from .seeding import manual_seed, seeded_generator, seeded_rng
 

@@ -1,7 +1,9 @@
-"""Input checks shared by the library: each failure names the argument, what was expected and what was given.
+"""The library's one vocabulary of input checks: each failure names the argument, what was expected and what was given.
 
-Every public function converts its inputs with these helpers, which copy rather than modify, so the
-caller's arrays are never mutated.
+Every public function checks its inputs at the door with these helpers (numbers, counts, flags, choices,
+arrays, masks, seeds, labels; :mod:`attention_lab.nn._checks` adds the torch tensors), and each value is
+checked once on its way in. Arrays are converted by copying, so the caller's arrays are never mutated.
+:func:`describe` is the one way a message shows what was given.
 """
 
 from __future__ import annotations
@@ -82,10 +84,10 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
 
 
 def check_axis(axis, ndim: int, name: str = "axis") -> int:
-    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
-        raise ValueError(f"{name} must be an integer, got {describe(axis)}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name} must be in [{-ndim}, {ndim - 1}] for an array with {ndim} dimension(s), got {axis}")
+    """An axis of an array with ``ndim`` dimensions (negative counts from the end), as a non-negative int."""
+    expected = f"an integer in [{-ndim}, {ndim - 1}] for an array with {ndim} dimension(s)"
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral) or not -ndim <= int(axis) < ndim:
+        raise ValueError(f"{name} must be {expected}, got {describe(axis)}")
     return int(axis) % ndim
 
 
@@ -109,15 +111,55 @@ def check_positive(value, name: str) -> float:
     return value
 
 
-def check_count(value, name: str, low: int, high: int | None = None) -> int:
-    """An integer in [low, high] such as k in top-k."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {describe(value)}")
+def check_real(value, name: str, *, finite: bool = False) -> float:
+    """A real number (not a bool, a string or a complex) as a float; with ``finite``, not inf or NaN either."""
+    kind = "a finite number" if finite else "a real number"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {kind}, got {describe(value)}")
+    number = float(value)
+    if finite and not np.isfinite(number):
+        raise ValueError(f"{name} must be {kind}, got {number}")
+    return number
+
+
+def check_count(value, name: str, low: int, high: int | None = None, *, what: str = "") -> int:
+    """An integer in [low, high] such as k in top-k; ``what`` says what it counts, for the message."""
+    expected = f"an integer >= {low}" + ("" if high is None else f" and <= {high}")
+    if what:
+        expected += f" ({what})"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be {expected}, got {describe(value)}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and <= {high}"
-        raise ValueError(f"{name} must be >= {low}{upper}, got {value}")
+        raise ValueError(f"{name} must be {expected}, got {value}")
     return value
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """A whole-number seed >= 0 (numpy's rule)."""
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {describe(seed)}")
+    return int(seed)
+
+
+def check_choice(value, options, name: str):
+    """One of ``options`` (compared by type and value: ``True`` is not ``1``, ``"1"`` is not ``1``)."""
+    for option in options:
+        if type(value) is type(option) and value == option:
+            return option
+    raise ValueError(f"{name} must be one of {list(options)}, got {describe(value)}")
+
+
+def check_labels(labels, n: int, name: str = "labels") -> list | None:
+    """``n`` labels as a list of strings (None: none given)."""
+    if labels is None:
+        return None
+    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
+        raise ValueError(f"{name} must be a list of {n} strings, got {describe(labels)}")
+    labels = list(labels)
+    if len(labels) != n or not all(isinstance(label, str) for label in labels):
+        raise ValueError(f"{name} must be a list of {n} strings (one per entry), got {describe(labels)}")
+    return labels
 
 
 def check_flag(value, name: str) -> bool:

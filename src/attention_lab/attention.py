@@ -35,24 +35,36 @@ def attention(queries, keys, values, *, score="scaled_dot", temperature=1.0, mas
     outputs : numpy.ndarray, shape (..., n_q, d_v) (or (..., n_q) for 1-D values)
     weights : numpy.ndarray, shape (..., n_q, n_k)
     """
+    score_fn = _score_function(score, score_kwargs)
+    v = as_float_array(values, "values", min_ndim=1)  # (..., n_k, d_v) or (n_k,)
+
+    alpha = score_fn(queries, keys, **score_kwargs)  # (..., n_q, n_k)
+    _check_scores_fit_values(alpha, v)
+    weights = softmax(alpha, temperature, axis=-1, mask=mask)  # (..., n_q, n_k)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        outputs = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    return _finite_average(outputs, v), weights
+
+
+# The checks and limits beside the formula above.
+
+
+def _score_function(score, score_kwargs):
+    """The score function named by ``score`` (or ``score`` itself if callable), after checking its arguments."""
     if callable(score):
-        score_fn = score
-    elif isinstance(score, str) and score in SCORES:
-        score_fn = SCORES[score]
-    else:
+        return score
+    if not isinstance(score, str) or score not in SCORES:
         raise ValueError(f"score must be one of {sorted(SCORES)} or a callable, got {describe(score)}")
-    takes = set(inspect.signature(score_fn).parameters) - {"queries", "keys"}
-    unknown = sorted(set(score_kwargs) - takes) if not callable(score) else []
+    takes = set(inspect.signature(SCORES[score]).parameters) - {"queries", "keys"}
+    unknown = sorted(set(score_kwargs) - takes)
     if unknown:
         raise ValueError(f"the {score!r} score takes no argument {', '.join(unknown)}; it takes "
                          f"{sorted(takes) or 'none besides queries and keys'}")
-    alpha = score_fn(queries, keys, **score_kwargs)  # (..., n_q, n_k)
-    if not callable(score) and score == "gaussian" and np.isneginf(alpha).all(axis=-1).any():
-        rows = int(np.isneginf(alpha).all(axis=-1).sum())
-        raise ValueError(f"bandwidth is too small for these points: for {rows} quer(y/ies) every key is more than "
-                         f"1.3e154 bandwidths away, so every score is below the float range. Use a larger "
-                         f"bandwidth (kernels.nadaraya_watson handles this nearest-key limit)")
-    v = as_float_array(values, "values", min_ndim=1)
+    return SCORES[score]
+
+
+def _check_scores_fit_values(alpha, v):
+    """v must hold one row per key, and every query must have a score above -inf (else its weights are undefined)."""
     n_keys = alpha.shape[-1]
     v_rows = v.shape[0] if v.ndim == 1 else v.shape[-2]
     if v_rows != n_keys:
@@ -60,10 +72,20 @@ def attention(queries, keys, values, *, score="scaled_dot", temperature=1.0, mas
             f"values must hold one row per key: expected {n_keys} value(s) along axis "
             f"{0 if v.ndim == 1 else -2}, got values of shape {v.shape}"
         )
-    weights = softmax(alpha, temperature, axis=-1, mask=mask)  # (..., n_q, n_k)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        outputs = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
-    if not np.all(np.isfinite(outputs)):  # a weighted average of finite values can only overflow in rounding
+    underflowed = np.isneginf(alpha).all(axis=-1)  # (..., n_q): every score below the float range
+    if underflowed.any():
+        raise ValueError(
+            f"for {int(underflowed.sum())} quer(y/ies) every score is -inf (below the float range), so the weights "
+            f"are undefined. With score='gaussian' the bandwidth is too small for these points: every key is more "
+            f"than 1.3e154 bandwidths away; use a larger bandwidth (kernels.nadaraya_watson handles this "
+            f"nearest-key limit). To leave a query with no key on purpose, pass mask="
+        )
+
+
+def _finite_average(outputs, v):
+    """The weighted average, or a ValueError if it overflowed (a weighted average of finite values can only
+    overflow in rounding)."""
+    if not np.all(np.isfinite(outputs)):
         raise ValueError(f"values are too large: their weighted average overflowed (values up to "
                          f"{np.abs(v).max():.3g}; the float range ends near 1.8e308)")
-    return outputs, weights
+    return outputs

@@ -40,11 +40,9 @@ True
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, check_count, check_positive, check_real
 from .normalisers import softmax
 
 __all__ = ["quadratic_loss", "exact_gradient", "score_function_gradients", "straight_through_gradients",
@@ -56,12 +54,6 @@ def _scores(alpha) -> np.ndarray:
     if alpha.ndim != 1 or alpha.size < 2:
         raise ValueError(f"alpha must be a 1-D array of at least 2 scores, got shape {alpha.shape}")
     return alpha
-
-
-def _n_samples(n_samples) -> int:
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
-    return int(n_samples)
 
 
 def _evaluate(fn, weights, name, shape) -> np.ndarray:
@@ -127,9 +119,8 @@ def score_function_gradients(alpha, loss, n_samples, rng=None, *, baseline=0.0) 
     variance, not the mean, because E[one-hot(i) - p] = 0.
     """
     alpha = _scores(alpha)
-    m = _n_samples(n_samples)
-    if isinstance(baseline, bool) or not isinstance(baseline, numbers.Real) or not np.isfinite(baseline):
-        raise ValueError(f"baseline must be a finite number, got {baseline!r}")
+    m = check_count(n_samples, "n_samples", 1)
+    baseline = check_real(baseline, "baseline", finite=True)
     p = softmax(alpha)
     _, index = _draw(alpha, m, rng)
     one_hot = np.eye(alpha.size)[index]  # (m, n)
@@ -140,7 +131,7 @@ def score_function_gradients(alpha, loss, n_samples, rng=None, *, baseline=0.0) 
 def straight_through_gradients(alpha, loss_grad, n_samples, rng=None) -> np.ndarray:
     """Straight-through: grad f at the one-hot sample, pulled back through softmax(alpha). Shape (n_samples, n)."""
     alpha = _scores(alpha)
-    m = _n_samples(n_samples)
+    m = check_count(n_samples, "n_samples", 1)
     p = np.broadcast_to(softmax(alpha), (m, alpha.size))
     _, index = _draw(alpha, m, rng)
     upstream = _evaluate(loss_grad, np.eye(alpha.size)[index], "loss_grad", (m, alpha.size))  # (m, n)
@@ -155,7 +146,7 @@ def gumbel_softmax_gradients(alpha, loss_grad, temperature, n_samples, rng=None,
     pulled back through the relaxed weights.
     """
     alpha = _scores(alpha)
-    m = _n_samples(n_samples)
+    m = check_count(n_samples, "n_samples", 1)
     temperature = check_positive(temperature, "temperature")
     gumbel, index = _draw(alpha, m, rng)
     relaxed = softmax((alpha + gumbel) / temperature)  # (m, n)

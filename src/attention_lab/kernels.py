@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive, describe
+from ._checks import as_float_array, check_choice, check_positive, describe
 from .normalisers import normalise_rows, softmax
 from .scores import gaussian_score
 
@@ -41,9 +41,7 @@ KERNELS = {"gaussian": gaussian_kernel, "boxcar": boxcar_kernel, "epanechnikov":
 
 
 def _check_kernel(kernel):
-    if not isinstance(kernel, str) or kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
-    return kernel
+    return check_choice(kernel, sorted(KERNELS), "kernel")
 
 
 def _points_1d(value, name):
@@ -64,27 +62,44 @@ def _differences(x_query, x_keys, query_name, key_name):
 
 
 def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
-    """Nadaraya-Watson weights of shape (n_q, n_k) (``diff`` = x - x_i); rows without support are all 0."""
-    if kernel == "gaussian":
-        # kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h) == softmax_i(-(x - x_i)^2 / (2 h^2)): the weights are the
-        # softmax of the Gaussian scores (the constant 1/sqrt(2 pi) cancels), and the softmax cannot underflow to 0/0.
-        weights = softmax(gaussian_score(x_query, x_keys, bandwidth), mask=allowed)
-        lost = weights.sum(axis=-1) == 0
-        if allowed is not None:
-            lost &= allowed.any(axis=-1)
-        if lost.any():
-            # Every score of these queries is below the float range (-inf): the nearest key is more than
-            # 1.3e154 bandwidths away. Then exp(score_i - max score) is 0 in float64 for every other key, so
-            # the exact weights are one-hot on the nearest key (ties share): the softmax at T = 0.
-            near_mask = None if allowed is None else allowed[lost]
-            weights[lost] = softmax(-np.abs(diff[lost]), temperature=0, mask=near_mask)
-        return weights
-    with np.errstate(over="ignore"):
-        u = np.clip(diff / bandwidth, -2.0, 2.0)  # |u| > 1 is outside the support either way
-    k = KERNELS[kernel](u)
+    """lambda_i(x) = kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h), shape (n_q, n_k); ``diff`` = x - x_i.
+
+    ``allowed`` (n_q, n_k), if given, marks the keys each query may use (leave-one-out). A row with no key
+    in reach (compact kernels) is all 0.
+    """
+    if kernel == "gaussian":  # kappa(u_i) / sum_j kappa(u_j) = softmax_i(-u_i^2 / 2): 1/sqrt(2 pi) cancels
+        weights = softmax(gaussian_score(x_query, x_keys, bandwidth), mask=allowed)  # (n_q, n_k)
+        return _nearest_key_limit(weights, diff, allowed)
+    kappa = KERNELS[kernel](_in_bandwidths(diff, bandwidth))  # kappa((x - x_i)/h): (n_q, n_k)
     if allowed is not None:
-        k = np.where(allowed, k, 0.0)
-    return normalise_rows(k)
+        kappa = np.where(allowed, kappa, 0.0)
+    return normalise_rows(kappa)  # kappa_i / sum_j kappa_j
+
+
+# The limits beside the formula above.
+
+
+def _in_bandwidths(diff, bandwidth):
+    """u = (x - x_i)/h clipped to [-2, 2]: |u| > 1 is outside a compact kernel's support either way, and no
+    division overflows."""
+    with np.errstate(over="ignore"):
+        return np.clip(diff / bandwidth, -2.0, 2.0)
+
+
+def _nearest_key_limit(weights, diff, allowed):
+    """Gaussian weights with the rows that the softmax lost replaced by their exact limit.
+
+    A row is lost when every score is below the float range (-inf): the nearest key is more than 1.3e154
+    bandwidths away. Then exp(score_i - max score) is 0 in float64 for every other key, so the exact
+    weights are one-hot on the nearest key (ties share): the softmax of -|x - x_i| at T = 0.
+    """
+    lost = weights.sum(axis=-1) == 0  # (n_q,)
+    if allowed is not None:
+        lost &= allowed.any(axis=-1)  # a query with no allowed key stays all 0
+    if lost.any():
+        near_mask = None if allowed is None else allowed[lost]
+        weights[lost] = softmax(-np.abs(diff[lost]), temperature=0, mask=near_mask)
+    return weights
 
 
 def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussian"):
@@ -116,6 +131,16 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
         lambda_i(x) = kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h); rows sum to 1, or are all 0 where undefined.
         With the Gaussian kernel this is ``softmax(gaussian_score(x_query, x_keys, h))``.
     """
+    xq, xk, y, h, kernel = _nw_inputs(x_query, x_keys, y_values, bandwidth, kernel)
+    weights = _weights(xq, xk, _differences(xq, xk, "x_query", "x_keys"), h, kernel)  # (n_query, n_keys)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        y_hat = weights @ y  # sum_i lambda_i(x) y_i: (n_query,) or (n_query, d_v)
+    _check_finite_average(y_hat, y)
+    y_hat[weights.sum(axis=-1) == 0] = np.nan  # no key in reach: 0/0, undefined
+    return y_hat, weights
+
+
+def _nw_inputs(x_query, x_keys, y_values, bandwidth, kernel):
     h = check_positive(bandwidth, "bandwidth")
     kernel = _check_kernel(kernel)
     xq = _points_1d(x_query, "x_query")
@@ -128,17 +153,13 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
             f"x_keys and y_values must have the same length (one value per key), got {xk.shape[0]} keys "
             f"and {y.shape[0]} values"
         )
-    diff = _differences(xq, xk, "x_query", "x_keys")
-    weights = _weights(xq, xk, diff, h, kernel)  # (n_query, n_keys)
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        y_hat = weights @ y  # (n_query,) or (n_query, d_v)
-    if not np.all(np.isfinite(y_hat)):
+    return xq, xk, y, h, kernel
+
+
+def _check_finite_average(y_hat, y):
+    if not np.all(np.isfinite(y_hat)):  # a weighted average of finite values can only overflow in rounding
         raise ValueError(f"y_values are too large: a weighted average overflowed (values up to {np.abs(y).max():.3g};"
                          f" the float range ends near 1.8e308)")
-    defined = weights.sum(axis=-1) > 0
-    if not defined.all():
-        y_hat[~defined] = np.nan
-    return y_hat, weights
 
 
 def _loo_inputs(x, y, bandwidths):

@@ -19,6 +19,7 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ._checks import check_flag
 from attention_lab.figure_text import describe_figures_in_ipython
 
 __all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "token_heatmap", "interactive_figure",
@@ -109,9 +110,7 @@ def lecture_mode(on: bool = True) -> None:
     ``lecture_mode(False)`` goes back to the normal course style. Figures made afterwards follow it
     (explorers keep their pixel size, so they still fit the notebook column; zoom the browser to enlarge).
     """
-    if not isinstance(on, bool):
-        raise ValueError(f"on must be True or False, got {on!r}")
-    use_course_style(lecture=on)
+    use_course_style(lecture=check_flag(on, "on"))
 
 
 def token_heatmap(ax, x_tokens, y_tokens, weights, *, xlabel: str, ylabel: str, colorbar_label: str | None,

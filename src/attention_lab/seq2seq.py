@@ -9,7 +9,7 @@ output vocabulary.
 - :class:`Encoder`: embedding + bidirectional GRU; e_j = [forward state at j; backward state at j] (size
   d_e = 2 d_s), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole
   input (the two final states), the fixed context of the plain model. ``bidirectional=False``: forward only.
-- :class:`Decoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
+- :class:`BahdanauDecoder`, Bahdanau et al. (2015): the query is the *previous* state s_{t-1};
   c_t = sum_j lambda_tj e_j; s_t = GRU(s_{t-1}, [embed(y_{t-1}); c_t]); logits = W_out [s_t; c_t].
   ``score="additive"`` is Bahdanau's score, ``"general"`` the bilinear s_{t-1}^T W e_j inside Bahdanau's
   decoder, ``None`` the fixed c at every step (no attention).
@@ -32,34 +32,17 @@ from typing import NamedTuple
 
 import torch
 
+from ._checks import check_choice, check_count
 from .nn import AdditiveAttention, GeneralAttention, masked_softmax, padding_mask
+from .nn._checks import check_ids, describe
 from .translation_data import Vocab
 
-__all__ = ["Encoder", "Memory", "Decoder", "LuongDecoder", "Seq2Seq", "exact_match"]
+__all__ = ["Encoder", "Memory", "BahdanauDecoder", "LuongDecoder", "Seq2Seq", "exact_match"]
 
 PAD, BOS, EOS = Vocab.PAD, Vocab.BOS, Vocab.EOS
-SCORES = (None, "additive", "general")  # how Bahdanau's decoder scores the encoder states (None: no attention)
+BAHDANAU_SCORES = (None, "additive", "general")  # how Bahdanau's decoder scores the encoder states (None: no attention)
 LUONG_SCORES = ("general", "additive")
 DECODERS = ("bahdanau", "luong")
-
-
-def _shape(value) -> str:
-    return str(tuple(value.shape)) if torch.is_tensor(value) else type(value).__name__
-
-
-def _check_ids(ids, name: str, vocab_size: int, what: str):
-    """``ids`` must be a 2-D integer tensor (batch, length) with ids in 0..vocab_size-1 and length >= 1."""
-    if not torch.is_tensor(ids) or ids.dim() != 2:
-        raise ValueError(f"{name} must be a 2-D tensor of token ids (batch, {what}), got {_shape(ids)}")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise ValueError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
-    if ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise ValueError(f"{name} of shape {tuple(ids.shape)} is empty: it needs at least one sequence with at "
-                         f"least one token")
-    low, high = int(ids.min()), int(ids.max())
-    if low < 0 or high >= vocab_size:
-        raise ValueError(f"{name} holds token ids from {low} to {high}, but the vocabulary has {vocab_size} tokens "
-                         f"(ids 0..{vocab_size - 1})")
 
 
 def _check_lengths(src, src_lens):
@@ -67,7 +50,7 @@ def _check_lengths(src, src_lens):
     batch, n = src.shape
     if not torch.is_tensor(src_lens) or src_lens.dim() != 1 or src_lens.shape[0] != batch:
         raise ValueError(f"src_lens must be a 1-D tensor with one length per sequence of src, shape ({batch},), "
-                         f"got {_shape(src_lens)} for src of shape {tuple(src.shape)}")
+                         f"got {describe(src_lens)} for src of shape {tuple(src.shape)}")
     if src_lens.dtype.is_floating_point or src_lens.dtype.is_complex or src_lens.dtype == torch.bool:
         raise ValueError(f"src_lens must hold integer lengths, got dtype {src_lens.dtype}")
     low, high = int(src_lens.min()), int(src_lens.max())
@@ -96,7 +79,7 @@ class Encoder(torch.nn.Module):
 
         Positions j >= src_lens[b] are padding: their states are zero and nothing there changes the rest.
         """
-        _check_ids(src, "src", self.vocab_size, "n")
+        check_ids(src, "src", self.vocab_size, "n")
         _check_lengths(src, src_lens)
         embedded = self.embedding(src)  # (batch, n, embed_size)
         packed = torch.nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True,
@@ -132,24 +115,16 @@ class _Attending(torch.nn.Module):
 
     def project_keys(self, states):
         """(batch, n, d_e) encoder states -> (batch, n, d_s) projected keys, or None without attention."""
-        if self.attention is None:
-            return None
-        if isinstance(self.attention, AdditiveAttention):
-            return self.attention.W_k(states)  # W_k e_j
-        return self.attention.W(states)  # W e_j
+        return None if self.attention is None else self.attention.project_keys(states)  # W_k e_j or W e_j
 
     def attend(self, query, memory: Memory):
         """query (batch, d_s) -> context c_t (batch, d_e) and weights lambda_t (batch, n)."""
-        if isinstance(self.attention, AdditiveAttention):
-            features = torch.tanh(self.attention.W_q(query)[:, None, :] + memory.keys)  # (batch, n, d_s)
-            scores = self.attention.w_v(features)[..., 0]  # alpha_tj: (batch, n)
-        else:
-            scores = (memory.keys @ query[:, :, None])[..., 0]  # alpha_tj = s^T W e_j: (batch, n)
+        scores = self.attention.score_projected(query[:, None, :], memory.keys)[:, 0]  # alpha_tj: (batch, n)
         weights = masked_softmax(scores, memory.mask)  # lambda_tj: (batch, n), 0 on padding
         return (weights[:, None, :] @ memory.states)[:, 0], weights  # c_t: (batch, d_e)
 
 
-class Decoder(_Attending):
+class BahdanauDecoder(_Attending):
     """Bahdanau et al.'s decoder: a GRU cell; ``score`` picks how the previous state s_{t-1} reads the e_j.
 
     ``score=None``: the fixed summary c at every step; ``"additive"`` (Bahdanau's) or ``"general"``
@@ -159,9 +134,7 @@ class Decoder(_Attending):
     def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
                  score: str | None = "additive"):
         super().__init__()
-        if score not in SCORES:
-            raise ValueError(f"score must be one of {list(SCORES)}, got {score!r}")
-        self.score = score
+        self.score = check_choice(score, BAHDANAU_SCORES, "score")
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
         self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
         self.cell = torch.nn.GRUCell(embed_size + enc_size, num_hiddens)
@@ -197,9 +170,7 @@ class LuongDecoder(_Attending):
     def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
                  score: str = "general"):
         super().__init__()
-        if score not in LUONG_SCORES:
-            raise ValueError(f"score of Luong's decoder must be one of {list(LUONG_SCORES)}, got {score!r}")
-        self.score = score
+        self.score = check_choice(score, LUONG_SCORES, "score of Luong's decoder")
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
         self.init_state = torch.nn.Linear(enc_size, num_hiddens)  # s_0 from the input's summary
         self.cell = torch.nn.GRUCell(embed_size + num_hiddens, num_hiddens)  # input feeding: s~_{t-1} goes in
@@ -236,7 +207,7 @@ class Seq2Seq(torch.nn.Module):
     score : {"additive", "general", None}
         How the decoder scores the encoder states; None (no attention) only with Bahdanau's decoder.
     decoder : {"bahdanau", "luong"}
-        :class:`Decoder` (query s_{t-1}) or :class:`LuongDecoder` (query s_t, attentional state s~_t).
+        :class:`BahdanauDecoder` (query s_{t-1}) or :class:`LuongDecoder` (query s_t, attentional state s~_t).
     bidirectional : bool
         A bidirectional encoder (default) or a forward-only one.
     """
@@ -244,10 +215,9 @@ class Seq2Seq(torch.nn.Module):
     def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, score="additive",
                  decoder="bahdanau", bidirectional=True):
         super().__init__()
-        if decoder not in DECODERS:
-            raise ValueError(f"decoder must be one of {list(DECODERS)}, got {decoder!r}")
+        decoder = check_choice(decoder, DECODERS, "decoder")
         self.encoder = Encoder(src_vocab, embed_size, num_hiddens, bidirectional)
-        kind = Decoder if decoder == "bahdanau" else LuongDecoder
+        kind = BahdanauDecoder if decoder == "bahdanau" else LuongDecoder
         self.decoder = kind(tgt_vocab, self.encoder.output_size, embed_size, num_hiddens, score)
         self.tgt_vocab = tgt_vocab
 
@@ -260,7 +230,7 @@ class Seq2Seq(torch.nn.Module):
     def forward(self, src, src_lens, tgt):
         """Teacher forcing: logits (batch, m, V) for target tgt (batch, m), fed <bos> + tgt[:, :-1]."""
         memory = self.encode(src, src_lens)  # checks src and src_lens first
-        _check_ids(tgt, "tgt", self.tgt_vocab, "m")
+        check_ids(tgt, "tgt", self.tgt_vocab, "m")
         if tgt.shape[0] != src.shape[0]:
             raise ValueError(f"src and tgt must hold the same number of sequences, got src of shape "
                              f"{tuple(src.shape)} and tgt of shape {tuple(tgt.shape)}")
@@ -286,8 +256,7 @@ class Seq2Seq(torch.nn.Module):
         Decoding runs for all ``max_len`` steps (what follows the first <eos> is to be ignored); without
         attention the alignment is all zeros.
         """
-        if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-            raise ValueError(f"max_len must be a positive int (the number of output steps), got {max_len!r}")
+        max_len = check_count(max_len, "max_len", 1, what="the number of output steps")
         memory = self.encode(src, src_lens)
         state = self.decoder.start(memory.summary)
         token = torch.full((src.shape[0],), BOS, dtype=torch.long)

@@ -17,9 +17,10 @@ from IPython.display import Image, display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .data import RegressionData
+from ._checks import check_count
 from .figure_text import describe
 from .plots import CYCLE, buffer_png
+from .regression_data import RegressionData
 
 __all__ = ["LiveLoss", "snapshot"]
 
@@ -34,8 +35,7 @@ class LiveLoss:
 
     def __init__(self, epochs: int, *, title: str = "training", ylabel: str = "mean squared error", logy=True,
                  xlabel: str = "epoch", interval: float = 0.2, show: bool = True):
-        if not isinstance(epochs, int) or epochs < 1:
-            raise ValueError(f"epochs must be a positive int (the length of the x axis), got {epochs!r}")
+        epochs = check_count(epochs, "epochs", 1, what="the length of the x axis")
         self.epochs, self.interval = epochs, interval
         self.history: dict[str, list] = {}
         self.figure = Figure(figsize=(6.4, 3.0), dpi=80, layout="constrained")

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ._checks import check_choice, check_flag, describe
 from .paths import data_path, repo_root
 
 __all__ = ["REGENERATE", "DATE_FORMATS", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
@@ -46,9 +47,7 @@ DATE_FORMATS = {
 
 
 def format_date(date: dt.date, style: str) -> str:
-    if style not in DATE_FORMATS:
-        raise ValueError(f"style must be one of {list(DATE_FORMATS)}, got {style!r}")
-    return DATE_FORMATS[style](date)
+    return DATE_FORMATS[check_choice(style, tuple(DATE_FORMATS), "style")](date)
 
 
 def make_date_pairs(n_train=6000, n_test=1000, *, seed=0, first=dt.date(1950, 1, 1), last=dt.date(2049, 12, 31)):
@@ -147,15 +146,13 @@ class Vocab:
     PAD, BOS, EOS, UNK = range(4)
 
     def __init__(self, texts, level="char"):
-        if not isinstance(level, str) or level not in ("char", "word"):
-            raise ValueError(f"level must be 'char' or 'word', got {level!r}")
-        self.level = level
+        self.level = check_choice(level, ("char", "word"), "level")
         if isinstance(texts, str | bytes):
             raise ValueError("texts must be a list of strings, got one string (wrap it in a list: [text])")
         try:
             texts = list(texts)
         except TypeError:
-            raise ValueError(f"texts must be a list of strings, got {type(texts).__name__}") from None
+            raise ValueError(f"texts must be a list of strings, got {describe(texts)}") from None
         tokens = sorted({t for text in texts for t in self.split(text, "texts")})
         self.itos = [*self.SPECIALS, *tokens]
         self.stoi = {t: i for i, t in enumerate(self.itos)}
@@ -165,12 +162,11 @@ class Vocab:
 
     def split(self, text: str, name: str = "text") -> list:
         if not isinstance(text, str):
-            raise ValueError(f"{name} must hold strings, got {type(text).__name__} {text!r:.40}")
+            raise ValueError(f"{name} must hold strings, got {describe(text)}")
         return list(text) if self.level == "char" else text.split()
 
     def encode(self, text: str, *, eos=True) -> list:
-        if not isinstance(eos, bool):
-            raise ValueError(f"eos must be True or False, got {eos!r}")
+        check_flag(eos, "eos")
         ids = [self.stoi.get(t, self.UNK) for t in self.split(text)]
         return ids + [self.EOS] if eos else ids
 
@@ -189,7 +185,7 @@ class Vocab:
         tokens = []
         for i in ids:
             if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer):
-                raise ValueError(f"ids must be integer token ids, got {type(i).__name__} {i!r:.40}")
+                raise ValueError(f"ids must be integer token ids, got {describe(i)}")
             i = int(i)
             if not 0 <= i < len(self.itos):
                 raise ValueError(f"ids must lie in [0, {len(self.itos)}) for this vocabulary, got {i}")

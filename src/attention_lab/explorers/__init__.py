@@ -11,7 +11,7 @@ explorer                                notebook    module
 :class:`TemperatureExplorer`            02          :mod:`.temperature`
 :class:`GumbelExplorer`                 02          :mod:`.gumbel`
 :class:`KernelExplorer`                 03          :mod:`.kernel`
-:class:`TrainingScrubber`               04          :mod:`.training`
+:class:`TrainingScrubber`               04          :mod:`.scrubber`
 :class:`DimensionExplorer`              05          :mod:`.dimension`
 :class:`AlignmentExplorer`              06          :mod:`.alignment`
 :class:`PositionalEncodingExplorer`     07          :mod:`.positional`
@@ -30,8 +30,8 @@ from .kernel import BANDWIDTH_RANGE, TRAIN_SIZES, KernelExplorer, kernel_small_m
 from .lookup import LookupExplorer, lookup_small_multiples
 from .positional import PositionalEncodingExplorer, offset_dot_products, positional_small_multiples
 from .sampling import SamplingExplorer, sampling_small_multiples
+from .scrubber import TrainingScrubber, training_small_multiples
 from .temperature import TemperatureExplorer, temperature_small_multiples
-from .training import TrainingScrubber, training_small_multiples
 
 __all__ = [
     "Explorer",

@@ -12,10 +12,9 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .._checks import as_float_array
+from .._checks import as_float_array, check_labels
 from ..plots import CMAP, COLORS, FONT_FAMILY, token_heatmap
 from .base import Explorer
-from .controls import check_labels
 
 __all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
 

@@ -12,6 +12,8 @@ survives on a slide or in a page without a kernel.
 
 from __future__ import annotations
 
+import time
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -92,6 +94,35 @@ class Explorer:
             checked[name] = check_control_value(name, self.controls[name], value)
         for name, value in checked.items():
             self.controls[name].value = value
+
+    def timed_step(self, **values) -> dict[str, float]:
+        """Move controls like :meth:`set` and time the step's stages, in ms; nothing is sent to a browser.
+
+        ``compute_ms``: :meth:`update` (the artists' new data); ``draw_ms``: the background bitmap and the
+        changing artists drawn on it (the blit); ``encode_ms``: the changed pixels as PNG, what the browser
+        view receives (ipympl's diff image, or the fallback view's PNG). For ``tools/bench.py``.
+        """
+        for control in self.controls.values():
+            control.unobserve(self._on_change, names="value")
+        try:
+            self._set_values(values)
+        finally:
+            for control in self.controls.values():
+                control.observe(self._on_change, names="value")
+        start = time.perf_counter()
+        self.update()
+        computed = time.perf_counter()
+        self.canvas.restore_region(self._background)
+        self._draw_animated()
+        drawn = time.perf_counter()
+        if hasattr(self.canvas, "get_diff_image"):  # ipympl: the PNG of the pixels changed since the last frame
+            self.canvas._png_is_old = True
+            self.canvas.get_diff_image()
+        else:
+            buffer_png(self.canvas)
+        done = time.perf_counter()
+        return {"compute_ms": 1000 * (computed - start), "draw_ms": 1000 * (drawn - computed),
+                "encode_ms": 1000 * (done - drawn)}
 
     def _draw_animated(self):
         for artist in self.animated:

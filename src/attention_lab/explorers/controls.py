@@ -1,7 +1,8 @@
 """Controls shared by the explorers: the log-scale temperature slider, and the rule every value must pass.
 
-A value set from code (``explorer.set(...)`` or a constructor argument) is checked by
-:func:`check_control_value` before it is stored: it must be one of a selection's options, or a finite
+:func:`positions` lists every position a control offers (label shown, value stored), for the static
+pages and the benchmark. A value set from code (``explorer.set(...)`` or a constructor argument) is
+checked by :func:`check_control_value` before it is stored: it must be one of a selection's options, or a finite
 number inside a slider's range, or a bool for a toggle. A control may add its own ``coerce(value)`` hook
 (the temperature slider snaps a valid temperature to its nearest position); nothing invalid is clamped
 or snapped, it is refused with a ValueError naming the control.
@@ -9,12 +10,15 @@ or snapped, it is refused with a ValueError naming the control.
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as widgets
 import numpy as np
 
-__all__ = ["check_labels", "check_seed",
-           "TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
-           "temperature_axis_position", "temperature_axis", "check_control_value"]
+from .._checks import check_real, check_temperature, describe
+
+__all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
+           "temperature_axis_position", "temperature_axis", "positions", "check_control_value"]
 
 
 def temperature_label(t: float) -> str:
@@ -32,9 +36,7 @@ TEMPERATURE_OPTIONS = [(temperature_label(t), float(t)) for t in
 
 def nearest_temperature(value: float, name: str = "temperature") -> float:
     """The slider position closest to temperature ``value`` (on the log scale; 0 and inf exactly)."""
-    value = _real(value, name)
-    if not value >= 0:  # also NaN
-        raise ValueError(f"{name} must be a number >= 0 (0 = hard, inf = uniform), got {value!r}")
+    value = check_temperature(value, name)
     values = [v for _, v in TEMPERATURE_OPTIONS]
     wanted = temperature_axis_position(value)
     return values[int(np.argmin([abs(temperature_axis_position(v) - wanted) for v in values]))]
@@ -69,15 +71,35 @@ def temperature_axis(ax, label="temperature T (log scale)"):
     ax.set_xlabel(label)
 
 
-def _real(value, name: str) -> float:
-    """``value`` as a float if it is a real number (not a bool, a string or a complex), else a ValueError."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    return float(value)
+def positions(control) -> list[tuple[str, object]]:
+    """Every position of ``control`` as (label shown, value stored), in the order the control offers them.
+
+    A selection (dropdown, toggle buttons, selection slider): its options; a toggle (checkbox, toggle
+    button): off and on; a slider over numbers: every step of its grid (a log slider's on the log scale).
+    """
+    if _is_selection(control):
+        options = control.options.items() if isinstance(control.options, dict) else control.options
+        return [(str(option[0]), option[1]) if isinstance(option, tuple) else (str(option), option)
+                for option in options]
+    if isinstance(control.value, bool):
+        return [("off", False), ("on", True)]
+    if isinstance(control, widgets.IntSlider):
+        return [(str(v), v) for v in range(control.min, control.max + 1, control.step)]
+    if isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider):
+        count = int(math.floor((control.max - control.min) / control.step + 1e-9)) + 1
+        steps = [control.min + control.step * k for k in range(count)]  # the slider's grid
+        if isinstance(control, widgets.FloatLogSlider):  # min and max are exponents
+            low, high = control.base**control.min, control.base**control.max
+            values = [min(max(control.base**s, low), high) for s in steps]
+        else:
+            values = [min(s, control.max) for s in steps]
+        return [(format(v, control.readout_format), float(v)) for v in values]
+    raise TypeError(f"a control of type {type(control).__name__} has no positions the page can offer")
 
 
-def _option_values(control) -> list:
-    return [option[1] if isinstance(option, tuple) else option for option in control.options]
+def _is_selection(control) -> bool:
+    """Dropdown, ToggleButtons, SelectionSlider, RadioButtons, ...: a control choosing among ``options``."""
+    return hasattr(control, "options") and not hasattr(control, "min")
 
 
 def check_control_value(name: str, control, value):
@@ -85,46 +107,30 @@ def check_control_value(name: str, control, value):
     coerce = getattr(control, "coerce", None)
     if coerce is not None:
         value = coerce(value, name)
-    if isinstance(control, widgets.widget_selection._Selection):  # Dropdown, ToggleButtons, SelectionSlider, ...
-        options = _option_values(control)
+    if _is_selection(control):
+        options = [value for _, value in positions(control)]
         for option in options:
             same_type = isinstance(value, str) == isinstance(option, str) and not isinstance(value, bool)
             if same_type and value == option:
                 return option
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    if isinstance(control, widgets.widget_bool._Bool):  # Checkbox, ToggleButton
+        raise ValueError(f"{name} must be one of {options}, got {describe(value)}")
+    if isinstance(control.value, bool):  # Checkbox, ToggleButton
         if not isinstance(value, bool | np.bool_):
-            raise ValueError(f"{name} must be True or False, got {value!r}")
+            raise ValueError(f"{name} must be True or False, got {describe(value)}")
         return bool(value)
-    if isinstance(control, widgets.widget_int._Int | widgets.widget_float._Float):
-        number = _real(value, name)
-        integral = isinstance(control, widgets.widget_int._Int)
+    if isinstance(control.value, int | float) and hasattr(control, "min"):  # a slider or box over numbers
+        number = check_real(value, name)
+        integral = isinstance(control.value, int)
         if not np.isfinite(number) or (integral and number != int(number)):
             kind = "a whole number" if integral else "a finite number"
-            raise ValueError(f"{name} must be {kind}, got {value!r}")
+            raise ValueError(f"{name} must be {kind}, got {describe(value)}")
         low, high = control.min, control.max
-        if hasattr(control, "base"):  # FloatLogSlider: min and max are exponents
-            low, high = control.base**low, control.base**high
-        if not low <= number <= high:
-            raise ValueError(f"{name} must lie in the slider's range [{low:g}, {high:g}], got {value!r}")
+        inside = low <= number <= high
+        if hasattr(control, "base"):  # FloatLogSlider: min and max are exponents; 10**log10(5) is 5 + 1 ulp
+            inside = number > 0 and low - 1e-12 <= np.log(number) / np.log(control.base) <= high + 1e-12
+            low, high = (float(f"{control.base**end:.12g}") for end in (low, high))
+        if not inside:
+            raise ValueError(f"{name} must be between {low:g} and {high:g} (the slider's range), got {describe(value)}")
         return int(number) if integral else number
     return value
 
-
-def check_labels(labels, n: int, name: str = "labels") -> list:
-    """``n`` labels as a list of strings (None: none given), else a ValueError naming ``name``."""
-    if labels is None:
-        return None
-    if isinstance(labels, str | bytes) or not hasattr(labels, "__len__"):
-        raise ValueError(f"{name} must be a list of {n} strings, got {type(labels).__name__} {labels!r:.40}")
-    labels = list(labels)
-    if len(labels) != n or not all(isinstance(label, str) for label in labels):
-        raise ValueError(f"{name} must be a list of {n} strings (one per entry), got {labels!r:.80}")
-    return labels
-
-
-def check_seed(seed, name: str = "seed") -> int:
-    """A whole-number seed >= 0 (numpy's rule), else a ValueError naming ``name``."""
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {seed!r}")
-    return int(seed)

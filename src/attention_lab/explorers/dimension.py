@@ -11,11 +11,10 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import check_count, check_flag
+from .._checks import check_count, check_flag, check_seed
 from ..normalisers import entropy, softmax
 from ..plots import COLORS
 from .base import Explorer
-from .controls import check_seed
 
 __all__ = ["DIMENSIONS", "DimensionExplorer", "ScoreSample", "scaling_small_multiples"]
 
@@ -37,8 +36,7 @@ class ScoreSample:
 
     def scores(self, d: int, scaled: bool) -> np.ndarray:
         """(n_q, n_k) dot products of the first d components, divided by sqrt(d) if ``scaled``."""
-        if isinstance(d, bool) or not isinstance(d, int | np.integer) or not 1 <= d <= self._cumulative.shape[-1]:
-            raise ValueError(f"d must be between 1 and {self._cumulative.shape[-1]}, got {d!r}")
+        d = check_count(d, "d", 1, self._cumulative.shape[-1])
         scaled = check_flag(scaled, "scaled")
         raw = self._cumulative[:, :, d - 1]
         return raw / np.sqrt(d) if scaled else raw

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, check_count
+from .._checks import as_float_array, check_count, check_labels, check_seed
 from ..normalisers import gumbel_softmax, softmax
 from ..plots import CMAP, COLORS
 from .base import Explorer
-from .controls import check_labels, check_seed, temperature_label, temperature_slider
+from .controls import temperature_label, temperature_slider
 
 __all__ = ["GumbelExplorer", "gumbel_small_multiples"]
 

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._checks import check_count
 from ..plots import CMAP, FONT_FAMILY, token_heatmap
 from .base import Explorer
 
@@ -41,8 +42,7 @@ def heads_small_multiples(weights, tokens, *, example=0):
     """Static twin of :class:`HeadExplorer`: every layer (rows) and head (columns) on one example."""
     weights = _check_weights(weights, tokens)
     n_layers, n_heads = weights.shape[1:3]
-    if not isinstance(example, int) or not 0 <= example < weights.shape[0]:
-        raise ValueError(f"example must be an int in [0, {weights.shape[0] - 1}], got {example!r}")
+    example = check_count(example, "example", 0, weights.shape[0] - 1)
     fig = Figure(figsize=(2.5 * n_heads + 1.0, 2.5 * n_layers + 0.4), layout="constrained")
     axes = np.atleast_2d(fig.subplots(n_layers, n_heads, squeeze=False))
     for layer in range(n_layers):

@@ -19,12 +19,12 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.image import NonUniformImage
 
-from ..data import RegressionData, make_regression_data, true_function
+from .._checks import check_count, check_seed
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import effective_keys
 from ..plots import CMAP, COLORS
+from ..regression_data import RegressionData, make_regression_data, true_function
 from .base import Explorer
-from .controls import check_seed
 
 __all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "fit_and_weights_columns",
            "kernel_small_multiples"]
@@ -68,8 +68,7 @@ class KernelExplorer(Explorer):
                 or not all(isinstance(d, RegressionData) for d in datasets.values()):
             raise ValueError(f"datasets must map sizes to RegressionData, got {type(datasets).__name__}")
         for n in datasets:
-            if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-                raise ValueError(f"datasets must map sizes (whole numbers >= 1) to RegressionData, got the key {n!r}")
+            check_count(n, "each size in datasets (its keys)", 1)
         self.datasets = {int(n): d for n, d in datasets.items()}
         for n, d in self.datasets.items():
             if d.x_train.ndim != 1 or d.x_train.shape != d.y_train.shape or d.x_train.size == 0:
@@ -82,9 +81,6 @@ class KernelExplorer(Explorer):
         if any(not np.array_equal(d.x_test, self.x_test) for d in self.datasets.values()):
             raise ValueError("every data set in datasets must have the same queries x_test")
         low, high = BANDWIDTH_RANGE
-        if isinstance(bandwidth, int | float | np.integer | np.floating) and not isinstance(bandwidth, bool) \
-                and np.isfinite(bandwidth) and not low <= bandwidth <= high:
-            raise ValueError(f"bandwidth must be between {low} and {high} (the slider's range), got {bandwidth!r}")
         controls = {
             "bandwidth": widgets.FloatLogSlider(value=1.0, base=10, min=np.log10(low), max=np.log10(high),
                                                 step=0.05, description="h", readout_format=".3g",

@@ -6,12 +6,12 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, check_positive
+from .._checks import as_float_array, check_labels, check_positive
 from ..normalisers import softmax
 from ..plots import COLORS, CYCLE
 from ..scores import gaussian_score
 from .base import Explorer, bar_chart, set_heights
-from .controls import check_labels, temperature_label, temperature_slider
+from .controls import temperature_label, temperature_slider
 
 __all__ = ["LookupExplorer", "lookup_small_multiples"]
 

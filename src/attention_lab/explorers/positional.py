@@ -13,37 +13,20 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._checks import check_count
 from ..plots import CMAP, COLORS
+from ..positional import frequencies, offset_dot_products, sinusoidal_encoding
 from .base import Explorer
 
 __all__ = ["PositionalEncodingExplorer", "positional_small_multiples", "offset_dot_products"]
 
 
 def _encoding(n_positions: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-    """(PE as float64 (n, d), angular frequencies w_f (ceil(d/2),)), from the library's torch function."""
-    from ..nn.transformer import sinusoidal_positional_encoding  # imported here: torch only when needed
-
-    pe = sinusoidal_positional_encoding(n_positions, d_model).numpy().astype(np.float64)
-    return pe, 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
-
-
-def offset_dot_products(frequencies: np.ndarray, offsets: np.ndarray, d_model: int) -> np.ndarray:
-    """sum_f cos(offset w_f) = PE(pos) . PE(pos + offset) for every pos (sin a sin b + cos a cos b = cos(a - b)).
-
-    Needs an even ``d_model``: with an odd one the last sine column has no cosine partner.
-    """
-    if d_model % 2:
-        raise ValueError(f"offset-only dot products need an even d_model, got {d_model}")
-    offsets = np.asarray(offsets, dtype=np.float64)
-    return np.cos(offsets[:, None] * frequencies[None, :]).sum(axis=1)  # (n_offsets,)
-
-
-def _check_sizes(n_positions, d_model):
-    for value, name in ((n_positions, "n_positions"), (d_model, "d_model")):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-            raise ValueError(f"{name} must be an int >= 2, got {value!r}")
+    """(PE (n, d) float64, angular frequencies w_f (d/2,)) after checking the sizes."""
+    n_positions, d_model = check_count(n_positions, "n_positions", 2), check_count(d_model, "d_model", 2)
     if d_model % 2:
         raise ValueError(f"d_model must be even (sine and cosine columns come in pairs), got {d_model}")
+    return sinusoidal_encoding(n_positions, d_model), frequencies(d_model)
 
 
 class PositionalEncodingExplorer(Explorer):
@@ -53,9 +36,8 @@ class PositionalEncodingExplorer(Explorer):
 
     def __init__(self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position=None,
                  interactive: bool = True):
-        _check_sizes(n_positions, d_model)
-        self.n_positions, self.d_model = n_positions, d_model
         self.pe, self.frequencies = _encoding(n_positions, d_model)
+        self.n_positions, self.d_model = self.pe.shape
         slider = {"continuous_update": True, "style": {"description_width": "initial"},
                   "layout": widgets.Layout(width="400px")}
         controls = {
@@ -123,28 +105,25 @@ class PositionalEncodingExplorer(Explorer):
 def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30),
                                positions=(0, 20, 50)):
     """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few pos (bottom)."""
-    _check_sizes(n_positions, d_model)
-    pe, frequencies = _encoding(n_positions, d_model)
+    pe, omega = _encoding(n_positions, d_model)
     fig = Figure(figsize=(2.8 * len(dimensions), 5.2), layout="constrained")
     grid = fig.add_gridspec(2, len(dimensions))
     for column, i in enumerate(dimensions):
-        if not 0 <= i < d_model:
-            raise ValueError(f"dimensions must lie in [0, {d_model - 1}], got {i!r}")
+        i = check_count(i, "dimensions", 0, d_model - 1)
         ax = fig.add_subplot(grid[0, column])
         ax.plot(np.arange(n_positions), pe[:, i], color=COLORS["vermillion"], lw=1.8)
         ax.set_ylim(-1.15, 1.15)
-        ax.set_title(f"dimension {i}: wavelength {2 * np.pi / frequencies[i // 2]:,.1f}", fontsize=9.5)
+        ax.set_title(f"dimension {i}: wavelength {2 * np.pi / omega[i // 2]:,.1f}", fontsize=9.5)
         ax.set_xlabel("position pos")
         if column == 0:
             ax.set_ylabel("PE[pos, dimension]")
     ax = fig.add_subplot(grid[1, :])
     offsets = np.arange(-(n_positions - 1), n_positions)
-    ax.plot(offsets, offset_dot_products(frequencies, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
+    ax.plot(offsets, offset_dot_products(omega, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
             label=r"$\sum_f \cos(\Delta\,\omega_f)$")
     for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]),
                         strict=False):
-        if not 0 <= p < n_positions:
-            raise ValueError(f"positions must lie in [0, {n_positions - 1}], got {p!r}")
+        p = check_count(p, "positions", 0, n_positions - 1)
         ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(pos')")
     ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")
     ax.set_ylabel("dot product")

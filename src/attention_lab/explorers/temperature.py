@@ -6,13 +6,11 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, check_count
+from .._checks import as_float_array, check_count, check_labels, check_seed
 from ..normalisers import entropy, hard_attention, softmax, sparsemax
 from ..plots import COLORS
 from .base import Explorer, bar_chart, set_heights
 from .controls import (
-    check_labels,
-    check_seed,
     temperature_axis,
     temperature_axis_position,
     temperature_label,

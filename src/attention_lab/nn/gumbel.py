@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import check_flag, check_temperature
-from ._common import as_float_tensor
+from .._checks import check_axis, check_flag, check_temperature, describe
+from ._checks import as_float_tensor
 
 __all__ = ["gumbel_softmax"]
 
@@ -30,12 +30,11 @@ def gumbel_softmax(scores: torch.Tensor, temperature: float = 1.0, *, hard: bool
     scores = as_float_tensor(scores, "scores", check_values=True, allow_neg_inf=True)
     if scores.dim() == 0:
         raise ValueError("scores must have at least one dimension (the keys), got a 0-d tensor")
-    if isinstance(dim, bool) or not isinstance(dim, int) or not -scores.dim() <= dim < scores.dim():
-        raise ValueError(f"dim must be an integer in [{-scores.dim()}, {scores.dim() - 1}], got {dim!r}")
+    dim = check_axis(dim, scores.dim(), "dim")
     if scores.shape[dim] == 0:
         raise ValueError(f"scores must have at least one key along dim {dim}, got shape {tuple(scores.shape)}")
     if generator is not None and not isinstance(generator, torch.Generator):
-        raise ValueError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+        raise ValueError(f"generator must be a torch.Generator or None, got {describe(generator)}")
     if (scores == float("-inf")).all(dim=dim).any():
         raise ValueError("scores must allow at least one key per row: a row is -inf everywhere")
     uniform = torch.rand(scores.shape, generator=generator, dtype=scores.dtype).clamp_(1e-12, 1 - 1e-12)

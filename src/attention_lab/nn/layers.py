@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .._checks import check_count
-from ._common import as_bool_mask, as_float_tensor, check_entries, describe_tensor
+from ._checks import as_bool_mask, as_float_tensor, check_dropout, check_entries, describe
 
 __all__ = ["masked_softmax", "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention",
            "AttentionPooling"]
@@ -49,7 +49,7 @@ def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
     """
     n_keys = check_count(n_keys, "n_keys", 0)
     if not torch.is_tensor(valid_lens) or valid_lens.dim() != 1:
-        raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {describe_tensor(valid_lens)}")
+        raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {describe(valid_lens)}")
     if valid_lens.dtype == torch.bool or valid_lens.is_complex():
         raise ValueError(f"valid_lens must hold whole numbers, got dtype {valid_lens.dtype}")
     if valid_lens.is_floating_point() and not (torch.isfinite(valid_lens).all()
@@ -64,8 +64,7 @@ def _check_batched(queries, keys, values, *, same_d: bool = False):
     """(batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) float tensors, n_k >= 1; else a ValueError."""
     for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
         if not torch.is_tensor(tensor) or tensor.dim() != 3:
-            raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got "
-                             f"{tuple(tensor.shape) if torch.is_tensor(tensor) else type(tensor).__name__}")
+            raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got {describe(tensor)}")
         as_float_tensor(tensor, name)
     if not queries.shape[0] == keys.shape[0] == values.shape[0] or keys.shape[1] != values.shape[1]:
         raise ValueError(f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) with one batch "
@@ -76,12 +75,6 @@ def _check_batched(queries, keys, values, *, same_d: bool = False):
     if same_d and queries.shape[-1] != keys.shape[-1]:
         raise ValueError(f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} "
                          f"and {keys.shape[-1]}")
-
-
-def _check_dropout(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p < 1:
-        raise ValueError(f"dropout must be a probability in [0, 1), got {p!r}")
-    return float(p)
 
 
 def _check_features(tensor, name: str, expected: int, layer):
@@ -95,7 +88,7 @@ class DotProductAttention(torch.nn.Module):
 
     def __init__(self, dropout: float = 0.0):
         super().__init__()
-        self.dropout = torch.nn.Dropout(_check_dropout(dropout))
+        self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.attention_weights = None
 
     def forward(self, queries, keys, values, mask=None):
@@ -116,12 +109,20 @@ class AdditiveAttention(torch.nn.Module):
         self.W_q = torch.nn.Linear(query_size, num_hiddens, bias=False)
         self.W_k = torch.nn.Linear(key_size, num_hiddens, bias=False)
         self.w_v = torch.nn.Linear(num_hiddens, 1, bias=False)
-        self.dropout = torch.nn.Dropout(_check_dropout(dropout))
+        self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.attention_weights = None
 
     def scores(self, queries, keys):
-        """(batch, n_q, n_k) scores; m = num_hiddens, the width of the tanh layer."""
-        features = torch.tanh(self.W_q(queries)[:, :, None, :] + self.W_k(keys)[:, None, :, :])  # (b, n_q, n_k, m)
+        """(batch, n_q, n_k) scores w_v^T tanh(W_q q + W_k k); m = num_hiddens, the width of the tanh layer."""
+        return self.score_projected(queries, self.project_keys(keys))
+
+    def project_keys(self, keys):
+        """W_k k_j, (batch, n_k, m): the part of the score that depends on the keys only (compute it once)."""
+        return self.W_k(keys)
+
+    def score_projected(self, queries, projected_keys):
+        """Scores (batch, n_q, n_k) from queries (batch, n_q, d_q) and :meth:`project_keys`'s (batch, n_k, m)."""
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + projected_keys[:, None, :, :])  # (b, n_q, n_k, m)
         return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
 
     def forward(self, queries, keys, values, mask=None):
@@ -153,7 +154,7 @@ class AttentionPooling(torch.nn.Module):
 
     def forward(self, states, mask=None):
         if not torch.is_tensor(states) or states.dim() != 3:
-            raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {describe_tensor(states)}")
+            raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {describe(states)}")
         as_float_tensor(states, "states")
         if states.shape[1] == 0:
             raise ValueError(f"states must hold at least one position (n >= 1), got shape {tuple(states.shape)}")
@@ -177,7 +178,15 @@ class GeneralAttention(torch.nn.Module):
         _check_batched(queries, keys, values)
         _check_features(queries, "queries", self.W.out_features, self)
         _check_features(keys, "keys", self.W.in_features, self)
-        scores = queries @ self.W(keys).transpose(1, 2)  # (batch, n_q, n_k)
+        scores = self.score_projected(queries, self.project_keys(keys))  # (batch, n_q, n_k)
         weights = masked_softmax(scores, mask)
         self.attention_weights = weights.detach()
         return weights @ values
+
+    def project_keys(self, keys):
+        """W e_j, (batch, n_k, d_q): the part of the score that depends on the keys only (compute it once)."""
+        return self.W(keys)
+
+    def score_projected(self, queries, projected_keys):
+        """Scores s^T (W e_j), (batch, n_q, n_k), from queries (batch, n_q, d_q) and :meth:`project_keys`'s output."""
+        return queries @ projected_keys.transpose(1, 2)  # (batch, n_q, n_k)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import torch
 
-from ._common import as_float_tensor
+from .._checks import check_count
+from ._checks import as_bool_mask, as_float_tensor, describe
 from .layers import masked_softmax
 
 __all__ = ["DotAttentionPooling"]
@@ -54,8 +55,7 @@ class DotAttentionPooling(torch.nn.Module):
 
     def __init__(self, d: int):
         super().__init__()
-        if not isinstance(d, int) or isinstance(d, bool) or d < 1:
-            raise ValueError(f"d must be a positive integer (the size of each step), got {d!r}")
+        d = check_count(d, "d", 1, what="the size of each step")
         self.W = torch.nn.Parameter(torch.empty(d, d))  # the post's W: (d, d)
         self.query = torch.nn.Parameter(torch.empty(d))  # the post's query: (d,)
         for parameter in (self.W, self.query):
@@ -76,12 +76,11 @@ class DotAttentionPooling(torch.nn.Module):
         d = self.query.shape[0]
         if x.dim() != 3 or x.shape[-1] != d:
             raise ValueError(f"x must have shape (batch, n, {d}), got {tuple(x.shape)}")
-        if mask is not None and (not torch.is_tensor(mask) or mask.dtype != torch.bool
-                                 or tuple(mask.shape) != tuple(x.shape[:2])):
-            raise ValueError(f"mask must be a boolean tensor of shape (batch, n) = {tuple(x.shape[:2])} (True = real "
-                             f"step), got " + (f"{mask.dtype} of shape {tuple(mask.shape)}" if torch.is_tensor(mask)
-                                               else type(mask).__name__))
         if mask is not None:
+            mask = as_bool_mask(mask)
+            if tuple(mask.shape) != tuple(x.shape[:2]):
+                raise ValueError(f"mask must have shape (batch, n) = {tuple(x.shape[:2])} (True = real step), got "
+                                 f"{describe(mask)}")
             x = torch.where(mask[..., None], x, torch.zeros((), dtype=x.dtype))  # padding content never leaks
         scores = (x @ self.W) @ self.query  # (batch, n): alpha_t = (x_t W) . q
         weights = masked_softmax(scores, mask)  # (batch, n)

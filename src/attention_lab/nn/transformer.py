@@ -17,17 +17,13 @@ import math
 
 import torch
 
-from ._common import as_float_tensor
+from .._checks import check_count
+from ..positional import sinusoidal_encoding
+from ._checks import as_float_tensor, check_dropout
 from .layers import masked_softmax
 
 __all__ = ["sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN",
            "TransformerBlock", "TinyTransformer", "reversal_data"]
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
 
 
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
@@ -44,17 +40,12 @@ def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float =
     >>> tuple(pe.shape), float(pe[0, 0]), float(pe[0, 1])
     ((4, 6), 0.0, 1.0)
     """
-    n_positions, d_model = _positive_int(n_positions, "n_positions"), _positive_int(d_model, "d_model")
-    positions = torch.arange(n_positions, dtype=torch.float64)[:, None]  # (n, 1)
-    frequencies = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (ceil(d/2),)
-    angles = positions * frequencies  # (n, ceil(d/2))
-    pe = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).reshape(n_positions, -1)  # interleave
-    return pe[:, :d_model].to(torch.float32)  # (n, d_model)
+    return torch.from_numpy(sinusoidal_encoding(n_positions, d_model, base)).to(torch.float32)  # (n, d_model)
 
 
 def causal_mask(n: int) -> torch.Tensor:
     """(n, n) boolean mask, True where query i may attend to key j, that is j <= i (lower triangle)."""
-    n = _positive_int(n, "n")
+    n = check_count(n, "n", 1)
     return torch.ones(n, n, dtype=torch.bool).tril()
 
 
@@ -70,7 +61,7 @@ class MultiHeadAttention(torch.nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, *, bias: bool = True, dropout: float = 0.0):
         super().__init__()
-        d_model, num_heads = _positive_int(d_model, "d_model"), _positive_int(num_heads, "num_heads")
+        d_model, num_heads = check_count(d_model, "d_model", 1), check_count(num_heads, "num_heads", 1)
         if d_model % num_heads:
             raise ValueError(f"d_model must be divisible by num_heads (each head gets d_model / num_heads "
                              f"features), got d_model={d_model} and num_heads={num_heads}")
@@ -79,7 +70,7 @@ class MultiHeadAttention(torch.nn.Module):
         self.W_k = torch.nn.Linear(d_model, d_model, bias=bias)
         self.W_v = torch.nn.Linear(d_model, d_model, bias=bias)
         self.W_o = torch.nn.Linear(d_model, d_model, bias=bias)
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.attention_weights = None
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
@@ -151,7 +142,7 @@ class TransformerBlock(torch.nn.Module):
         self.attention = MultiHeadAttention(d_model, num_heads)
         self.ffn = PositionWiseFFN(d_model, d_ff)
         self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.pre_norm = pre_norm
 
     def forward(self, x, mask=None):
@@ -174,7 +165,7 @@ class TinyTransformer(torch.nn.Module):
     def __init__(self, vocab_size: int, max_len: int, *, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
                  d_ff: int = 128, positional: bool = True, causal: bool = False):
         super().__init__()
-        self.embedding = torch.nn.Embedding(_positive_int(vocab_size, "vocab_size"), d_model)
+        self.embedding = torch.nn.Embedding(check_count(vocab_size, "vocab_size", 1), d_model)
         self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
         self.positional, self.causal = positional, causal
         self.blocks = torch.nn.ModuleList(TransformerBlock(d_model, num_heads, d_ff) for _ in range(num_layers))
@@ -203,7 +194,7 @@ class TinyTransformer(torch.nn.Module):
 
 def reversal_data(n_sequences: int, length: int, *, seed: int = 0, digits: int = 10):
     """``n_sequences`` random digit sequences (b, length) and their reversals (b, length), int64, seeded."""
-    n_sequences, length = _positive_int(n_sequences, "n_sequences"), _positive_int(length, "length")
+    n_sequences, length = check_count(n_sequences, "n_sequences", 1), check_count(length, "length", 1)
     generator = torch.Generator().manual_seed(seed)
     inputs = torch.randint(0, digits, (n_sequences, length), generator=generator)  # (b, n)
     return inputs, inputs.flip(1)  # (b, n), (b, n)

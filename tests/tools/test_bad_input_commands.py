@@ -196,6 +196,7 @@ def test_command_line_errors_are_one_line_and_exit_status_2(tmp_path, monkeypatc
     _assert_one_line_error(tool, exit_.value.code, captured.err, message)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tool", "arguments", "message"), [COMMAND_ERRORS[0], COMMAND_ERRORS[5]],
                          ids=["student_copy", "build_site"])
 def test_command_line_errors_in_a_real_process(tmp_path, tool, arguments, message):

@@ -9,6 +9,7 @@ from attention_lab.explorers import DIMENSIONS, DimensionExplorer, ScoreSample, 
 SAMPLE = ScoreSample(n_queries=200, n_keys=8, max_d=512, seed=0)
 
 
+@pytest.mark.slow
 def test_whole_range_in_place(interactive):
     explorer = DimensionExplorer(SAMPLE, d=1, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in explorer.figure.axes)
@@ -36,7 +37,7 @@ def test_variance_grows_like_d_and_scaling_fixes_it():
 def test_errors_and_static_twin():
     with pytest.raises(ValueError, match=r"d must be one of \[1, 2, 4"):
         DimensionExplorer(SAMPLE, d=3, interactive=False)
-    with pytest.raises(ValueError, match="d must be between 1 and 512, got 0"):
+    with pytest.raises(ValueError, match="d must be an integer >= 1 and <= 512, got 0"):
         SAMPLE.scores(0, True)
     fig = scaling_small_multiples(SAMPLE, dimensions=(4, 512))
     assert len(fig.axes) == 4 and fig.axes[0].get_ylabel()

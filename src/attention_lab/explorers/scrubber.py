@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from ..data import RegressionData
 from ..plots import COLORS
+from ..regression_data import RegressionData
 from .base import Explorer
 from .kernel import fit_and_weights_columns, weight_image
 

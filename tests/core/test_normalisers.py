@@ -5,11 +5,13 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from garbage import GARBAGE, assert_refused
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
 from attention_lab import (
+    effective_keys,
     entropy,
     gumbel_softmax,
     hard_attention,
@@ -18,6 +20,8 @@ from attention_lab import (
     softmax,
     sparsemax,
 )
+
+SCALES = st.integers(-300, 300).map(lambda e: 10.0**e)
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 score_arrays = arrays(np.float64, array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=finite)
@@ -272,12 +276,12 @@ def test_entropy_of_one_hot_and_uniform():
         (lambda: softmax(np.zeros((2, 3)), mask=np.ones((3, 2), bool)),
          r"mask must be broadcastable to .*\(2, 3\).*\(3, 2\)"),
         (lambda: softmax(np.zeros(3), mask=np.ones(3)), r"mask must be a boolean array.*float64"),
-        (lambda: softmax(np.zeros(3), axis=1), r"axis must be in \[-1, 0\].*got 1"),
+        (lambda: softmax(np.zeros(3), axis=1), r"axis must be an integer in \[-1, 0\].*got 1"),
         (lambda: logsumexp([1.0], -2), r"temperature must be"),
-        (lambda: hard_attention([1.0, 2.0], 3), r"k must be >= 1 and <= 2, got 3"),
-        (lambda: hard_attention([1.0, 2.0], 0), r"k must be >= 1 and <= 2, got 0"),
-        (lambda: hard_attention([1.0, 2.0], 1.5), r"k must be an integer, got 1.5"),
-        (lambda: sample_attention([1.0, 2.0], 0), r"k must be >= 1, got 0"),
+        (lambda: hard_attention([1.0, 2.0], 3), r"k must be an integer >= 1 and <= 2, got 3"),
+        (lambda: hard_attention([1.0, 2.0], 0), r"k must be an integer >= 1 and <= 2, got 0"),
+        (lambda: hard_attention([1.0, 2.0], 1.5), r"k must be an integer >= 1 and <= 2, got 1.5"),
+        (lambda: sample_attention([1.0, 2.0], 0), r"k must be an integer >= 1, got 0"),
         (lambda: sample_attention([1.0, 2.0], rng="seed"), r"rng must be None, an integer seed or a numpy"),
         (lambda: sparsemax([1.0, 2.0], -0.5), r"temperature must be"),
         (lambda: gumbel_softmax([np.nan]), r"scores must not contain NaN"),
@@ -294,3 +298,69 @@ def test_temperature_zero_agrees_between_normalisers(alpha):
     np.testing.assert_allclose(sparsemax(alpha, 0), softmax(alpha, 0))
     w = softmax(alpha, 0)
     np.testing.assert_array_equal(w > 0, alpha == alpha.max(axis=-1, keepdims=True))
+
+
+# --- bad input: the garbage every numeric function refuses (tests/garbage.py), then specific cases -----
+
+GARBAGE_TAKERS = {
+    "softmax": lambda a: softmax(a),
+    "logsumexp": lambda a: logsumexp(a),
+    "hard_attention": lambda a: hard_attention(a),
+    "sample_attention": lambda a: sample_attention(a, rng=0),
+    "sparsemax": lambda a: sparsemax(a),
+    "gumbel_softmax": lambda a: gumbel_softmax(a, rng=0),
+    "entropy": lambda a: entropy(a),
+    "effective_keys": lambda a: effective_keys(a),
+}
+
+
+@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+@pytest.mark.parametrize("function", list(GARBAGE_TAKERS), ids=list(GARBAGE_TAKERS))
+def test_garbage_is_refused_with_a_value_error(function, garbage):
+    assert_refused(GARBAGE_TAKERS[function], GARBAGE[garbage])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: softmax(np.ma.masked_array([1.0, 2.0], mask=[True, False])), r"mask would be ignored"),
+        (lambda: softmax([1 + 0j, 2.0]), r"complex"),
+        (lambda: softmax([True, False]), r"True/False"),
+        (lambda: softmax("1.5"), r"text"),
+        (lambda: softmax([]), r"at least one key"),
+        (lambda: softmax(np.zeros((3, 0))), r"at least one key along axis 1"),
+        (lambda: logsumexp(np.zeros((0,))), r"at least one key"),
+        (lambda: hard_attention([]), r"at least one key"),
+        (lambda: sparsemax(np.zeros((2, 0))), r"at least one key"),
+        (lambda: softmax([1.0, 2.0], mask=np.ma.masked_array([True, True])), r"mask must be a plain boolean"),
+        (lambda: softmax([1.0, 2.0], mask=[1, 0]), r"mask must be a boolean array"),
+        (lambda: gumbel_softmax([1.0, 2.0], hard="no", rng=0), r"hard must be True or False"),
+        (lambda: gumbel_softmax([1.0, 2.0], hard=1, rng=0), r"hard must be True or False"),
+        (lambda: sample_attention([1.0, 2.0], rng=-3), r"rng must be a seed >= 0"),
+        (lambda: entropy([0.5, 0.2]), r"weights must sum to 1"),
+        (lambda: entropy([[0.5, 0.5], [0.9, 0.3]]), r"1 row\(s\) summing to e.g. 1.2"),
+        (lambda: entropy([1.5, -0.5]), r"non-negative"),
+        (lambda: effective_keys([0.5, -0.5]), r"non-negative"),
+    ],
+)
+def test_specific_bad_input_gets_a_specific_message(call, message):
+    if message is None:  # an extreme but valid input: the right answer, finite
+        outputs, weights = call()
+        assert np.all(np.isfinite(outputs)) and np.allclose(weights.sum(-1), 1.0)
+        return
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- extreme but finite input ------------------------------------------------------------------------------
+
+@given(scale=SCALES, temperature=st.sampled_from([1e-300, 1e-30, 1.0, 1e30, 1e300]))
+def test_normalisers_at_extreme_scores_and_temperatures(scale, temperature):
+    alpha = np.array([1.0, -2.0, 0.5, 3.0]) * scale
+    for normaliser in (softmax, sparsemax):
+        w = normaliser(alpha, temperature)
+        assert np.all(np.isfinite(w)) and w.sum() == pytest.approx(1.0) and np.all(w >= 0)
+        assert w[3] == w.max()
+    assert np.isfinite(logsumexp(alpha, temperature))
+    assert gumbel_softmax(alpha, temperature, rng=0).sum() == pytest.approx(1.0)
+    assert entropy(softmax(alpha, temperature)) >= 0

@@ -36,6 +36,7 @@ def test_snapshot_records_the_model_on_the_test_queries(snapshots):
     assert s["w"][0] > snapshots[0]["w"][0]  # training sharpened the attention
 
 
+@pytest.mark.slow
 def test_scrubber_replays_every_epoch_in_place(snapshots, interactive):
     scrubber = TrainingScrubber(snapshots, DATA, interactive=interactive)
     count = sum(len(ax.get_children()) for ax in scrubber.figure.axes)
@@ -65,5 +66,5 @@ def test_live_loss_keeps_every_point_and_redraws_at_the_end():
     assert [v for _, v in live.history["train"]] == [1.0, 0.5, 1 / 3, 0.25, 0.2]
     np.testing.assert_allclose(live.lines["train"].get_xdata(), range(5))  # the last epoch forced a redraw
     assert "epoch 5/5" in live.ax.get_title()
-    with pytest.raises(ValueError, match="epochs must be a positive int"):
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         LiveLoss(0, show=False)

@@ -6,6 +6,7 @@ from conftest import artist_count, pixels
 from matplotlib.figure import Figure
 
 from attention_lab import entropy, softmax, sparsemax
+from attention_lab.examples import fruit_boxes, six_scores
 from attention_lab.explorers import (
     TEMPERATURE_OPTIONS,
     GumbelExplorer,
@@ -17,12 +18,10 @@ from attention_lab.explorers import (
     temperature_small_multiples,
 )
 
-KEYS = np.array([[6.0, 4.0], [5.0, 8.0], [5.5, 2.0], [9.0, 3.0]])
-VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
-LABELS = ["apple", "orange", "pear", "cherry"]
-QUERIES = {"cherry": [9.0, 3.0], "mix": [7.5, 6.0]}
-ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
-V2 = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
+BOXES = fruit_boxes()  # notebook 01's
+KEYS, VALUES, LABELS = BOXES.keys, BOXES.values, BOXES.labels
+QUERIES = {name: BOXES.queries[name] for name in ("cherry", "sweet and sour")}
+ALPHA, V2 = six_scores()  # notebooks 00 and 02's
 TEMPERATURES = [value for _, value in TEMPERATURE_OPTIONS]
 
 
@@ -44,6 +43,7 @@ def test_slider_reaches_both_limits_exactly():
     assert nearest_temperature(0.98) == 1.0 and nearest_temperature(1e-9) == 0.0 and nearest_temperature(1e9) == np.inf
 
 
+@pytest.mark.slow
 def test_lookup_explorer_over_the_whole_range(interactive):
     explorer = LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=interactive)
     figure, count = explorer.figure, artist_count(explorer)
@@ -62,6 +62,7 @@ def test_lookup_explorer_over_the_whole_range(interactive):
     assert explorer.figure is figure and artist_count(explorer) == count  # updated in place, nothing added
 
 
+@pytest.mark.slow
 def test_temperature_explorer_over_the_whole_range(interactive):
     explorer = TemperatureExplorer(ALPHA, V2, interactive=interactive)
     count = artist_count(explorer)
@@ -86,6 +87,7 @@ def test_temperature_explorer_over_the_whole_range(interactive):
     assert artist_count(explorer) == count
 
 
+@pytest.mark.slow
 def test_gumbel_explorer_over_the_whole_range(interactive):
     explorer = GumbelExplorer(ALPHA, interactive=interactive)
     np.testing.assert_allclose(explorer.argmax_frequency, softmax(ALPHA), atol=0.03)

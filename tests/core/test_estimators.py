@@ -14,8 +14,9 @@ from attention_lab.estimators import (
     score_function_gradients,
     straight_through_gradients,
 )
+from attention_lab.examples import six_scores
 
-ALPHA = np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+ALPHA = six_scores()[0]  # notebook 02's scores
 V = np.array([[0.0, 0.0], [4.0, 1.0], [1.0, 3.0], [3.0, 3.5], [-1.0, 2.0], [2.0, -1.0]])
 TARGET = V[4]
 LOSS, LOSS_GRAD = quadratic_loss(V, TARGET)
@@ -133,8 +134,8 @@ def test_estimator_summary_on_a_known_sample():
         (lambda: exact_gradient(np.ones((2, 3)), LOSS), "alpha must be a 1-D array"),
         (lambda: exact_gradient([1.0, np.nan], LOSS), "alpha must not contain NaN"),
         (lambda: exact_gradient([1.0, 2.0], lambda w: w), "loss must map weights of shape (2, 2) to shape (2,)"),
-        (lambda: score_function_gradients(ALPHA, LOSS, 0), "n_samples must be a positive integer"),
-        (lambda: score_function_gradients(ALPHA, LOSS, True), "n_samples must be a positive integer"),
+        (lambda: score_function_gradients(ALPHA, LOSS, 0), "n_samples must be an integer >= 1"),
+        (lambda: score_function_gradients(ALPHA, LOSS, True), "n_samples must be an integer >= 1"),
         (lambda: score_function_gradients(ALPHA, LOSS, 5, baseline=np.nan), "baseline must be a finite number"),
         (lambda: straight_through_gradients(ALPHA, LOSS, 5), "loss_grad must map weights of shape (5, 6)"),
         (lambda: gumbel_softmax_gradients(ALPHA, LOSS_GRAD, 0.0, 5), "temperature"),

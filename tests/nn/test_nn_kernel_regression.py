@@ -79,7 +79,7 @@ def test_short_training_with_leave_one_out_lowers_the_loss_and_is_seeded(model_c
     ((torch.zeros(2, 2), torch.zeros(3), torch.zeros(3)), r"queries must have shape \(n_q,\), got \(2, 2\)"),
     ((torch.zeros(2), torch.zeros(3), torch.zeros(4)), r"keys and values must have the same shape"),
     ((torch.zeros(2), torch.zeros(3, 3), torch.zeros(3, 3)), r"shape \(n_k,\) or \(n_q, n_k\) = \(2, n_k\)"),
-    (([0.0], torch.zeros(3), torch.zeros(3)), r"queries must be a floating-point torch tensor, got list"),
+    (([0.0], torch.zeros(3), torch.zeros(3)), r"queries must be a floating-point torch tensor, got \[0.0\]"),
 ])
 def test_nw_module_input_errors(args, message):
     with pytest.raises(ValueError, match=message):

@@ -28,6 +28,7 @@ def step_through(explorer, name, values):
     return float(np.mean(changed))
 
 
+@pytest.mark.slow
 def test_positional_explorer_over_the_whole_range(interactive):
     explorer = PositionalEncodingExplorer(n_positions=40, d_model=16, dimension=0, position=0,
                                           interactive=interactive)
@@ -68,6 +69,7 @@ def fake_heads(n_examples=4, layers=2, heads=3, n=6, seed=0):
     return weights, tokens
 
 
+@pytest.mark.slow
 def test_head_explorer_over_the_whole_range(interactive):
     weights, tokens = fake_heads()
     explorer = HeadExplorer(weights, tokens, interactive=interactive)

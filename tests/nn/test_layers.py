@@ -78,7 +78,7 @@ def test_attention_pooling_weights_and_output():
     (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(2, 3)), "mask must be a boolean torch tensor"),
     (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(4, dtype=torch.bool)), r"does not broadcast"),
     (lambda: nn.DotProductAttention()(torch.zeros(2, 3), torch.zeros(2, 3, 1), torch.zeros(2, 3, 1)),
-     r"queries must be a 3-D tensor \(batch, n, d\), got \(2, 3\)"),
+     r"queries must be a 3-D tensor \(batch, n, d\), got a torch tensor of shape \(2, 3\)"),
     (lambda: nn.DotProductAttention()(torch.zeros(1, 2, 3), torch.zeros(1, 4, 5), torch.zeros(1, 4, 1)),
      "same size d for a dot product, got 3 and 5"),
     (lambda: nn.AdditiveAttention(2, 2, 3)(torch.zeros(1, 2, 2), torch.zeros(1, 4, 2), torch.zeros(1, 3, 1)),

@@ -3,8 +3,10 @@
 import json
 
 import bench
+import pytest
 
 
+@pytest.mark.slow
 def test_in_kernel_costs_cover_every_benched_explorer(tmp_path, capsys):
     out = tmp_path / "bench.json"
     report = bench.main(["--repeats", "1", "--no-browser", "--no-memory", "--out", str(out)])

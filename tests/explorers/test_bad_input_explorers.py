@@ -113,6 +113,7 @@ def explorers():
     return {kind: factory() for kind, factory in FACTORIES.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "control", "good"), CONTROLS, ids=[f"{k}-{c}" for k, c, _ in CONTROLS])
 def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, kind, control, good):
     explorer = explorers[kind]
@@ -148,18 +149,20 @@ def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, k
          r"feature_names must be a list of 2"),
         (lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, value_names=["v"], interactive=False),
          r"value_names must be a list of 2"),
-        (lambda: TemperatureExplorer(ALPHA, VALUES, k=0, interactive=False), r"k must be >= 1"),
-        (lambda: TemperatureExplorer(ALPHA, VALUES, k=4, interactive=False), r"k must be >= 1 and <= 3"),
-        (lambda: TemperatureExplorer(ALPHA, VALUES, n_samples=0, interactive=False), r"n_samples must be >= 1"),
+        (lambda: TemperatureExplorer(ALPHA, VALUES, k=0, interactive=False), r"k must be an integer >= 1"),
+        (lambda: TemperatureExplorer(ALPHA, VALUES, k=4, interactive=False), r"k must be an integer >= 1 and <= 3"),
+        (lambda: TemperatureExplorer(ALPHA, VALUES, n_samples=0, interactive=False),
+         r"n_samples must be an integer >= 1"),
         (lambda: TemperatureExplorer(ALPHA, VALUES, seed=-1, interactive=False), r"seed must be a whole number"),
         (lambda: TemperatureExplorer(ALPHA, VALUES, labels=["a"], interactive=False), r"labels must be a list of 3"),
         (lambda: TemperatureExplorer([1.0], [[0.0, 1.0]], interactive=False), r"at least 2 keys"),
         (lambda: TemperatureExplorer([1.0, np.inf], VALUES[:2], interactive=False), r"scores must be finite"),
         (lambda: GumbelExplorer([[1.0, 2.0]], interactive=False), r"scores must have shape \(n,\)"),
-        (lambda: GumbelExplorer(ALPHA, n_rows=0, interactive=False), r"n_rows must be >= 1"),
+        (lambda: GumbelExplorer(ALPHA, n_rows=0, interactive=False), r"n_rows must be an integer >= 1"),
         (lambda: GumbelExplorer(ALPHA, n_draws=2.5, interactive=False), r"n_draws must be an integer"),
         (lambda: GumbelExplorer(ALPHA, seed="0", interactive=False), r"seed must be a whole number"),
-        (lambda: KernelExplorer({"50": DATA}, n_train=50, interactive=False), r"got the key '50'"),
+        (lambda: KernelExplorer({"50": DATA}, n_train=50, interactive=False),
+         r"keys\) must be an integer >= 1, got '50'"),
         (lambda: KernelExplorer({}, interactive=False), r"datasets must map sizes"),
         (lambda: KernelExplorer([DATA], interactive=False), r"datasets must map sizes"),
         (lambda: KernelExplorer(seed=-2, interactive=False), r"seed must be a whole number"),
@@ -175,9 +178,9 @@ def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, k
         (lambda: training_small_multiples(SNAPSHOTS, DATA, epochs=[7]), r"epochs \[7\] have no snapshot"),
         (lambda: DimensionExplorer("sample", interactive=False), r"sample must be a ScoreSample"),
         (lambda: DimensionExplorer(ScoreSample(5, 3, max_d=64), interactive=False), r"max_d >= 512"),
-        (lambda: ScoreSample(n_keys=0), r"n_keys must be >= 1"),
+        (lambda: ScoreSample(n_keys=0), r"n_keys must be an integer >= 1"),
         (lambda: ScoreSample(seed=1.5), r"seed must be a whole number"),
-        (lambda: SAMPLE.scores(2.0, True), r"d must be between 1 and 512"),
+        (lambda: SAMPLE.scores(2.0, True), r"d must be an integer >= 1 and <= 512"),
         (lambda: SAMPLE.scores(4, "yes"), r"scaled must be True or False"),
         (lambda: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS[:1], interactive=False), r"one entry per example"),
         (lambda: AlignmentExplorer([], [], [], interactive=False), r"one entry per example"),

@@ -78,7 +78,7 @@ def test_vocab_round_trip_and_padding():
     assert vocab.decode(ids[0]) == "29 Nov" and vocab.decode(vocab.encode("?")) == "<unk>"
     words = Vocab(["I am a student"], level="word")
     assert words.decode(words.encode("a student")) == "a student"
-    with pytest.raises(ValueError, match="level must be 'char' or 'word'"):
+    with pytest.raises(ValueError, match=r"level must be one of \['char', 'word'\]"):
         Vocab([], level="byte")
 
 
@@ -195,7 +195,7 @@ def test_decoder_attention_is_the_attention_layer(score):
 
 
 def test_bahdanau_step_uses_the_previous_state_as_query():
-    """Decoder.step against the equations written out: query s_{t-1}, then s_t = GRU(s_{t-1}, [y_{t-1}; c_t])."""
+    """BahdanauDecoder.step against the equations: query s_{t-1}, then s_t = GRU(s_{t-1}, [y_{t-1}; c_t])."""
     torch.manual_seed(2)
     model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16).double()
     src, lens = torch.tensor([[4, 5, 6, 7, 2], [4, 5, 2, 0, 0]]), torch.tensor([5, 3])
@@ -275,17 +275,17 @@ SRC, LENS, TGT = torch.tensor([[4, 5, 6, 2], [4, 2, 0, 0]]), torch.tensor([4, 2]
 
 
 @pytest.mark.parametrize("src, lens, match", [
-    (torch.tensor([4, 5, 2]), torch.tensor([3]), r"src must be a 2-D tensor of token ids \(batch, n\), got \(3,\)"),
-    (SRC[None], LENS, r"src must be a 2-D tensor .* got \(1, 2, 4\)"),
-    ([[4, 5, 2]], torch.tensor([3]), "src must be a 2-D tensor .* got list"),
+    (torch.tensor([4, 5, 2]), torch.tensor([3]), r"src must be a 2-D tensor .*, got a torch tensor of shape \(3,\)"),
+    (SRC[None], LENS, r"src must be a 2-D tensor .* got a torch tensor of shape \(1, 2, 4\)"),
+    ([[4, 5, 2]], torch.tensor([3]), r"src must be a 2-D tensor .* got \[\[4, 5, 2\]\]"),
     (SRC.float(), LENS, "src must hold integer token ids, got dtype torch.float32"),
     (torch.zeros(2, 0, dtype=torch.long), torch.tensor([1, 1]), r"src of shape \(2, 0\) is empty"),
     (torch.zeros(0, 4, dtype=torch.long), torch.zeros(0, dtype=torch.long), r"src of shape \(0, 4\) is empty"),
     (SRC + 10, LENS, r"src holds token ids from 10 to 16, but the vocabulary has 12 tokens \(ids 0..11\)"),
     (SRC, torch.tensor([4]), r"src_lens must be a 1-D tensor with one length per sequence of src, shape \(2,\), "
-                             r"got \(1,\) for src of shape \(2, 4\)"),
-    (SRC, torch.tensor([[4, 2]]), r"src_lens must be a 1-D tensor .* got \(1, 2\)"),
-    (SRC, [4, 2], "src_lens must be a 1-D tensor .* got list"),
+                             r"got a torch tensor of shape \(1,\) .* for src of shape \(2, 4\)"),
+    (SRC, torch.tensor([[4, 2]]), r"src_lens must be a 1-D tensor .* got a torch tensor of shape \(1, 2\)"),
+    (SRC, [4, 2], r"src_lens must be a 1-D tensor .* got \[4, 2\]"),
     (SRC, torch.tensor([4.0, 2.0]), "src_lens must hold integer lengths"),
     (SRC, torch.tensor([4, 0]), r"src_lens must lie between 1 and n = 4 \(src has shape \(2, 4\)\), got lengths "
                                 "from 0 to 4"),
@@ -299,7 +299,7 @@ def test_bad_source_is_named(small, src, lens, match):
 
 
 @pytest.mark.parametrize("tgt, match", [
-    (torch.tensor([4, 2]), r"tgt must be a 2-D tensor of token ids \(batch, m\), got \(2,\)"),
+    (torch.tensor([4, 2]), r"tgt must be a 2-D tensor of token ids \(batch, m\), got a torch tensor of shape \(2,\)"),
     (torch.zeros(2, 0, dtype=torch.long), r"tgt of shape \(2, 0\) is empty"),
     (TGT.double(), "tgt must hold integer token ids"),
     (TGT + 8, r"tgt holds token ids from 10 to 13, but the vocabulary has 9 tokens"),
@@ -313,7 +313,7 @@ def test_bad_target_is_named(small, tgt, match):
 
 @pytest.mark.parametrize("max_len", [0, -1, 2.5, True, "5", None])
 def test_bad_max_len_is_named(small, max_len):
-    with pytest.raises(ValueError, match=f"max_len must be a positive int .*got {re.escape(repr(max_len))}"):
+    with pytest.raises(ValueError, match=f"max_len must be an integer >= 1 .*got {re.escape(repr(max_len))}"):
         small.greedy(SRC, LENS, max_len=max_len)
 
 
@@ -324,3 +324,38 @@ def test_bad_options_are_named():
         Seq2Seq(12, 9, decoder="luong", score=None)
     with pytest.raises(ValueError, match=r"score must be one of \[None, 'additive', 'general'\], got 'dot'"):
         Seq2Seq(12, 9, score="dot")
+
+
+# --- Vocab at bad input -------------------------------------------------------------------------------------
+
+VOCAB = Vocab(["abc", "cab"])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: VOCAB.decode([4, -1]), r"ids must lie in \[0, 7\)"),
+        (lambda: VOCAB.decode([7]), r"ids must lie in \[0, 7\)"),
+        (lambda: VOCAB.decode(torch.tensor([4, -2])), r"ids must lie in"),
+        (lambda: VOCAB.decode([4.5]), r"ids must be integer token ids"),
+        (lambda: VOCAB.decode([True]), r"ids must be integer token ids"),
+        (lambda: VOCAB.decode(torch.tensor([4.0])), r"integer token ids"),
+        (lambda: VOCAB.decode("abc"), r"got the text"),
+        (lambda: VOCAB.encode(None), r"text must hold strings"),
+        (lambda: VOCAB.encode("ab", eos="yes"), r"eos must be True or False"),
+        (lambda: VOCAB.batch([]), r"at least one non-empty text"),
+        (lambda: VOCAB.batch("abc"), r"got one string"),
+        (lambda: Vocab("abc"), r"got one string"),
+        (lambda: Vocab([1, 2]), r"texts must hold strings"),
+        (lambda: Vocab(5), r"texts must be a list of strings"),
+        (lambda: Vocab(["a"], level=["char"]), r"level must be one of \['char', 'word'\]"),
+    ],
+)
+def test_vocab_refuses_bad_ids_and_texts(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_vocab_still_decodes_good_ids():
+    ids = VOCAB.encode("cab")
+    assert VOCAB.decode(ids) == "cab" and VOCAB.decode(torch.tensor(ids)) == "cab"

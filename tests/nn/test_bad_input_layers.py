@@ -1,4 +1,4 @@
-"""Bad and extreme input to the torch layers and to Vocab: a ValueError naming the argument, or a finite answer."""
+"""Bad and extreme input to the torch layers: a ValueError naming the argument, or a finite answer."""
 
 import pytest
 import torch
@@ -6,7 +6,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attention_lab import nn as aln
-from attention_lab.translation_data import Vocab
 
 B, NQ, NK, D = 2, 3, 4, 5
 
@@ -25,7 +24,7 @@ LAYERS = {
 BAD_CALLS = [
     # (layer, arguments, message)
     ("dot", lambda: (torch.randn(NQ, D), *qkv()[1:]), r"queries must be a 3-D tensor"),
-    ("dot", lambda: (*qkv()[:2], [[1.0]]), r"values must be a 3-D tensor \(batch, n, d\), got list"),
+    ("dot", lambda: (*qkv()[:2], [[1.0]]), r"values must be a 3-D tensor \(batch, n, d\), got \[\[1.0\]\]"),
     ("dot", lambda: qkv(batch=(B, B + 1, B)), r"one batch size"),
     ("dot", lambda: (*qkv()[:2], torch.randn(B, NK + 1, D)), r"one value per key"),
     ("dot", lambda: qkv(n_k=0), r"keys must hold at least one key"),
@@ -73,14 +72,14 @@ def test_bad_masks_are_named(layer, mask, message):
         (lambda: aln.padding_mask(torch.tensor([1.5]), 4), r"whole numbers"),
         (lambda: aln.padding_mask(torch.tensor([True]), 4), r"whole numbers"),
         (lambda: aln.padding_mask(torch.tensor([[2]]), 4), r"valid_lens must be a 1-D torch tensor"),
-        (lambda: aln.padding_mask([2, 3], 4), r"valid_lens must be a 1-D torch tensor of lengths, got list"),
+        (lambda: aln.padding_mask([2, 3], 4), r"valid_lens must be a 1-D torch tensor of lengths, got \[2, 3\]"),
         (lambda: aln.padding_mask(torch.tensor([2]), 4.0), r"n_keys must be an integer"),
-        (lambda: aln.padding_mask(torch.tensor([2]), -1), r"n_keys must be >= 0"),
+        (lambda: aln.padding_mask(torch.tensor([2]), -1), r"n_keys must be an integer >= 0"),
         (lambda: aln.AttentionPooling(D)(torch.randn(B, 4, D + 1)), r"states must have 5 features"),
         (lambda: aln.AttentionPooling(D)(torch.randn(B, 0, D)), r"at least one position"),
         (lambda: aln.AttentionPooling(D)(torch.randn(4, D)), r"states must be a 3-D tensor"),
-        (lambda: aln.AttentionPooling(0), r"d must be >= 1"),
-        (lambda: aln.AttentionPooling(D, num_hiddens=0), r"num_hiddens must be >= 1"),
+        (lambda: aln.AttentionPooling(0), r"d must be an integer >= 1"),
+        (lambda: aln.AttentionPooling(D, num_hiddens=0), r"num_hiddens must be an integer >= 1"),
         (lambda: aln.AdditiveAttention(D, D, 2.5), r"num_hiddens must be an integer"),
         (lambda: aln.GeneralAttention("5", D), r"query_size must be an integer"),
         (lambda: aln.DotProductAttention(dropout=1.5), r"dropout must be a probability"),
@@ -90,7 +89,7 @@ def test_bad_masks_are_named(layer, mask, message):
         (lambda: aln.NWKernelRegression(-1.0), r"w must be a positive finite number"),
         (lambda: aln.NWKernelRegression(1e39), r"w must fit a float32"),
         (lambda: aln.NWKernelRegression("1"), r"w must be a positive finite number"),
-        (lambda: aln.AdaptiveNWKernelRegression(1.0, hidden=0), r"hidden must be >= 1"),
+        (lambda: aln.AdaptiveNWKernelRegression(1.0, hidden=0), r"hidden must be an integer >= 1"),
         (lambda: aln.NWKernelRegression()(torch.zeros(3, 1), torch.zeros(4), torch.zeros(4)), r"queries must have"),
         (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.zeros(5)), r"same shape"),
         (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(0), torch.zeros(0)), r"at least one key"),
@@ -162,36 +161,3 @@ def test_gumbel_softmax_at_tiny_temperature_is_one_hot_not_nan(exponent):
     assert torch.isfinite(scores.grad).all() and sorted(hard.detach().tolist()) == [0.0, 0.0, 0.0, 1.0]
     if exponent <= -10:
         assert sorted(relaxed.detach().tolist()) == [0.0, 0.0, 0.0, 1.0]
-
-
-VOCAB = Vocab(["abc", "cab"])
-
-
-@pytest.mark.parametrize(
-    ("call", "message"),
-    [
-        (lambda: VOCAB.decode([4, -1]), r"ids must lie in \[0, 7\)"),
-        (lambda: VOCAB.decode([7]), r"ids must lie in \[0, 7\)"),
-        (lambda: VOCAB.decode(torch.tensor([4, -2])), r"ids must lie in"),
-        (lambda: VOCAB.decode([4.5]), r"ids must be integer token ids"),
-        (lambda: VOCAB.decode([True]), r"ids must be integer token ids"),
-        (lambda: VOCAB.decode(torch.tensor([4.0])), r"integer token ids"),
-        (lambda: VOCAB.decode("abc"), r"got the text"),
-        (lambda: VOCAB.encode(None), r"text must hold strings"),
-        (lambda: VOCAB.encode("ab", eos="yes"), r"eos must be True or False"),
-        (lambda: VOCAB.batch([]), r"at least one non-empty text"),
-        (lambda: VOCAB.batch("abc"), r"got one string"),
-        (lambda: Vocab("abc"), r"got one string"),
-        (lambda: Vocab([1, 2]), r"texts must hold strings"),
-        (lambda: Vocab(5), r"texts must be a list of strings"),
-        (lambda: Vocab(["a"], level=["char"]), r"level must be 'char' or 'word'"),
-    ],
-)
-def test_vocab_refuses_bad_ids_and_texts(call, message):
-    with pytest.raises(ValueError, match=message):
-        call()
-
-
-def test_vocab_still_decodes_good_ids():
-    ids = VOCAB.encode("cab")
-    assert VOCAB.decode(ids) == "cab" and VOCAB.decode(torch.tensor(ids)) == "cab"

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from garbage import GARBAGE, assert_refused
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,6 +16,9 @@ from attention_lab import (
     softmax,
     true_function,
 )
+from attention_lab.kernels import boxcar_kernel, epanechnikov_kernel, gaussian_kernel
+
+DATA = make_regression_data(30, seed=3)
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -135,7 +139,7 @@ def test_regression_data_matches_the_course_definition():
         (lambda: loo_errors([0.0], [1.0], [1.0]), r"at least 2 points"),
         (lambda: loo_bandwidth([0.0, 1.0], [0.0, 1.0], kernel="boxcar", bandwidths=[0.1]),
          r"no bandwidth .* leaves every point a neighbour"),
-        (lambda: make_regression_data(0), r"n_train must be >= 1, got 0"),
+        (lambda: make_regression_data(0), r"n_train must be an integer >= 1, got 0"),
         (lambda: make_regression_data(noise=-1.0), r"noise must be a number >= 0"),
         (lambda: true_function([-1.0]), r"x must be >= 0"),
     ],
@@ -143,3 +147,100 @@ def test_regression_data_matches_the_course_definition():
 def test_bad_input_gets_a_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- bad input: the garbage every numeric function refuses (tests/garbage.py), then specific cases -----
+
+GARBAGE_TAKERS = {
+    "nadaraya_watson x_query": lambda a: nadaraya_watson(a, [0.0, 1.0], [1.0, 2.0]),
+    "nadaraya_watson y_values": lambda a: nadaraya_watson([0.5], [0.0, 1.0], a),
+    "loo_errors bandwidths": lambda a: loo_errors(DATA.x_train, DATA.y_train, a),
+    "gaussian_kernel": lambda a: gaussian_kernel(a),
+}
+
+
+@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+@pytest.mark.parametrize("function", list(GARBAGE_TAKERS), ids=list(GARBAGE_TAKERS))
+def test_garbage_is_refused_with_a_value_error(function, garbage):
+    assert_refused(GARBAGE_TAKERS[function], GARBAGE[garbage])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nadaraya_watson([1.0], [], []), r"x_keys must hold at least one key"),
+        (lambda: nadaraya_watson([1e308], [-1e308], [1.0]), r"too far apart"),
+        (lambda: nadaraya_watson([1.0], [1.0], [1.0], bandwidth=np.nan), r"bandwidth must be a positive finite"),
+        (lambda: nadaraya_watson([1.0], [1.0], [1.0], bandwidth=True), r"bandwidth must be a positive finite"),
+        (lambda: nadaraya_watson([1.0], [1.0], [1.0], kernel="triangle"), r"kernel must be one of"),
+        (lambda: loo_errors([0.0, 1.0], [1.0, 2.0], []), r"bandwidths must be a non-empty"),
+        (lambda: loo_bandwidth([-1e308, 1e308], [1.0, 2.0]), r"x spans more than the float range"),
+        (lambda: loo_bandwidth([0.0, 1e-310], [1.0, 2.0]), r"too close together"),
+        (lambda: make_regression_data(10, noise=True), r"noise must be"),
+        (lambda: make_regression_data(10, noise="0.5"), r"noise must be"),
+        (lambda: make_regression_data(10, seed=-1), r"seed must be a seed >= 0"),
+    ],
+)
+def test_specific_bad_input_gets_a_specific_message(call, message):
+    if message is None:  # an extreme but valid input: the right answer, finite
+        outputs, weights = call()
+        assert np.all(np.isfinite(outputs)) and np.allclose(weights.sum(-1), 1.0)
+        return
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- extreme but finite input ------------------------------------------------------------------------------
+
+@given(exponent=st.integers(-300, -160))
+def test_nadaraya_watson_at_tiny_bandwidth_is_the_nearest_neighbour(exponent):
+    h = 10.0**exponent
+    y_hat, weights = nadaraya_watson(DATA.x_test, DATA.x_train, DATA.y_train, bandwidth=h)
+    nearest = np.argmin(np.abs(DATA.x_test[:, None] - DATA.x_train[None, :]), axis=1)
+    assert np.array_equal(y_hat, DATA.y_train[nearest])
+    assert np.array_equal(weights, np.eye(DATA.x_train.size)[nearest])
+    assert np.array_equal(gaussian_score([0.0, 1.0], [0.0], h)[:, 0], [0.0, -np.inf])  # 0, not 0/0 = NaN
+
+
+@given(exponent=st.integers(20, 307))
+def test_nadaraya_watson_at_huge_bandwidth_is_the_mean(exponent):
+    y_hat, weights = nadaraya_watson(DATA.x_test, DATA.x_train, DATA.y_train, bandwidth=10.0**exponent)
+    assert np.allclose(y_hat, DATA.y_train.mean(), rtol=1e-12) and np.all(weights == weights[0, 0])
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+@given(exponent=st.integers(-290, 290))
+def test_leave_one_out_is_scale_free(kernel, exponent):
+    """NW weights depend on (x - x_i) / h only: scaling x scales the chosen bandwidth, scaling y changes nothing."""
+    s = 10.0**exponent
+    x, y = DATA.x_train[:12], DATA.y_train[:12]
+    grid = np.geomspace(0.05, 5, 15)
+    base = loo_errors(x, y, grid, kernel=kernel)
+    scaled = loo_errors(x * s, y, grid * s, kernel=kernel)
+    assert np.allclose(scaled, base, rtol=1e-6) and np.array_equal(np.isinf(scaled), np.isinf(base))
+    assert loo_bandwidth(x * s, y, kernel=kernel, bandwidths=grid * s) == pytest.approx(
+        s * loo_bandwidth(x, y, kernel=kernel, bandwidths=grid), rel=1e-9)
+    assert loo_bandwidth(x, y * s, kernel=kernel, bandwidths=grid) == loo_bandwidth(x, y, kernel=kernel,
+                                                                                    bandwidths=grid)
+
+
+@given(exponent=st.integers(-300, 300))
+def test_default_bandwidth_search_works_at_any_spacing(exponent):
+    s = 10.0**exponent
+    x, y = DATA.x_train[:12], DATA.y_train[:12]
+    assert loo_bandwidth(x * s, y) == pytest.approx(s * loo_bandwidth(x, y), rel=1e-6)
+
+
+@given(exponent=st.integers(-300, -160))
+def test_leave_one_out_at_tiny_bandwidth_is_finite(exponent):
+    x, y = DATA.x_train[:12], DATA.y_train[:12]
+    errors = loo_errors(x, y, [10.0**exponent])
+    nearest_other = np.argmin(np.abs(x[:, None] - x[None, :]) + np.diag(np.full(12, np.inf)), axis=1)
+    assert errors[0] == pytest.approx(np.mean((y[nearest_other] - y) ** 2), rel=1e-12)
+
+
+def test_compact_kernels_at_extreme_u():
+    u = [-1e308, -1.0, 0.0, 1.0, 1e308]
+    assert np.array_equal(boxcar_kernel(u), [0.0, 0.5, 0.5, 0.5, 0.0])
+    assert np.array_equal(epanechnikov_kernel(u), [0.0, 0.0, 0.75, 0.0, 0.0])
+    assert np.array_equal(gaussian_kernel([1e200, -1e200]), [0.0, 0.0])

@@ -55,7 +55,7 @@ def test_every_position_is_distinct_and_bad_sizes_are_refused():
     distances = torch.cdist(pe, pe) + torch.eye(512) * 10
     assert float(distances.min()) > 0.1
     for bad in (0, -3, 2.5, True, "8"):
-        with pytest.raises(ValueError, match="positive int"):
+        with pytest.raises(ValueError, match="must be an integer >= 1"):
             sinusoidal_positional_encoding(bad, 8)
 
 
@@ -68,7 +68,7 @@ def test_causal_mask_is_the_lower_triangle():
     assert torch.equal(mask, torch.tensor([[j <= i for j in range(5)] for i in range(5)]))
     weights = masked_softmax(torch.randn(5, 5), mask)
     assert torch.all(weights.triu(1) == 0) and torch.allclose(weights.sum(-1), torch.ones(5))
-    with pytest.raises(ValueError, match="positive int"):
+    with pytest.raises(ValueError, match="must be an integer >= 1"):
         causal_mask(0)
 
 

@@ -2,11 +2,16 @@
 
 import numpy as np
 import pytest
+from garbage import GARBAGE, assert_refused
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attention_lab import attention, cosine_score, dot_score, gaussian_score, scaled_dot_score, softmax
+
+SCALES = st.integers(-300, 300).map(lambda e: 10.0**e)
+
+SCALES = st.integers(-300, 300).map(lambda e: 10.0**e)
 
 
 def loop_scores(queries, keys, fn):
@@ -108,3 +113,74 @@ def test_attention_output_lies_in_the_convex_hull_of_values(q, temperature):
     out, w = attention(q, k, v, temperature=temperature)
     assert np.all(out >= v.min() - 1e-12) and np.all(out <= v.max() + 1e-12)
     np.testing.assert_allclose(w.sum(-1), 1.0)
+
+
+# --- bad input: the garbage every numeric function refuses (tests/garbage.py), then specific cases -----
+
+GARBAGE_TAKERS = {
+    "dot_score queries": lambda a: dot_score(a, [1.0, 2.0]),
+    "cosine_score keys": lambda a: cosine_score([1.0, 2.0], a),
+    "gaussian_score": lambda a: gaussian_score(a, [1.0, 2.0]),
+    "attention values": lambda a: attention([1.0], [1.0, 2.0], a),
+}
+
+
+@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+@pytest.mark.parametrize("function", list(GARBAGE_TAKERS), ids=list(GARBAGE_TAKERS))
+def test_garbage_is_refused_with_a_value_error(function, garbage):
+    assert_refused(GARBAGE_TAKERS[function], GARBAGE[garbage])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: dot_score([[1.0]], np.zeros((0, 1))), r"keys must hold at least one key"),
+        (lambda: dot_score(np.zeros((2, 0)), np.zeros((2, 0))), r"at least one feature"),
+        (lambda: dot_score([[1e200, 1e200]], [[1e200, 1e200]]), r"dot-product scores overflowed"),
+        (lambda: scaled_dot_score([[1e300, 1e300]], [[-1e300, -1e300]]), r"scaled dot-product scores overflowed"),
+        (lambda: cosine_score([[0.0, 0.0]], [[1.0, 2.0]]), r"queries contains 1 zero vector"),
+        (lambda: cosine_score([[1.0, 0.0]], [[5e-324, 0.0], [0.0, 0.0]]), r"keys contains 1 zero vector"),
+        (lambda: attention([1.0], [1.0], [1.0], score=["dot"]), r"score must be one of"),
+        (lambda: attention([1.0], [1.0], [1.0], score="dot", bandwidth=2.0), r"takes no argument bandwidth"),
+        (lambda: attention([[1e200]], [[1e200]], [1.0], score="dot"), r"overflowed"),
+        (lambda: attention([1.0], [1.0], [1e308, 1e308][:1], score="dot"), None),
+        (lambda: attention([0.0], [1e200, 2e200], [1.0, 2.0], score="gaussian"), r"bandwidth is too small"),
+        (lambda: attention([0.5], [0.0, 1.0], [1.7e308, 1.7e308], temperature=np.inf), None),
+    ],
+)
+def test_specific_bad_input_gets_a_specific_message(call, message):
+    if message is None:  # an extreme but valid input: the right answer, finite
+        outputs, weights = call()
+        assert np.all(np.isfinite(outputs)) and np.allclose(weights.sum(-1), 1.0)
+        return
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- extreme but finite input ------------------------------------------------------------------------------
+
+@given(scale_q=SCALES, scale_k=SCALES, direction=st.lists(st.floats(-10, 10), min_size=3, max_size=3))
+def test_cosine_of_parallel_vectors_is_one_at_any_scale(scale_q, scale_k, direction):
+    v = np.array(direction)
+    if np.abs(v).max() < 1e-3:
+        v = np.array([1.0, -2.0, 0.5])
+    q, k = v * scale_q, v * scale_k
+    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(k))) or np.abs(q).max() == 0 or np.abs(k).max() == 0:
+        return  # the scaling itself left the float range: not a cosine question
+    assert np.allclose(cosine_score(q[None, :], np.stack([k, -k])), [[1.0, -1.0]], rtol=0, atol=1e-12)
+
+
+@given(scale=SCALES, seed=st.integers(0, 2**16), score=st.sampled_from(["dot", "scaled_dot", "cosine", "gaussian"]))
+def test_attention_at_any_scale_is_right_or_refused(scale, seed, score):
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(2, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    try:
+        outputs, weights = attention(q * scale, k * scale, v * scale, score=score)
+    except ValueError as error:
+        assert any(word in str(error) for word in ("overflowed", "bandwidth is too small", "too large")), error
+        return
+    assert np.all(np.isfinite(outputs)) and np.all(np.isfinite(weights))
+    assert np.allclose(weights.sum(axis=-1), 1.0)
+    if score == "cosine":  # depends on directions only
+        assert np.allclose(weights, attention(q, k, v, score="cosine")[1], rtol=1e-9, atol=1e-12)
+    assert np.all(np.abs(outputs) <= np.abs(v * scale).max() * (1 + 1e-9))  # a weighted average

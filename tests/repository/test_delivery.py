@@ -134,7 +134,7 @@ def test_student_copy_leaves_out_the_solutions(tmp_path):
     for needed in ("README.md", "environment.yml", "pyproject.toml", "notebooks/01_queries_keys_values.ipynb",
                    "src/attention_lab/normalisers.py", "data/dates_train.csv", "tests/test_exercises.py"):
         assert (out / needed).exists(), needed
-    # -n 0: one process is enough for these few tests (the copy's pyproject asks for two xdist workers)
+    # -n 0: one process is enough for these few tests (the copy's pyproject asks for one xdist worker per core)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
                              "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True,
                             encoding="utf-8")

@@ -1,0 +1,35 @@
+"""Garbage where numbers are expected: every numeric function of the library refuses each with a ValueError.
+
+Used by the bad-input tests beside each core module's other tests (tests/core/test_<module>.py).
+"""
+
+import numpy as np
+import pytest
+import torch
+
+GARBAGE = {
+    "None": None,
+    "text": "1.5",
+    "text list": ["1", "2"],
+    "dict": {"a": 1.0},
+    "bool array": np.array([True, False]),
+    "bool list": [True, False, True],
+    "complex": np.array([1 + 2j, 3.0]),
+    "complex scalar list": [1j, 2.0],
+    "masked array": np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False]),
+    "NaN": [1.0, np.nan],
+    "+inf": [1.0, np.inf],
+    "ragged": [[1.0, 2.0], [3.0]],
+    "huge int": [10**400, 1],
+    "tensor with grad": torch.ones(3, requires_grad=True),
+    "object": object(),
+    "mixed list": [1.0, "x"],
+    "None in list": [1.0, None],
+}
+
+
+def assert_refused(call, value):
+    """``call(value)`` raises a ValueError with a real message (not a traceback, not a word)."""
+    with pytest.raises(ValueError) as error:
+        call(value)
+    assert "Traceback" not in str(error.value) and len(str(error.value)) > 10
