@@ -149,8 +149,8 @@ def test_banned_tokens_and_inputs_left_alone():
 @pytest.mark.parametrize(("call", "match"), [
     (lambda: next_token_distribution([1.0, 2.0], -0.5), "temperature must be a number >= 0"),
     (lambda: next_token_distribution([1.0, 2.0], float("nan")), "temperature must be a number >= 0"),
-    (lambda: next_token_distribution([1.0, 2.0], top_k=0), "top_k must be >= 1"),
-    (lambda: next_token_distribution([1.0, 2.0], top_k=3), "top_k must be >= 1 and <= 2, got 3"),
+    (lambda: next_token_distribution([1.0, 2.0], top_k=0), "top_k must be an integer >= 1"),
+    (lambda: next_token_distribution([1.0, 2.0], top_k=3), "top_k must be an integer >= 1 and <= 2, got 3"),
     (lambda: next_token_distribution([1.0, 2.0], top_k=1.5), "top_k must be an integer"),
     (lambda: next_token_distribution([1.0, 2.0], top_p=0.0), r"top_p must be a number in \(0, 1\]"),
     (lambda: next_token_distribution([1.0, 2.0], top_p=1.2), r"top_p must be a number in \(0, 1\]"),
@@ -159,7 +159,7 @@ def test_banned_tokens_and_inputs_left_alone():
     (lambda: next_token_distribution(np.zeros((2, 0))), "empty vocabulary"),
     (lambda: next_token_distribution([1.0, float("nan")]), "logits must not contain NaN"),
     (lambda: next_token_distribution([-np.inf, -np.inf]), "every logit -inf"),
-    (lambda: sample_tokens([1.0, 2.0], 0.0, top_k=5), "top_k must be >= 1 and <= 2"),
+    (lambda: sample_tokens([1.0, 2.0], 0.0, top_k=5), "top_k must be an integer >= 1 and <= 2"),
     (lambda: sample_tokens([1.0, 2.0], 1.0, rng="seed"), "rng must be None, an integer seed"),
     (lambda: greedy_tokens("abc"), "logits must be an array of numbers"),
 ])

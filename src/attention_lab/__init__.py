@@ -18,8 +18,8 @@ from .normalisers import (
     sparsemax,
 )
 from .plots import lecture_mode, use_course_style
-from .sampling import greedy_tokens, next_token_distribution, sample_tokens, top_k_mask, top_p_mask
 from .regression_data import RegressionData, make_regression_data, true_function
+from .sampling import greedy_tokens, next_token_distribution, sample_tokens, top_k_mask, top_p_mask
 from .scores import SCORES, cosine_score, dot_score, gaussian_score, scaled_dot_score
 from .seeding import manual_seed, seeded_generator, seeded_rng
 

@@ -19,8 +19,9 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ._checks import check_flag
 from attention_lab.figure_text import describe_figures_in_ipython
+
+from ._checks import check_flag
 
 __all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "token_heatmap", "interactive_figure",
            "buffer_png"]

@@ -10,9 +10,9 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..data import true_function
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import hard_attention, softmax
+from ..regression_data import true_function
 from ._draw import FONT_SIZE, ROLE, Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "three_steps", "hard_vs_soft", "nadaraya_watson_pooling"]

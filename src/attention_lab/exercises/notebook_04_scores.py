@@ -15,7 +15,7 @@ def _course_tensors():
     """The notebook's data as float64 tensors: keys x_i and values y_i (50 each), and the 50 test queries."""
     import torch
 
-    from ..data import make_regression_data
+    from ..regression_data import make_regression_data
 
     data = make_regression_data(50, noise=0.5, seed=0)
     return tuple(torch.tensor(a, dtype=torch.float64) for a in (data.x_train, data.y_train, data.x_test))

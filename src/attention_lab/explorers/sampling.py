@@ -15,12 +15,12 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array
+from .._checks import as_float_array, check_labels
 from ..normalisers import entropy, softmax
 from ..plots import COLORS, FONT_FAMILY
 from ..sampling import next_token_distribution
 from .base import Explorer
-from .controls import check_labels, temperature_label, temperature_slider
+from .controls import temperature_label, temperature_slider
 
 __all__ = ["TOP_P_OPTIONS", "top_k_options", "token_label", "SamplingExplorer", "sampling_small_multiples"]
 
