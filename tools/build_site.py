@@ -86,16 +86,19 @@ def _local_links(page: str) -> str:
 
 
 # jupyter-server-mathjax ships the STIX web fonts only (as Jupyter's classic notebook used them)
-MATHJAX_FONTS = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
-                 'imageFont: null, preferredFont: null, webFont: "STIX-Web"}});</script>\n')
+MATHJAX_FONTS = (
+    '<script type="text/x-mathjax-config">MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], '
+    'imageFont: null, preferredFont: null, webFont: "STIX-Web"}});</script>\n'
+)
 
 
 def _offline(page: str) -> str:
     """Drop the template's external scripts (require.js, widget renderer, mermaid loader): nothing here needs them."""
     page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
     page = page.replace(f'<script src="{MATHJAX_URL}"', MATHJAX_FONTS + f'<script src="{MATHJAX_URL}"', 1)
-    return re.sub(r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page,
-                  flags=re.S)
+    return re.sub(
+        r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page, flags=re.S
+    )
 
 
 def _exporter():
@@ -121,9 +124,13 @@ def _write_page(exporter, nb, path: Path, title: str):
 
 
 def _index(pages: list, outdir: Path):
-    items = "\n".join(f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
-                      f'<span class="meta">({seconds:.0f} s to run)</span></li>' for name, title, seconds in pages)
-    outdir.joinpath("index.html").write_text(f"""<!DOCTYPE html>
+    items = "\n".join(
+        f'<li><a href="{html.escape(name)}.html">{html.escape(title)}</a> '
+        f'<span class="meta">({seconds:.0f} s to run)</span></li>'
+        for name, title, seconds in pages
+    )
+    outdir.joinpath("index.html").write_text(
+        f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:3rem auto;padding:0 1rem;line-height:1.5}}
@@ -138,7 +145,9 @@ notebooks in JupyterLab, on Binder or on Colab (see the README).</p>
 </ol>
 <p><a href="glossary.html">Glossary and notation · 术语与记号</a></p>
 </body></html>
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
 
 
 def _without_svg_output(folder, names):
@@ -156,8 +165,9 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     if final.exists() and not final.is_dir():
         raise ValueError(f"outdir must be a folder, got {final}, which is a file")
     if final.is_dir() and any(final.iterdir()) and not (final / "index.html").is_file():
-        raise ValueError(f"outdir must be new, empty or a previous site (with index.html), got {final}, which "
-                         f"holds other files")
+        raise ValueError(
+            f"outdir must be new, empty or a previous site (with index.html), got {final}, which holds other files"
+        )
     for path in notebooks or []:
         if Path(path).suffix != ".ipynb" or not Path(path).is_file():
             raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
@@ -203,9 +213,11 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
         peak = measured["kernel_peak_mb"]
-        log(f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
+        log(
+            f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
             f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU); kernel peak "
-            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html")
+            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html"
+        )
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])

@@ -29,7 +29,7 @@ ROOT = repo_root(Path(__file__).parent)
 TAG = "colab-setup"
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 
-SOURCE = '''# On Google Colab: fetch the course and install what Colab lacks. Anywhere else: nothing.
+SOURCE = """# On Google Colab: fetch the course and install what Colab lacks. Anywhere else: nothing.
 import importlib
 import importlib.util
 import os
@@ -56,7 +56,7 @@ if on_colab:
     output.enable_custom_widget_manager()
     from attention_lab.versions import report
     report()  # Colab brings its own releases: say which, and name any outside the course's ranges
-'''
+"""
 
 
 def cell_source(repository: str = REPOSITORY) -> str:

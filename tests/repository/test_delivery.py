@@ -19,6 +19,7 @@ NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 
 # --- static site ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def site(built_site):
     return built_site
@@ -45,12 +46,13 @@ def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, pat
     assert 'src="mathjax/MathJax.js' in page and (out / "mathjax" / "MathJax.js").exists()
     assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', page), "an external resource"
     assert not re.search(r'<script type="module">[^<]*https?://', page)
-    assert 'href="glossary.html"' in page and ".ipynb\"" not in page
+    assert 'href="glossary.html"' in page and '.ipynb"' not in page
     assert "application/vnd.jupyter.widget-view+json" not in page  # explorers appear as pictures
     assert "Traceback" not in page
 
 
 # --- Binder environment -----------------------------------------------------------------------------------
+
 
 def test_environment_yml_builds_the_cpu_course_on_binder():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
@@ -80,6 +82,7 @@ def test_readme_links_binder_for_the_repository_and_each_notebook():
 
 
 # --- exercises, glossary, lecture mode ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
 def test_every_numbered_notebook_has_four_checked_exercises_and_links_the_glossary(path):
@@ -126,23 +129,47 @@ def test_lecture_mode_enlarges_and_goes_back():
 
 # --- student copy ------------------------------------------------------------------------------------------
 
+
 def test_student_copy_leaves_out_the_solutions(tmp_path):
     out = tmp_path / "course"
     copied = make_student_copy(out)
     assert not (out / "solutions").exists() and not any(name.startswith("solutions/") for name in copied)
-    for needed in ("README.md", "environment.yml", "pyproject.toml", "notebooks/01_queries_keys_values.ipynb",
-                   "src/attention_lab/normalisers.py", "data/dates_train.csv", "tests/test_exercises.py"):
+    for needed in (
+        "README.md",
+        "environment.yml",
+        "pyproject.toml",
+        "notebooks/01_queries_keys_values.ipynb",
+        "src/attention_lab/normalisers.py",
+        "data/dates_train.csv",
+        "tests/test_exercises.py",
+    ):
         assert (out / needed).exists(), needed
     # -n 0: one process is enough for these few tests (the copy's pyproject asks for one xdist worker per core)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-                             "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True,
-                            encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            "tests/test_exercises.py",
+            "-k",
+            "reference",
+        ],
+        cwd=out,
+        capture_output=True,
+        encoding="utf-8",
+    )
     assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
     with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
         make_student_copy(out)
 
 
 # --- one symbol, one meaning ----------------------------------------------------------------------------------------
+
 
 def glossary_symbols(markdown: str) -> dict[str, list[str]]:
     """{symbol: [meanings]} from the glossary's symbol table, one entry per math group of its first column.
@@ -163,10 +190,12 @@ def glossary_symbols(markdown: str) -> dict[str, list[str]]:
 
 
 def test_glossary_symbol_check_finds_a_symbol_defined_twice():
-    table = ("## Symbols and their names in code\n\n| symbol | meaning | in code | first in |\n|---|---|---|---|\n"
-             "| $p = \\operatorname{softmax}(\\alpha)$ | a distribution | `p` | 02 |\n"
-             "| $p(x)$, $\\sigma$ | a density | `x` | 03 |\n| $Q = XW_q$, $K = XW_k$ | keys | `K` | 07 |\n"
-             "| $K(u)$ | a kernel | `KERNELS` | 03 |\n\n## Terms\n")
+    table = (
+        "## Symbols and their names in code\n\n| symbol | meaning | in code | first in |\n|---|---|---|---|\n"
+        "| $p = \\operatorname{softmax}(\\alpha)$ | a distribution | `p` | 02 |\n"
+        "| $p(x)$, $\\sigma$ | a density | `x` | 03 |\n| $Q = XW_q$, $K = XW_k$ | keys | `K` | 07 |\n"
+        "| $K(u)$ | a kernel | `KERNELS` | 03 |\n\n## Terms\n"
+    )
     twice = {s for s, meanings in glossary_symbols(table).items() if len(meanings) > 1}
     assert twice == {"p", "K"}
 
