@@ -38,6 +38,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, print_blob=True)
+# The fast loop (CONTRIBUTING.md, --hypothesis-profile=fast): a quarter of the examples per property.
+settings.register_profile("fast", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 

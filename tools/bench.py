@@ -127,16 +127,22 @@ def build_explorer(name: str, value=None, *, interactive: bool = True):
     return ex.HeadExplorer(weights, tokens, **arguments)
 
 
+def current_position(control) -> int:
+    """Index, among ``positions(control)``, of the control's value (the nearest one for a float slider)."""
+    from attention_lab.explorers.controls import positions
+
+    values = [value for _, value in positions(control)]
+    if isinstance(control.value, float):
+        return int(np.argmin([abs(v - control.value) for v in values]))
+    return values.index(control.value)
+
+
 def walk(control, count: int) -> list:
     """``count`` successive positions of ``control`` from its current one, back and forth, as a reader steps."""
     from attention_lab.explorers.controls import positions
 
     values = [value for _, value in positions(control)]
-    if isinstance(control.value, float):
-        here = int(np.argmin([abs(v - control.value) for v in values]))
-    else:
-        here = values.index(control.value)
-    path, step = [], 1
+    here, path, step = current_position(control), [], 1
     for _ in range(count):
         if not 0 <= here + step < len(values):
             step = -step
@@ -152,17 +158,20 @@ def _bench_notebook(name: str) -> dict:
     control = BENCHED[name][0]
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in [
-        "%matplotlib inline\n" + kernel_code("from bench import build_explorer"),
-        f"explorer = build_explorer({name!r})\nexplorer",
-        # the naive version: interact rebuilds the figure at every step of a slider over the same positions
-        "import ipywidgets as widgets\nfrom IPython.display import display\n"
-        "from attention_lab.explorers.controls import positions\n"
-        f"control = explorer.controls[{control!r}]\n"
-        "slider = widgets.SelectionSlider(options=positions(control), value=control.value)\n"
-        f"def naive(value):\n    display(build_explorer({name!r}, value, interactive=False).figure)\n"
-        "widgets.interact(naive, value=slider);",
-    ]]
+    nb.cells = [
+        nbformat.v4.new_code_cell(source)
+        for source in [
+            "%matplotlib inline\n" + kernel_code("from bench import build_explorer, current_position"),
+            f"explorer = build_explorer({name!r})\nexplorer",
+            # the naive version: interact rebuilds the figure at every step of a slider over the same positions
+            "import ipywidgets as widgets\nfrom IPython.display import display\n"
+            "from attention_lab.explorers.controls import positions\n"
+            f"control = explorer.controls[{control!r}]\n"
+            "slider = widgets.SelectionSlider(options=positions(control), index=current_position(control))\n"
+            f"def naive(value):\n    display(build_explorer({name!r}, value, interactive=False).figure)\n"
+            "widgets.interact(naive, value=slider);",
+        ]
+    ]
     return nb
 
 

@@ -127,17 +127,46 @@ def test_lecture_mode_enlarges_and_goes_back():
 
 # --- student copy ------------------------------------------------------------------------------------------
 
+
+# notebook 01's exercise tests (tests/exercises/ once the exercise tests mirror the library)
+NOTEBOOK_01_EXERCISE_TESTS = next(
+    name for name in ("tests/exercises/test_exercises_01.py", "tests/test_exercises.py") if (ROOT / name).exists()
+)
+
+
 def test_student_copy_leaves_out_the_solutions(tmp_path):
     out = tmp_path / "course"
     copied = make_student_copy(out)
     assert not (out / "solutions").exists() and not any(name.startswith("solutions/") for name in copied)
-    for needed in ("README.md", "environment.yml", "pyproject.toml", "notebooks/01_queries_keys_values.ipynb",
-                   "src/attention_lab/normalisers.py", "data/dates_train.csv", "tests/test_exercises.py"):
+    for needed in (
+        "README.md",
+        "environment.yml",
+        "pyproject.toml",
+        "notebooks/01_queries_keys_values.ipynb",
+        "src/attention_lab/normalisers.py",
+        "data/dates_train.csv",
+        NOTEBOOK_01_EXERCISE_TESTS,
+    ):
         assert (out / needed).exists(), needed
     # -n 0: one process is enough for these few tests (the copy's pyproject asks for one xdist worker per core)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-                             "tests/test_exercises.py", "-k", "reference"], cwd=out, capture_output=True,
-                            encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            NOTEBOOK_01_EXERCISE_TESTS,
+            "-k",
+            "reference",
+        ],
+        cwd=out,
+        capture_output=True,
+        encoding="utf-8",
+    )
     assert result.returncode == 0 and "skipped" in result.stdout and "passed" not in result.stdout, result.stdout
     with pytest.raises(ValueError, match="outdir must be a new or empty folder"):
         make_student_copy(out)
