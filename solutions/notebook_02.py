@@ -36,8 +36,8 @@ def reinforce(alpha, losses, n_samples, rng):
     """Score-function estimate of d/dalpha sum_i softmax(alpha)_i losses_i: mean of L_i (one_hot(i) - p)."""
     p = np.exp(alpha - alpha.max())
     p /= p.sum()
-    index = rng.choice(len(alpha), size=n_samples, p=p)        # (m,) keys drawn from p
-    one_hot = np.eye(len(alpha))[index]                        # (m, n)
+    index = rng.choice(len(alpha), size=n_samples, p=p)  # (m,) keys drawn from p
+    one_hot = np.eye(len(alpha))[index]  # (m, n)
     return np.mean(losses[index][:, None] * (one_hot - p), axis=0)
 
 

@@ -116,8 +116,9 @@ def built_site(tmp_path_factory, executed):
     # asks meanwhile runs the notebooks nobody has started, from the last one back, instead of waiting idle.
     if (shared / "site.claim").exists():
         executed.help_with(reversed(NOTEBOOKS))
-    return once(shared, "site", lambda: (shared / "site", build_site(shared / "site", log=lambda m: None,
-                                                                      executed=executed)))
+    return once(
+        shared, "site", lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed))
+    )
 
 
 @pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])

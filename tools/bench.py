@@ -100,12 +100,22 @@ def build_explorer(name: str, value=None, *, interactive: bool = True):
     rng = np.random.default_rng(0)
     if name == "LookupExplorer (01)":
         boxes = examples.fruit_boxes()
-        return ex.LookupExplorer(boxes.keys, boxes.values, boxes.labels, boxes.queries, **arguments,
-                                 feature_names=boxes.feature_names, value_names=boxes.value_names)
+        return ex.LookupExplorer(
+            boxes.keys,
+            boxes.values,
+            boxes.labels,
+            boxes.queries,
+            **arguments,
+            feature_names=boxes.feature_names,
+            value_names=boxes.value_names,
+        )
     if name in ("TemperatureExplorer (02)", "GumbelExplorer (02)"):
         alpha, values = examples.six_scores()
-        return ex.TemperatureExplorer(alpha, values, **arguments) if name.startswith("Temperature") \
+        return (
+            ex.TemperatureExplorer(alpha, values, **arguments)
+            if name.startswith("Temperature")
             else ex.GumbelExplorer(alpha, **arguments)
+        )
     if name == "KernelExplorer (03)":
         return ex.KernelExplorer(n_train=1000, **arguments)
     if name == "TrainingScrubber (04)":
@@ -208,9 +218,12 @@ def browser_latency(steps: int) -> dict:
                             latencies.append(latency)
                         page.wait_for_timeout(150)
                     settle = browser.burst_and_settle(page, area, handle, 10, "ArrowRight", selector)
-                    row[version] = {"median_ms": float(np.median(latencies)) if latencies else None,
-                                    "p95_ms": float(np.percentile(latencies, 95)) if latencies else None,
-                                    "steps": len(latencies), "burst_settle_ms": settle}
+                    row[version] = {
+                        "median_ms": float(np.median(latencies)) if latencies else None,
+                        "p95_ms": float(np.percentile(latencies, 95)) if latencies else None,
+                        "steps": len(latencies),
+                        "burst_settle_ms": settle,
+                    }
                 results[name] = row
     return results
 
@@ -221,8 +234,9 @@ def kernel_costs(repeats: int = 30) -> dict:
     for name, (control, _) in BENCHED.items():
         explorer = build_explorer(name)
         steps = [explorer.timed_step(**{control: value}) for value in walk(explorer.controls[control], repeats)]
-        costs[name] = {key: float(np.median([step[key] for step in steps]))
-                       for key in ("compute_ms", "draw_ms", "encode_ms")}
+        costs[name] = {
+            key: float(np.median([step[key] for step in steps])) for key in ("compute_ms", "draw_ms", "encode_ms")
+        }
         full = []
         for _ in range(min(5, repeats)):
             start = time.perf_counter()
@@ -268,7 +282,9 @@ def main(argv=None):
     print("\nIn-kernel cost per slider step (ms, median):")
     print(f"{'explorer':<26}{'compute':>9}{'draw':>7}{'encode':>8}{'full redraw':>13}")
     for name, c in report["kernel"].items():
-        print(f"{name:<26}{c['compute_ms']:>9.1f}{c['draw_ms']:>7.1f}{c['encode_ms']:>8.1f}{c['full_redraw_ms']:>13.1f}")
+        print(
+            f"{name:<26}{c['compute_ms']:>9.1f}{c['draw_ms']:>7.1f}{c['encode_ms']:>8.1f}{c['full_redraw_ms']:>13.1f}"
+        )
     if "browser" in report:
         print("\nSlider step to changed pixels in JupyterLab + Chromium (ms):")
         print(f"{'explorer':<26}{'version':>8}{'median':>8}{'p95':>8}{'burst settle':>14}{'speed-up':>10}")

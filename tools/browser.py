@@ -22,8 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 INSTALL_HINT = "install Debian's Chromium with: apt-get install -y chromium (as root)"
 
 # CSS selectors in JupyterLab 4 / ipywidgets 8 / ipympl
@@ -102,16 +109,32 @@ def jupyterlab(root: Path, *, timeout: float = 60.0, cpu_capability: str | None 
         docmanager = Path(home) / "settings" / "@jupyterlab" / "docmanager-extension"
         docmanager.mkdir(parents=True)
         (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}), encoding="utf-8")
-        env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
-               "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"), "JUPYTER_RUNTIME_DIR": home}
+        env = {
+            **os.environ,
+            "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"),
+            "JUPYTER_RUNTIME_DIR": home,
+        }
         if cpu_capability is not None:
             env["ATEN_CPU_CAPABILITY"] = cpu_capability
         log = open(Path(home) / "server.log", "w", encoding="utf-8")  # noqa: SIM115 - closed below
         process = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-             f"--IdentityProvider.token={token}", "--LabApp.expose_app_in_browser=True",
-             f"--ServerApp.root_dir={root}"],
-            env=env, stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--allow-root",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                f"--IdentityProvider.token={token}",
+                "--LabApp.expose_app_in_browser=True",
+                f"--ServerApp.root_dir={root}",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + timeout
@@ -122,8 +145,10 @@ def jupyterlab(root: Path, *, timeout: float = 60.0, cpu_capability: str | None 
                 except OSError:
                     if process.poll() is not None or time.monotonic() > deadline:
                         log.flush()
-                        raise RuntimeError("JupyterLab did not start:\n"
-                                           + (Path(home) / "server.log").read_text(encoding="utf-8")[-3000:]) from None
+                        raise RuntimeError(
+                            "JupyterLab did not start:\n"
+                            + (Path(home) / "server.log").read_text(encoding="utf-8")[-3000:]
+                        ) from None
                     time.sleep(0.3)
             yield LabServer(url, token, process)
         finally:
@@ -183,7 +208,10 @@ def run_all(page, timeout_ms: int = 180_000):
                 if (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))) return 'done';
                 const running = prompts.some(p => p.textContent.includes('*'));
                 return !running && document.querySelector(stderr) ? 'stopped' : false;
-            }""", arg=[STDERR, PROMPT], timeout=timeout_ms).json_value()
+            }""",
+            arg=[STDERR, PROMPT],
+            timeout=timeout_ms,
+        ).json_value()
     except PlaywrightTimeout as error:  # say which cells never finished
         raise AssertionError(f"Run All did not finish in {timeout_ms / 1000:.0f} s; {_unfinished(page)}") from error
     if state == "stopped":
@@ -193,10 +221,10 @@ def run_all(page, timeout_ms: int = 180_000):
 
 
 def _unfinished(page) -> str:
-    prompts = page.evaluate("(prompt) => [...document.querySelectorAll(prompt)].map(p => p.textContent.trim())",
-                            PROMPT)
-    left = [f"code cell {i + 1} {text or '[ ]'}" for i, text in enumerate(prompts)
-            if not any(c.isdigit() for c in text)]
+    prompts = page.evaluate("(prompt) => [...document.querySelectorAll(prompt)].map(p => p.textContent.trim())", PROMPT)
+    left = [
+        f"code cell {i + 1} {text or '[ ]'}" for i, text in enumerate(prompts) if not any(c.isdigit() for c in text)
+    ]
     return f"{len(left)} of {len(prompts)} code cells without an execution count: " + ", ".join(left[:8])
 
 
@@ -230,8 +258,9 @@ WATCH_CANVAS = """([outputSelector, area, canvasSelector]) => {
 }"""
 
 
-def step_and_time(page, area: int, handle, key: str = "ArrowRight", canvas_selector: str = CANVAS,
-                  timeout_s: float = 5.0) -> float | None:
+def step_and_time(
+    page, area: int, handle, key: str = "ArrowRight", canvas_selector: str = CANVAS, timeout_s: float = 5.0
+) -> float | None:
     """Press ``key`` on a slider handle; milliseconds until the figure in output ``area`` changed (None: never)."""
     page.evaluate(WATCH_CANVAS, [OUTPUT, area, canvas_selector])
     handle.press(key)
@@ -246,8 +275,15 @@ def step_and_time(page, area: int, handle, key: str = "ArrowRight", canvas_selec
     return None
 
 
-def burst_and_settle(page, area: int, handle, steps: int = 10, key: str = "ArrowRight",
-                     canvas_selector: str = CANVAS, quiet_s: float = 1.5) -> float:
+def burst_and_settle(
+    page,
+    area: int,
+    handle,
+    steps: int = 10,
+    key: str = "ArrowRight",
+    canvas_selector: str = CANVAS,
+    quiet_s: float = 1.5,
+) -> float:
     """Press ``key`` ``steps`` times as fast as possible; ms from the last press until the last change."""
     page.evaluate(WATCH_CANVAS, [OUTPUT, area, canvas_selector])
     for _ in range(steps):

@@ -95,8 +95,9 @@ def _offline(page: str) -> str:
     """Drop the template's external scripts (require.js, widget renderer, mermaid loader): nothing here needs them."""
     page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
     page = page.replace(f'<script src="{MATHJAX_URL}"', MATHJAX_FONTS + f'<script src="{MATHJAX_URL}"', 1)
-    return re.sub(r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page,
-                  flags=re.S)
+    return re.sub(
+        r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page, flags=re.S
+    )
 
 
 def _exporter():
@@ -146,8 +147,9 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     if final.exists() and not final.is_dir():
         raise ValueError(f"outdir must be a folder, got {final}, which is a file")
     if final.is_dir() and any(final.iterdir()) and not (final / "index.html").is_file():
-        raise ValueError(f"outdir must be new, empty or a previous site (with index.html), got {final}, which "
-                         f"holds other files")
+        raise ValueError(
+            f"outdir must be new, empty or a previous site (with index.html), got {final}, which holds other files"
+        )
     for path in notebooks or []:
         if Path(path).suffix != ".ipynb" or not Path(path).is_file():
             raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
@@ -196,9 +198,11 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
         peak = measured["kernel_peak_mb"]
-        log(f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
+        log(
+            f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
             f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU); kernel peak "
-            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html")
+            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html"
+        )
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
@@ -214,8 +218,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
-    parser.add_argument("--no-slides", action="store_true",
-                        help="pages only, no slide decks (each notebook then runs once)")
+    parser.add_argument(
+        "--no-slides", action="store_true", help="pages only, no slide decks (each notebook then runs once)"
+    )
     args = parser.parse_args(argv)
     try:
         written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides)

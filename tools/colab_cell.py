@@ -30,7 +30,7 @@ TAG = "colab-setup"
 # JupyterLab shows the cell collapsed to its first line (the comment saying what it is); a click opens it
 HIDDEN = {"jupyter": {"source_hidden": True}}
 
-SOURCE = '''# Colab set-up (hidden): on Google Colab it fetches the course and installs what Colab lacks; else nothing.
+SOURCE = """# Colab set-up (hidden): on Google Colab it fetches the course and installs what Colab lacks; else nothing.
 import importlib
 import importlib.util
 import os
@@ -57,7 +57,7 @@ if on_colab:
     output.enable_custom_widget_manager()
     from attention_lab.versions import report
     report()  # Colab brings its own releases: say which, and name any outside the course's ranges
-'''
+"""
 
 
 def cell_source(repository: str = REPOSITORY) -> str:

@@ -127,8 +127,11 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
     offered, option_ids, combos = frame_plan([len(o) for o in options], sliders, current, budget)
     found = {name: control.value for name, control in zip(names, controls, strict=True)}
     # controls that force a full redraw (static_controls) vary slowest: each of their values is drawn in full once
-    static = [option_ids.index(names.index(n)) for n in getattr(explorer, "static_controls", ()) if n in names
-              and names.index(n) in option_ids]
+    static = [
+        option_ids.index(names.index(n))
+        for n in getattr(explorer, "static_controls", ())
+        if n in names and names.index(n) in option_ids
+    ]
     combos = sorted(combos, key=lambda combo: [combo[a] for a in static])
     slider_ids = [i for i, s in enumerate(sliders) if s]
     frames = {}
@@ -150,14 +153,17 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
         "model_id": explorer.widget.model_id,
         "width": int(round(explorer.figure.bbox.width)),
         "height": int(round(explorer.figure.bbox.height)),
-        "controls": [{
-            "name": name,
-            "label": control.description or name,
-            "kind": "slider" if slider else KINDS.get(type(control), "buttons"),
-            "labels": [options[i][j][0] for j in offered[i]],
-            "current": offered[i].index(current[i]),
-            "positions": len(options[i]),
-        } for i, (name, control, slider) in enumerate(zip(names, controls, sliders, strict=True))],
+        "controls": [
+            {
+                "name": name,
+                "label": control.description or name,
+                "kind": "slider" if slider else KINDS.get(type(control), "buttons"),
+                "labels": [options[i][j][0] for j in offered[i]],
+                "current": offered[i].index(current[i]),
+                "positions": len(options[i]),
+            }
+            for i, (name, control, slider) in enumerate(zip(names, controls, sliders, strict=True))
+        ],
         "frames": frames,
     }
 
@@ -172,9 +178,13 @@ def publish_frames(budget: int = FRAME_BUDGET):
     explorers = sorted((o for o in gc.get_objects() if isinstance(o, Explorer)), key=lambda e: e.widget.model_id)
     images: dict = {}
     manifests = [export_explorer(explorer, images, budget) for explorer in explorers]
-    payload = {"explorers": manifests, "images": {k: base64.b64encode(v).decode("ascii") for k, v in images.items()},
-               "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
-               "kernel_peak_mb": peak_mb()}
+    payload = {
+        "explorers": manifests,
+        "images": {k: base64.b64encode(v).decode("ascii") for k, v in images.items()},
+        "seconds": time.perf_counter() - start,
+        "cpu_seconds": time.process_time() - cpu,
+        "kernel_peak_mb": peak_mb(),
+    }
     display({MIME: payload}, raw=True)
 
 

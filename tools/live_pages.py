@@ -71,30 +71,44 @@ def write_frames(images: dict, outdir: Path) -> int:
 def _control_html(index: int, control: dict, uid: str) -> str:
     label, labels, current = html.escape(control["label"]), control["labels"], control["current"]
     if control["kind"] == "slider":
-        return (f'<label>{label} <input type="range" min="0" max="{len(labels) - 1}" step="1" value="{current}" '
-                f'data-control="{index}" aria-label="{label}"><output data-readout="{index}">'
-                f"{html.escape(labels[current])}</output></label>")
+        return (
+            f'<label>{label} <input type="range" min="0" max="{len(labels) - 1}" step="1" value="{current}" '
+            f'data-control="{index}" aria-label="{label}"><output data-readout="{index}">'
+            f"{html.escape(labels[current])}</output></label>"
+        )
     if control["kind"] == "select":
-        options = "".join(f'<option data-of="{index}" data-option="{j}"{" selected" if j == current else ""}>'
-                          f"{html.escape(text)}</option>" for j, text in enumerate(labels))
+        options = "".join(
+            f'<option data-of="{index}" data-option="{j}"{" selected" if j == current else ""}>'
+            f"{html.escape(text)}</option>"
+            for j, text in enumerate(labels)
+        )
         return f'<label>{label} <select data-control="{index}">{options}</select></label>'
-    buttons = "".join(f'<label><input type="radio" name="{uid}-{index}" value="{j}" data-control="{index}" '
-                      f'data-of="{index}" data-option="{j}"{" checked" if j == current else ""}>'
-                      f"{html.escape(text)}</label>" for j, text in enumerate(labels))
+    buttons = "".join(
+        f'<label><input type="radio" name="{uid}-{index}" value="{j}" data-control="{index}" '
+        f'data-of="{index}" data-option="{j}"{" checked" if j == current else ""}>'
+        f"{html.escape(text)}</label>"
+        for j, text in enumerate(labels)
+    )
     return f'<span class="live-buttons" role="radiogroup" aria-label="{label}">{label} {buttons}</span>'
 
 
 def _note(manifest: dict) -> str:
-    thinned = [f"{c['label']}: {len(c['labels'])} of its {c['positions']} positions" for c in manifest["controls"]
-               if len(c["labels"]) < c["positions"]]
-    text = (f"Live figure: {len(manifest['frames'])} frames drawn by the explorer in Python, one per position of "
-            "its controls, shown without a kernel.")
+    thinned = [
+        f"{c['label']}: {len(c['labels'])} of its {c['positions']} positions"
+        for c in manifest["controls"]
+        if len(c["labels"]) < c["positions"]
+    ]
+    text = (
+        f"Live figure: {len(manifest['frames'])} frames drawn by the explorer in Python, one per position of "
+        "its controls, shown without a kernel."
+    )
     if thinned:
         text += " Here the slider" + ("s offer " if len(thinned) > 1 else " offers ") + "; ".join(thinned) + "."
     controls = manifest["controls"]
     options = [c for c in controls if c["kind"] != "slider"]
-    combos = {tuple(key.split(",")[i] for i, c in enumerate(controls) if c["kind"] != "slider")
-              for key in manifest["frames"]}
+    combos = {
+        tuple(key.split(",")[i] for i, c in enumerate(controls) if c["kind"] != "slider") for key in manifest["frames"]
+    }
     full = 1
     for c in options:
         full *= len(c["labels"])
@@ -108,14 +122,17 @@ def explorer_html(manifest: dict, uid: str) -> str:
     controls = manifest["controls"]
     current = manifest["frames"][",".join(str(c["current"]) for c in controls)]
     alt = manifest["class"] + ": " + ", ".join(f"{c['label']} = {c['labels'][c['current']]}" for c in controls)
-    data = json.dumps({k: manifest[k] for k in ("class", "width", "height", "controls", "frames")},
-                      separators=(",", ":")).replace("</", "<\\/")
-    return (f'<div class="live-explorer" id="{uid}" data-frames="{FRAMES}" data-frame="{current}" '
-            f'data-shown="{current}">\n'
-            f'<script type="application/json" class="live-manifest">{data}</script>\n'
-            f'<div class="live-controls">{"".join(_control_html(i, c, uid) for i, c in enumerate(controls))}</div>\n'
-            f'<img class="live-figure" src="{FRAMES}{current}.png" width="{manifest["width"]}" '
-            f'height="{manifest["height"]}" alt="{html.escape(alt)}">\n{_note(manifest)}\n</div>')
+    data = json.dumps(
+        {k: manifest[k] for k in ("class", "width", "height", "controls", "frames")}, separators=(",", ":")
+    ).replace("</", "<\\/")
+    return (
+        f'<div class="live-explorer" id="{uid}" data-frames="{FRAMES}" data-frame="{current}" '
+        f'data-shown="{current}">\n'
+        f'<script type="application/json" class="live-manifest">{data}</script>\n'
+        f'<div class="live-controls">{"".join(_control_html(i, c, uid) for i, c in enumerate(controls))}</div>\n'
+        f'<img class="live-figure" src="{FRAMES}{current}.png" width="{manifest["width"]}" '
+        f'height="{manifest["height"]}" alt="{html.escape(alt)}">\n{_note(manifest)}\n</div>'
+    )
 
 
 def install(page: str) -> str:

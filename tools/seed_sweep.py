@@ -36,7 +36,7 @@ RECORD_VARIABLE = "ATTENTION_LAB_SWEEP_RECORD"
 
 # The first cell of a swept notebook: rewritten asserts call this. It appends one JSON line per evaluation
 # to the record file, so an assert that raises, or a kernel that dies, still leaves what ran before it.
-RECORDER = '''
+RECORDER = """
 def __sweep_assert__(key, condition):
     import json, os
     try:
@@ -45,7 +45,7 @@ def __sweep_assert__(key, condition):
         held, error = False, f"{type(exc).__name__}: {exc}"[:200]
     with open(os.environ["ATTENTION_LAB_SWEEP_RECORD"], "a", encoding="utf-8") as record:
         record.write(json.dumps({"key": key, "held": held, "error": error}) + "\\n")
-'''
+"""
 
 
 class _RecordAsserts(ast.NodeTransformer):
@@ -57,8 +57,11 @@ class _RecordAsserts(ast.NodeTransformer):
     def visit_Assert(self, node):
         key = f"{self.prefix} line {node.lineno}"
         self.found[key] = ast.get_source_segment(self.source, node.test) or ast.unparse(node.test)
-        call = ast.Call(ast.Name("__sweep_assert__", ast.Load()),
-                        [ast.Constant(key), ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test)], [])
+        call = ast.Call(
+            ast.Name("__sweep_assert__", ast.Load()),
+            [ast.Constant(key), ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test)],
+            [],
+        )
         return ast.copy_location(ast.Expr(call), node)
 
 
@@ -97,8 +100,13 @@ def run_once(path: str, offset: int, timeout: int = 600) -> dict:
         record.touch()
         os.environ[OFFSET_VARIABLE], os.environ[RECORD_VARIABLE] = str(offset), str(record)
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         start = time.perf_counter()
         errors = []
         try:
@@ -114,8 +122,14 @@ def run_once(path: str, offset: int, timeout: int = 600) -> dict:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 errors.append(f"cell {index} raised {output.get('ename')}: {output.get('evalue', '')[:200]}")
-    return {"notebook": path.name, "offset": offset, "asserts": asserts, "outcomes": outcomes,
-            "errors": errors, "seconds": round(seconds, 1)}
+    return {
+        "notebook": path.name,
+        "offset": offset,
+        "asserts": asserts,
+        "outcomes": outcomes,
+        "errors": errors,
+        "seconds": round(seconds, 1),
+    }
 
 
 def summarise(runs: list[dict]) -> list[dict]:
@@ -126,9 +140,11 @@ def summarise(runs: list[dict]) -> list[dict]:
             row = rows.setdefault(key, {"assert": key, "source": source, "held": [], "failed": [], "not reached": []})
             outcome = run["outcomes"].get(key)
             row["held" if outcome else "not reached" if outcome is None else "failed"].append(run["offset"])
+
     def order(key):
         notebook, _, cell, _, line = key.split()
         return notebook, int(cell), int(line)
+
     return [rows[key] for key in sorted(rows, key=order)]
 
 
@@ -138,8 +154,10 @@ def table(rows: list[dict], *, everything: bool = False) -> str:
         tried = len(row["held"]) + len(row["failed"]) + len(row["not reached"])
         if everything or len(row["held"]) < tried:
             source = " ".join(row["source"].split())[:90].replace("|", "\\|")
-            lines.append(f"| {row['assert']} | {len(row['held'])} / {tried} | {row['failed'] or ''} | "
-                         f"{row['not reached'] or ''} | `{source}` |")
+            lines.append(
+                f"| {row['assert']} | {len(row['held'])} / {tried} | {row['failed'] or ''} | "
+                f"{row['not reached'] or ''} | `{source}` |"
+            )
     return "\n".join(lines)
 
 
@@ -170,8 +188,10 @@ def main(argv=None) -> int:
     partial.write_text(json.dumps({"seeds": args.seeds, "runs": runs, "asserts": rows}, indent=1), encoding="utf-8")
     partial.replace(args.out)
     always = sum(len(r["held"]) == args.seeds + 1 for r in rows)
-    print(f"{len(rows)} asserts in {len(paths)} notebooks, offsets 0-{args.seeds} (0: the course's own seeds); "
-          f"{always} held for every seed; {time.perf_counter() - start:.0f} s")
+    print(
+        f"{len(rows)} asserts in {len(paths)} notebooks, offsets 0-{args.seeds} (0: the course's own seeds); "
+        f"{always} held for every seed; {time.perf_counter() - start:.0f} s"
+    )
     for run in runs:
         for error in run["errors"]:
             print(f"{run['notebook']} offset {run['offset']}: {error}")

@@ -28,8 +28,10 @@ COLAB_TAG = "colab-setup"
 CJK = "\u2e80-\u2fff\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_RUN = re.compile(f"[{CJK}](?:[{CJK}\\s·]*[{CJK}])?")
 
-_SANS = ("system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica, arial, sans-serif, "
-         "'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'")
+_SANS = (
+    "system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica, arial, sans-serif, "
+    "'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'"
+)
 _MONO = "menlo, consolas, 'DejaVu Sans Mono', monospace"
 
 STYLE = f"""<style id="site-kit">
@@ -66,10 +68,12 @@ details.colab-setup summary {{cursor: pointer}}
 # MathJax 2 (HTML-CSS output, the STIX web fonts jupyter-server-mathjax ships). Its default "MathJax_Blank"
 # font probe loads about:blank, which Chromium refuses from file:// (a console error): a local() source
 # needs no fetch. The fast preview would ask for TeX fonts that are not shipped.
-MATHJAX_CONFIG = ('<script type="text/x-mathjax-config">MathJax.Hub.Config({"fast-preview": {disabled: true}, '
-                  'menuSettings: {CHTMLpreview: false}, "HTML-CSS": {availableFonts: [], imageFont: null, '
-                  'preferredFont: null, webFont: "STIX-Web", styles: {"@font-face": {"font-family": "MathJax_Blank", '
-                  "src: \"local('MathJax_Blank')\"}}}});</script>\n")
+MATHJAX_CONFIG = (
+    '<script type="text/x-mathjax-config">MathJax.Hub.Config({"fast-preview": {disabled: true}, '
+    'menuSettings: {CHTMLpreview: false}, "HTML-CSS": {availableFonts: [], imageFont: null, '
+    'preferredFont: null, webFont: "STIX-Web", styles: {"@font-face": {"font-family": "MathJax_Blank", '
+    "src: \"local('MathJax_Blank')\"}}}});</script>\n"
+)
 
 
 def copy_assets(outdir: Path) -> None:
@@ -83,7 +87,7 @@ def copy_assets(outdir: Path) -> None:
 def _colab_markdown(source: str) -> str:
     first, _, _ = source.partition("\n")
     summary = html.escape(first.lstrip("# ").strip())
-    return (f'<details class="colab-setup"><summary>{summary}</summary>\n\n```python\n{source}\n```\n\n</details>')
+    return f'<details class="colab-setup"><summary>{summary}</summary>\n\n```python\n{source}\n```\n\n</details>'
 
 
 def _img(png: str, alt: str, meta: dict) -> str:
@@ -127,8 +131,11 @@ def lang_zh(page: str) -> str:
         if part.startswith("<"):
             tag = re.match(r"</?\s*([a-zA-Z0-9]+)", part)
             name = tag.group(1).lower() if tag else ""
-            if skip is None and not part.startswith("</") and name in ("script", "style", "title", "option",
-                                                                       "textarea"):
+            if (
+                skip is None
+                and not part.startswith("</")
+                and name in ("script", "style", "title", "option", "textarea")
+            ):
                 skip = name
             elif skip is not None and part.startswith("</") and name == skip:
                 skip = None
@@ -169,8 +176,10 @@ def index_page(pages: list, notebooks: dict, links=None) -> str:
         path = notebooks.get(stem)
         minutes = _minutes(path) if path is not None else ""
         buttons = launch_buttons.page_buttons(path.name) if path is not None else ""
-        rows.append(f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a>{links.get(stem, "")}</td>'
-                    f"<td>{html.escape(minutes)}</td><td>{seconds:.0f} s</td><td>{buttons}</td></tr>")
+        rows.append(
+            f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a>{links.get(stem, "")}</td>'
+            f"<td>{html.escape(minutes)}</td><td>{seconds:.0f} s</td><td>{buttons}</td></tr>"
+        )
     repository = html.escape(launch_buttons.REPOSITORY)
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Attention, from hard to soft</title>

@@ -26,8 +26,22 @@ __all__ = ["EXCLUDED", "NEVER", "course_files", "make_student_copy"]
 ROOT = repo_root(Path(__file__).parent)
 EXCLUDED = ("solutions",)  # a path with any of these components is never copied
 # never copied, tracked or not: caches, build output, environments, artefacts of test and benchmark runs
-NEVER = (".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".ipynb_checkpoints", ".venv", "venv",
-         "site", "build", "dist", "test-artifacts", "bench-results", ".DS_Store")
+NEVER = (
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ruff_cache",
+    ".ipynb_checkpoints",
+    ".venv",
+    "venv",
+    "site",
+    "build",
+    "dist",
+    "test-artifacts",
+    "bench-results",
+    ".DS_Store",
+)
 
 
 def _excluded(name: str) -> bool:
@@ -43,8 +57,9 @@ def course_files(root: Path = ROOT) -> list:
     """
     root = Path(root)
     try:
-        listed = subprocess.run(["git", "-c", "core.quotepath=off", "ls-files", "-z"], cwd=root,
-                                capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+        listed = subprocess.run(
+            ["git", "-c", "core.quotepath=off", "ls-files", "-z"], cwd=root, capture_output=True, check=True
+        ).stdout.decode("utf-8", "surrogateescape")
         files = [name for name in listed.split("\0") if name]
         if not (root / ".git").exists():  # inside another repository's tree: not this course's listing
             raise OSError

@@ -34,8 +34,10 @@ def _numeric(value, name: str) -> np.ndarray:
     require grad, and anything else that is not numbers.
     """
     if isinstance(value, np.ma.MaskedArray):
-        raise ValueError(f"{name} is a masked array (numpy.ma); its mask would be ignored here. Fill the masked "
-                         f"entries (np.ma.filled) or pass the mask separately (mask=, True = may be attended)")
+        raise ValueError(
+            f"{name} is a masked array (numpy.ma); its mask would be ignored here. Fill the masked "
+            f"entries (np.ma.filled) or pass the mask separately (mask=, True = may be attended)"
+        )
     if isinstance(value, str | bytes):
         raise ValueError(f"{name} must be an array of numbers, got the text {describe(value)}")
     try:
@@ -47,13 +49,14 @@ def _numeric(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be an array of numbers, got {describe(value)}{hint}") from None
     if array.dtype.kind == "O":  # a list mixing numbers and other objects: look at the elements
         flat = array.ravel()
-        if any(isinstance(x, str | bytes | bool | np.bool_ | complex | np.complexfloating) or x is None
-               for x in flat):
+        if any(isinstance(x, str | bytes | bool | np.bool_ | complex | np.complexfloating) or x is None for x in flat):
             raise ValueError(f"{name} must be an array of real numbers, got {describe(value)}")
     kind = array.dtype.kind
     if kind == "b":
-        raise ValueError(f"{name} must be an array of numbers, got True/False values (dtype bool); use 0.0 and "
-                         f"1.0 if you mean numbers")
+        raise ValueError(
+            f"{name} must be an array of numbers, got True/False values (dtype bool); use 0.0 and "
+            f"1.0 if you mean numbers"
+        )
     if kind == "c":
         raise ValueError(f"{name} must be an array of real numbers, got complex numbers (dtype {array.dtype})")
     if kind in "USVMm":
@@ -70,8 +73,9 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
     try:
         array = np.array(raw, dtype=np.float64)  # np.array copies: inputs are never mutated
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of real numbers within the float range (about 1.8e308), got "
-                         f"{describe(value)}") from None
+        raise ValueError(
+            f"{name} must be an array of real numbers within the float range (about 1.8e308), got {describe(value)}"
+        ) from None
     if array.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {array.shape}")
     if np.isnan(array).any():

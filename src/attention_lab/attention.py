@@ -58,8 +58,10 @@ def _score_function(score, score_kwargs):
     takes = set(inspect.signature(SCORES[score]).parameters) - {"queries", "keys"}
     unknown = sorted(set(score_kwargs) - takes)
     if unknown:
-        raise ValueError(f"the {score!r} score takes no argument {', '.join(unknown)}; it takes "
-                         f"{sorted(takes) or 'none besides queries and keys'}")
+        raise ValueError(
+            f"the {score!r} score takes no argument {', '.join(unknown)}; it takes "
+            f"{sorted(takes) or 'none besides queries and keys'}"
+        )
     return SCORES[score]
 
 
@@ -86,6 +88,8 @@ def _finite_average(outputs, v):
     """The weighted average, or a ValueError if it overflowed (a weighted average of finite values can only
     overflow in rounding)."""
     if not np.all(np.isfinite(outputs)):
-        raise ValueError(f"values are too large: their weighted average overflowed (values up to "
-                         f"{np.abs(v).max():.3g}; the float range ends near 1.8e308)")
+        raise ValueError(
+            f"values are too large: their weighted average overflowed (values up to "
+            f"{np.abs(v).max():.3g}; the float range ends near 1.8e308)"
+        )
     return outputs

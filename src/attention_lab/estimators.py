@@ -45,8 +45,14 @@ import numpy as np
 from ._checks import as_float_array, check_count, check_positive, check_real
 from .normalisers import softmax
 
-__all__ = ["quadratic_loss", "exact_gradient", "score_function_gradients", "straight_through_gradients",
-           "gumbel_softmax_gradients", "estimator_summary"]
+__all__ = [
+    "quadratic_loss",
+    "exact_gradient",
+    "score_function_gradients",
+    "straight_through_gradients",
+    "gumbel_softmax_gradients",
+    "estimator_summary",
+]
 
 
 def _scores(alpha) -> np.ndarray:
@@ -171,5 +177,9 @@ def estimator_summary(gradients, exact) -> dict:
     mean = g.mean(axis=0)
     variance = float(np.sum(g.var(axis=0, ddof=1))) if len(g) > 1 else float("nan")
     bias = float(np.linalg.norm(mean - exact))
-    return {"bias": bias, "standard_error": float(np.sqrt(variance / len(g))), "variance": variance,
-            "relative_bias": bias / float(np.linalg.norm(exact))}
+    return {
+        "bias": bias,
+        "standard_error": float(np.sqrt(variance / len(g))),
+        "variance": variance,
+        "relative_bias": bias / float(np.linalg.norm(exact)),
+    }

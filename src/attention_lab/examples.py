@@ -34,19 +34,23 @@ def fruit_boxes() -> FruitBoxes:
     return FruitBoxes(
         labels=["apple", "orange", "pear", "cherry"],
         feature_names=("sweetness (0-10)", "sourness (0-10)"),
-        keys=np.array([
-            [6.0, 4.0],  # apple
-            [5.0, 8.0],  # orange
-            [5.5, 2.0],  # pear
-            [9.0, 3.0],  # cherry
-        ]),
+        keys=np.array(
+            [
+                [6.0, 4.0],  # apple
+                [5.0, 8.0],  # orange
+                [5.5, 2.0],  # pear
+                [9.0, 3.0],  # cherry
+            ]
+        ),
         value_names=["sugar (g)", "vit. C (mg)", "fibre (g)"],
-        values=np.array([
-            [10.4, 4.6, 2.4],  # apple
-            [9.4, 53.2, 2.4],  # orange
-            [9.8, 4.3, 3.1],  # pear
-            [12.8, 7.0, 2.1],  # cherry
-        ]),
+        values=np.array(
+            [
+                [10.4, 4.6, 2.4],  # apple
+                [9.4, 53.2, 2.4],  # orange
+                [9.8, 4.3, 3.1],  # pear
+                [12.8, 7.0, 2.1],  # cherry
+            ]
+        ),
         queries={
             "cherry": [9.0, 3.0],
             "apple": [6.0, 4.0],

@@ -13,8 +13,15 @@ from ._checks import as_float_array, check_choice, check_positive, describe
 from .normalisers import normalise_rows, softmax
 from .scores import gaussian_score
 
-__all__ = ["KERNELS", "gaussian_kernel", "boxcar_kernel", "epanechnikov_kernel", "nadaraya_watson",
-           "loo_errors", "loo_bandwidth"]
+__all__ = [
+    "KERNELS",
+    "gaussian_kernel",
+    "boxcar_kernel",
+    "epanechnikov_kernel",
+    "nadaraya_watson",
+    "loo_errors",
+    "loo_bandwidth",
+]
 
 
 def gaussian_kernel(u):
@@ -56,8 +63,9 @@ def _differences(x_query, x_keys, query_name, key_name):
     with np.errstate(over="ignore", invalid="ignore"):
         diff = x_query[:, None] - x_keys[None, :]  # (n_q, n_k)
     if not np.all(np.isfinite(diff)):
-        raise ValueError(f"{query_name} and {key_name} are too far apart: some x - x_i is beyond the float range "
-                         f"(about 1.8e308)")
+        raise ValueError(
+            f"{query_name} and {key_name} are too far apart: some x - x_i is beyond the float range (about 1.8e308)"
+        )
     return diff
 
 
@@ -158,8 +166,10 @@ def _nw_inputs(x_query, x_keys, y_values, bandwidth, kernel):
 
 def _check_finite_average(y_hat, y):
     if not np.all(np.isfinite(y_hat)):  # a weighted average of finite values can only overflow in rounding
-        raise ValueError(f"y_values are too large: a weighted average overflowed (values up to {np.abs(y).max():.3g};"
-                         f" the float range ends near 1.8e308)")
+        raise ValueError(
+            f"y_values are too large: a weighted average overflowed (values up to {np.abs(y).max():.3g};"
+            f" the float range ends near 1.8e308)"
+        )
 
 
 def _loo_inputs(x, y, bandwidths):

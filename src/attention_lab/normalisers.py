@@ -14,8 +14,17 @@ import numpy as np
 
 from ._checks import as_float_array, as_mask, as_rng, check_axis, check_count, check_flag, check_temperature
 
-__all__ = ["softmax", "logsumexp", "hard_attention", "sample_attention", "sparsemax", "gumbel_softmax", "entropy",
-           "effective_keys", "normalise_rows"]
+__all__ = [
+    "softmax",
+    "logsumexp",
+    "hard_attention",
+    "sample_attention",
+    "sparsemax",
+    "gumbel_softmax",
+    "entropy",
+    "effective_keys",
+    "normalise_rows",
+]
 
 
 def _prepare(scores, axis, mask):
@@ -23,8 +32,9 @@ def _prepare(scores, axis, mask):
     alpha = as_float_array(scores, "scores", min_ndim=1, allow_neg_inf=True)
     axis = check_axis(axis, alpha.ndim)
     if alpha.shape[axis] == 0:
-        raise ValueError(f"scores must have at least one key along axis {axis} (the keys' axis), got shape "
-                         f"{alpha.shape}")
+        raise ValueError(
+            f"scores must have at least one key along axis {axis} (the keys' axis), got shape {alpha.shape}"
+        )
     allowed = as_mask(mask, alpha.shape) & (alpha > -np.inf)
     return np.moveaxis(alpha, axis, -1), np.moveaxis(allowed, axis, -1), axis
 
@@ -211,8 +221,10 @@ def entropy(weights, *, axis=-1, atol=1e-6):
     totals = lam.sum(axis=axis)
     bad = ~(np.isclose(totals, 1.0, rtol=0.0, atol=atol) | (totals == 0))
     if np.any(bad):
-        raise ValueError(f"weights must sum to 1 along axis {axis} (a distribution per row), got {int(bad.sum())} "
-                         f"row(s) summing to e.g. {float(np.ravel(totals[bad])[0]):.6g}")
+        raise ValueError(
+            f"weights must sum to 1 along axis {axis} (a distribution per row), got {int(bad.sum())} "
+            f"row(s) summing to e.g. {float(np.ravel(totals[bad])[0]):.6g}"
+        )
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         terms = np.where(lam > 0, -lam * np.log(np.where(lam > 0, lam, 1.0)), 0.0)
     return terms.sum(axis=axis)

@@ -27,15 +27,19 @@ def repo_root(start=None) -> Path:
     if override:
         root = Path(override).expanduser().resolve()
         if not _is_root(root):
-            raise FileNotFoundError(f"ATTENTION_LAB_ROOT={override} is not the course repository (it lacks "
-                                    f"{', '.join(m for m in _MARKERS if not (root / m).exists())})")
+            raise FileNotFoundError(
+                f"ATTENTION_LAB_ROOT={override} is not the course repository (it lacks "
+                f"{', '.join(m for m in _MARKERS if not (root / m).exists())})"
+            )
         return root
     here = Path(start if start is not None else Path.cwd()).resolve()
     for folder in (here, *here.parents, *Path(__file__).resolve().parents):
         if _is_root(folder):
             return folder
-    raise FileNotFoundError(f"cannot find the course repository from {here}: run from inside a clone of the course "
-                            "(or set ATTENTION_LAB_ROOT to its folder)")
+    raise FileNotFoundError(
+        f"cannot find the course repository from {here}: run from inside a clone of the course "
+        "(or set ATTENTION_LAB_ROOT to its folder)"
+    )
 
 
 def data_path(name: str, *, regenerate: str) -> Path:

@@ -23,8 +23,16 @@ from attention_lab.figure_text import describe_figures_in_ipython
 
 from ._checks import check_flag
 
-__all__ = ["COLORS", "CMAP", "course_style", "use_course_style", "lecture_mode", "token_heatmap", "interactive_figure",
-           "buffer_png"]
+__all__ = [
+    "COLORS",
+    "CMAP",
+    "course_style",
+    "use_course_style",
+    "lecture_mode",
+    "token_heatmap",
+    "interactive_figure",
+    "buffer_png",
+]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
 COLORS = {
@@ -90,19 +98,21 @@ def use_course_style(*, lecture: bool = False) -> None:
         mpl.rcParams.update(course_style())
         return
     mpl.rcParams.update(course_style(scale=1.35))
-    mpl.rcParams.update({
-        "lines.linewidth": 3.2,
-        "lines.markersize": 9,
-        "axes.linewidth": 1.8,
-        "grid.alpha": 0.5,
-        "grid.linewidth": 1.0,
-        "text.color": "black",
-        "axes.labelcolor": "black",
-        "xtick.color": "black",
-        "ytick.color": "black",
-        "axes.titleweight": "bold",
-        "figure.dpi": 110,
-    })
+    mpl.rcParams.update(
+        {
+            "lines.linewidth": 3.2,
+            "lines.markersize": 9,
+            "axes.linewidth": 1.8,
+            "grid.alpha": 0.5,
+            "grid.linewidth": 1.0,
+            "text.color": "black",
+            "axes.labelcolor": "black",
+            "xtick.color": "black",
+            "ytick.color": "black",
+            "axes.titleweight": "bold",
+            "figure.dpi": 110,
+        }
+    )
 
 
 def lecture_mode(on: bool = True) -> None:
@@ -114,8 +124,9 @@ def lecture_mode(on: bool = True) -> None:
     use_course_style(lecture=check_flag(on, "on"))
 
 
-def token_heatmap(ax, x_tokens, y_tokens, weights, *, xlabel: str, ylabel: str, colorbar_label: str | None,
-                  aspect="auto", fontsize=9):
+def token_heatmap(
+    ax, x_tokens, y_tokens, weights, *, xlabel: str, ylabel: str, colorbar_label: str | None, aspect="auto", fontsize=9
+):
     """Attention weights as a heatmap with a token on every column and row; ``colorbar_label=None``: no colour bar."""
     image = ax.imshow(weights, cmap=CMAP, vmin=0, vmax=1, aspect=aspect, interpolation="nearest")
     ax.set_xticks(range(len(x_tokens)), x_tokens, fontsize=fontsize, fontfamily=FONT_FAMILY)

@@ -36,8 +36,10 @@ def _logits(logits) -> np.ndarray:
     """Validated float64 logits (..., V) with V >= 1, a copy; -inf allowed, NaN and +inf refused."""
     alpha = as_float_array(logits, "logits", min_ndim=1, allow_neg_inf=True)
     if alpha.shape[-1] == 0:
-        raise ValueError(f"logits must hold at least one token on the last axis (the vocabulary), got shape "
-                         f"{alpha.shape}: an empty vocabulary has nothing to choose from")
+        raise ValueError(
+            f"logits must hold at least one token on the last axis (the vocabulary), got shape "
+            f"{alpha.shape}: an empty vocabulary has nothing to choose from"
+        )
     if np.isneginf(alpha).all(axis=-1).any():
         rows = int(np.isneginf(alpha).all(axis=-1).sum())
         raise ValueError(f"logits must allow at least one token per row; {rows} row(s) have every logit -inf")
@@ -98,8 +100,9 @@ def top_p_mask(logits, p: float, temperature: float = 1.0, *, mask=None) -> np.n
     return keep & allowed
 
 
-def next_token_distribution(logits, temperature: float = 1.0, *, top_k: int | None = None,
-                            top_p: float | None = None) -> np.ndarray:
+def next_token_distribution(
+    logits, temperature: float = 1.0, *, top_k: int | None = None, top_p: float | None = None
+) -> np.ndarray:
     r"""The distribution a sampler draws the next token from: (..., V), each row summing to 1.
 
     Parameters
@@ -141,8 +144,9 @@ def greedy_tokens(logits) -> np.ndarray:
     return np.argmax(_logits(logits), axis=-1)
 
 
-def sample_tokens(logits, temperature: float = 1.0, *, top_k: int | None = None, top_p: float | None = None,
-                  rng=None) -> np.ndarray:
+def sample_tokens(
+    logits, temperature: float = 1.0, *, top_k: int | None = None, top_p: float | None = None, rng=None
+) -> np.ndarray:
     """One token per row drawn from :func:`next_token_distribution`: integers of shape ``logits.shape[:-1]``.
 
     ``temperature=0`` returns :func:`greedy_tokens` exactly (no randomness is used). Otherwise one uniform

@@ -49,14 +49,18 @@ def _check_lengths(src, src_lens):
     """``src_lens`` must be (batch,) integers in 1..n for src (batch, n)."""
     batch, n = src.shape
     if not torch.is_tensor(src_lens) or src_lens.dim() != 1 or src_lens.shape[0] != batch:
-        raise ValueError(f"src_lens must be a 1-D tensor with one length per sequence of src, shape ({batch},), "
-                         f"got {describe(src_lens)} for src of shape {tuple(src.shape)}")
+        raise ValueError(
+            f"src_lens must be a 1-D tensor with one length per sequence of src, shape ({batch},), "
+            f"got {describe(src_lens)} for src of shape {tuple(src.shape)}"
+        )
     if src_lens.dtype.is_floating_point or src_lens.dtype.is_complex or src_lens.dtype == torch.bool:
         raise ValueError(f"src_lens must hold integer lengths, got dtype {src_lens.dtype}")
     low, high = int(src_lens.min()), int(src_lens.max())
     if low < 1 or high > n:
-        raise ValueError(f"src_lens must lie between 1 and n = {n} (src has shape {tuple(src.shape)}), got lengths "
-                         f"from {low} to {high}")
+        raise ValueError(
+            f"src_lens must lie between 1 and n = {n} (src has shape {tuple(src.shape)}), got lengths "
+            f"from {low} to {high}"
+        )
 
 
 class Encoder(torch.nn.Module):
@@ -82,8 +86,9 @@ class Encoder(torch.nn.Module):
         check_ids(src, "src", self.vocab_size, "n")
         _check_lengths(src, src_lens)
         embedded = self.embedding(src)  # (batch, n, embed_size)
-        packed = torch.nn.utils.rnn.pack_padded_sequence(embedded, src_lens.cpu(), batch_first=True,
-                                                         enforce_sorted=False)
+        packed = torch.nn.utils.rnn.pack_padded_sequence(
+            embedded, src_lens.cpu(), batch_first=True, enforce_sorted=False
+        )
         states, last = self.rnn(packed)  # last: (directions, batch, d_s), each direction at its true end
         states, _ = torch.nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])
         return states, torch.cat(list(last), dim=-1)  # (batch, n, d_e), (batch, d_e)
@@ -131,8 +136,14 @@ class BahdanauDecoder(_Attending):
     (s_{t-1}^T W e_j): the previous state s_{t-1} is the query and c_t = sum_j lambda_tj e_j the context of step t.
     """
 
-    def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
-                 score: str | None = "additive"):
+    def __init__(
+        self,
+        vocab_size: int,
+        enc_size: int,
+        embed_size: int = 32,
+        num_hiddens: int = 64,
+        score: str | None = "additive",
+    ):
         super().__init__()
         self.score = check_choice(score, BAHDANAU_SCORES, "score")
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
@@ -167,8 +178,9 @@ class LuongDecoder(_Attending):
     (s_t, s~_t); s~_0 = 0.
     """
 
-    def __init__(self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64,
-                 score: str = "general"):
+    def __init__(
+        self, vocab_size: int, enc_size: int, embed_size: int = 32, num_hiddens: int = 64, score: str = "general"
+    ):
         super().__init__()
         self.score = check_choice(score, LUONG_SCORES, "score of Luong's decoder")
         self.embedding = torch.nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
@@ -212,8 +224,17 @@ class Seq2Seq(torch.nn.Module):
         A bidirectional encoder (default) or a forward-only one.
     """
 
-    def __init__(self, src_vocab: int, tgt_vocab: int, *, embed_size=32, num_hiddens=64, score="additive",
-                 decoder="bahdanau", bidirectional=True):
+    def __init__(
+        self,
+        src_vocab: int,
+        tgt_vocab: int,
+        *,
+        embed_size=32,
+        num_hiddens=64,
+        score="additive",
+        decoder="bahdanau",
+        bidirectional=True,
+    ):
         super().__init__()
         decoder = check_choice(decoder, DECODERS, "decoder")
         self.encoder = Encoder(src_vocab, embed_size, num_hiddens, bidirectional)
@@ -232,8 +253,10 @@ class Seq2Seq(torch.nn.Module):
         memory = self.encode(src, src_lens)  # checks src and src_lens first
         check_ids(tgt, "tgt", self.tgt_vocab, "m")
         if tgt.shape[0] != src.shape[0]:
-            raise ValueError(f"src and tgt must hold the same number of sequences, got src of shape "
-                             f"{tuple(src.shape)} and tgt of shape {tuple(tgt.shape)}")
+            raise ValueError(
+                f"src and tgt must hold the same number of sequences, got src of shape "
+                f"{tuple(src.shape)} and tgt of shape {tuple(tgt.shape)}"
+            )
         state = self.decoder.start(memory.summary)
         token = torch.full((tgt.shape[0],), BOS, dtype=torch.long)
         logits = []
@@ -246,8 +269,9 @@ class Seq2Seq(torch.nn.Module):
     def loss(self, src, src_lens, tgt):
         """Mean cross-entropy over the non-padding target tokens."""
         logits = self.forward(src, src_lens, tgt)
-        return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1),
-                                                 ignore_index=PAD)
+        return torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=PAD
+        )
 
     @torch.no_grad()
     def greedy(self, src, src_lens, max_len: int = 12):

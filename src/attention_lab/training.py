@@ -33,8 +33,17 @@ class LiveLoss:
     last epoch, so it costs little even for fast loops.
     """
 
-    def __init__(self, epochs: int, *, title: str = "training", ylabel: str = "mean squared error", logy=True,
-                 xlabel: str = "epoch", interval: float = 0.2, show: bool = True):
+    def __init__(
+        self,
+        epochs: int,
+        *,
+        title: str = "training",
+        ylabel: str = "mean squared error",
+        logy=True,
+        xlabel: str = "epoch",
+        interval: float = 0.2,
+        show: bool = True,
+    ):
         epochs = check_count(epochs, "epochs", 1, what="the length of the x axis")
         self.epochs, self.interval = epochs, interval
         self.history: dict[str, list] = {}
@@ -97,6 +106,11 @@ def snapshot(model, epoch: int, loss: float, data: RegressionData) -> dict:
     queries = torch.as_tensor(data.x_test, dtype=torch.float32)
     y_hat = model(queries, x_train, y_train).numpy().astype(np.float64)  # (n_test,)
     w = model.inverse_width(queries).squeeze(1).numpy().astype(np.float64)  # (n_test,)
-    return {"epoch": int(epoch), "loss": float(loss), "w": w, "y_hat": y_hat,
-            "test_mse": float(np.mean((y_hat - data.y_truth) ** 2)),
-            "weights": model.attention_weights.numpy().astype(np.float64)}  # (n_test, n_train)
+    return {
+        "epoch": int(epoch),
+        "loss": float(loss),
+        "w": w,
+        "y_hat": y_hat,
+        "test_mse": float(np.mean((y_hat - data.y_truth) ** 2)),
+        "weights": model.attention_weights.numpy().astype(np.float64),
+    }  # (n_test, n_train)

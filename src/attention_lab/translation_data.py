@@ -25,12 +25,32 @@ import torch
 from ._checks import check_choice, check_flag, describe
 from .paths import data_path, repo_root
 
-__all__ = ["REGENERATE", "DATE_FORMATS", "format_date", "make_date_pairs", "make_phrase_pairs", "write_data",
-           "load_pairs", "Vocab"]
+__all__ = [
+    "REGENERATE",
+    "DATE_FORMATS",
+    "format_date",
+    "make_date_pairs",
+    "make_phrase_pairs",
+    "write_data",
+    "load_pairs",
+    "Vocab",
+]
 
 REGENERATE = "python -m attention_lab.translation_data"  # the command that writes data/*.csv
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
@@ -66,11 +86,21 @@ def make_date_pairs(n_train=6000, n_test=1000, *, seed=0, first=dt.date(1950, 1,
 
 
 # English -> Chinese, word by word in the templates (Chinese words space-separated for tokenising).
-SUBJECTS = [("I", "我", "am"), ("you", "你", "are"), ("he", "他", "is"), ("she", "她", "is"), ("we", "我们", "are"),
-            ("they", "他们", "are")]
+SUBJECTS = [
+    ("I", "我", "am"),
+    ("you", "你", "are"),
+    ("he", "他", "is"),
+    ("she", "她", "is"),
+    ("we", "我们", "are"),
+    ("they", "他们", "are"),
+]
 ROLES = [("a student", "一个 学生"), ("a teacher", "一个 老师"), ("a doctor", "一个 医生")]
-ACTIONS = [("read books", "reads books", "看 书"), ("drink tea", "drinks tea", "喝 茶"),
-           ("eat apples", "eats apples", "吃 苹果"), ("learn Chinese", "learns Chinese", "学 中文")]
+ACTIONS = [
+    ("read books", "reads books", "看 书"),
+    ("drink tea", "drinks tea", "喝 茶"),
+    ("eat apples", "eats apples", "吃 苹果"),
+    ("learn Chinese", "learns Chinese", "学 中文"),
+]
 TIMES = [("", ""), ("every day", "每天"), ("today", "今天"), ("at home", "在 家")]
 
 
@@ -126,8 +156,10 @@ def load_pairs(name_or_path) -> list:
     except csv.Error as error:
         raise ValueError(f"{path} is not valid CSV: {error}") from None
     if not rows or rows[0] != ["source", "target"]:
-        raise ValueError(f"{path}, line 1: the file must start with the header source,target, got "
-                         f"{','.join(rows[0]) if rows else 'an empty file'}")
+        raise ValueError(
+            f"{path}, line 1: the file must start with the header source,target, got "
+            f"{','.join(rows[0]) if rows else 'an empty file'}"
+        )
     pairs = []
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != 2:
@@ -177,8 +209,10 @@ class Vocab:
         """
         if torch.is_tensor(ids):
             if ids.dim() > 1 or ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
-                raise ValueError(f"ids must be a 1-D sequence of integer token ids, got a tensor of shape "
-                                 f"{tuple(ids.shape)} and dtype {ids.dtype}")
+                raise ValueError(
+                    f"ids must be a 1-D sequence of integer token ids, got a tensor of shape "
+                    f"{tuple(ids.shape)} and dtype {ids.dtype}"
+                )
             ids = ids.tolist() if ids.dim() else [ids.item()]
         elif isinstance(ids, str | bytes):
             raise ValueError(f"ids must be a sequence of integer token ids, got the text {ids!r:.40}")

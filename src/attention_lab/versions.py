@@ -85,7 +85,10 @@ def report(file=None) -> None:
     if problems:
         for name, problem in problems.items():
             print(f"  {name}: {problem}", file=file)
-        print("  The notebooks may still run; if one fails, install the tested versions "
-              "(README: set-up) and say which versions you had when you report it.", file=file)
+        print(
+            "  The notebooks may still run; if one fails, install the tested versions "
+            "(README: set-up) and say which versions you had when you report it.",
+            file=file,
+        )
     else:
         print("every package is within the course's supported ranges", file=file)

@@ -52,7 +52,7 @@ def test_quadratic_loss_and_its_gradient_match_autograd():
 
 
 def test_samples_follow_softmax():
-    g = score_function_gradients(ALPHA, lambda w: np.ones(len(w)), 40_000, rng=3)   # rows e_i - p
+    g = score_function_gradients(ALPHA, lambda w: np.ones(len(w)), 40_000, rng=3)  # rows e_i - p
     frequencies = g.mean(axis=0) + softmax(ALPHA)
     np.testing.assert_allclose(frequencies, softmax(ALPHA), atol=0.01)  # sd of each frequency < 0.0025
 
@@ -112,8 +112,9 @@ def test_gumbel_softmax_matches_autograd_with_the_same_noise(hard):
 
 
 def test_gumbel_softmax_bias_falls_and_variance_grows_as_temperature_falls():
-    summaries = [estimator_summary(gumbel_softmax_gradients(ALPHA, LOSS_GRAD, t, 20_000, rng=0), EXACT)
-                 for t in (2.0, 0.5, 0.1)]
+    summaries = [
+        estimator_summary(gumbel_softmax_gradients(ALPHA, LOSS_GRAD, t, 20_000, rng=0), EXACT) for t in (2.0, 0.5, 0.1)
+    ]
     biases = [s["bias"] for s in summaries]
     variances = [s["variance"] for s in summaries]
     assert biases[0] > biases[1] > biases[2] and variances[0] < variances[1] < variances[2]

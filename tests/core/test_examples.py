@@ -41,10 +41,13 @@ def test_notebook_01_shows_the_fruit_boxes():
     assert all(same(nb["queries"][name], q) for name, q in boxes.queries.items())
 
 
-@pytest.mark.parametrize("notebook, scores, values", [
-    ("00_start_here.ipynb", "scores", "values"),
-    ("02_hard_to_soft_attention.ipynb", "alpha", "V"),
-])
+@pytest.mark.parametrize(
+    "notebook, scores, values",
+    [
+        ("00_start_here.ipynb", "scores", "values"),
+        ("02_hard_to_soft_attention.ipynb", "alpha", "V"),
+    ],
+)
 def test_notebooks_00_and_02_show_the_six_scores(notebook, scores, values):
     alpha, v = six_scores()
     nb = assigned(notebook, {scores, values})

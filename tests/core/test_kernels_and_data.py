@@ -52,8 +52,9 @@ def explicit_nw(x_query, x_keys, y, h, kernel):
 def test_nadaraya_watson_matches_the_formula(name):
     data = make_regression_data(30, seed=4)
     y_hat, w = nadaraya_watson(data.x_test, data.x_train, data.y_train, bandwidth=1.5, kernel=name)
-    np.testing.assert_allclose(y_hat, explicit_nw(data.x_test, data.x_train, data.y_train, 1.5, KERNELS[name]),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        y_hat, explicit_nw(data.x_test, data.x_train, data.y_train, 1.5, KERNELS[name]), rtol=1e-10
+    )
     assert w.shape == (50, 30)
     np.testing.assert_allclose(w.sum(axis=1), 1.0)
 
@@ -94,10 +95,13 @@ def test_loo_errors_match_refitting_without_each_point():
     x, y = data.x_train, data.y_train
     for kernel in ("gaussian", "epanechnikov"):
         h = 0.9
-        manual = np.mean([
-            (nadaraya_watson([x[i]], np.delete(x, i), np.delete(y, i), bandwidth=h, kernel=kernel)[0][0] - y[i]) ** 2
-            for i in range(len(x))
-        ])
+        manual = np.mean(
+            [
+                (nadaraya_watson([x[i]], np.delete(x, i), np.delete(y, i), bandwidth=h, kernel=kernel)[0][0] - y[i])
+                ** 2
+                for i in range(len(x))
+            ]
+        )
         assert loo_errors(x, y, [h], kernel=kernel)[0] == pytest.approx(manual)
     assert loo_errors(x, y, [1e-4], kernel="boxcar")[0] == np.inf  # points left without neighbours
 
@@ -129,16 +133,22 @@ def test_regression_data_matches_the_course_definition():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: nadaraya_watson([0.0], [0.0, 1.0], [1.0], bandwidth=1.0),
-         r"x_keys and y_values must have the same length.*got 2 keys and 1 values"),
+        (
+            lambda: nadaraya_watson([0.0], [0.0, 1.0], [1.0], bandwidth=1.0),
+            r"x_keys and y_values must have the same length.*got 2 keys and 1 values",
+        ),
         (lambda: nadaraya_watson([0.0], [0.0], [1.0], bandwidth=0.0), r"bandwidth must be a positive finite number"),
-        (lambda: nadaraya_watson([0.0], [0.0], [1.0], kernel="triangle"),
-         r"kernel must be one of \['boxcar', 'epanechnikov', 'gaussian'\], got 'triangle'"),
+        (
+            lambda: nadaraya_watson([0.0], [0.0], [1.0], kernel="triangle"),
+            r"kernel must be one of \['boxcar', 'epanechnikov', 'gaussian'\], got 'triangle'",
+        ),
         (lambda: nadaraya_watson(np.zeros((2, 2)), [0.0], [1.0]), r"x_query must be a 1-D array.*\(2, 2\)"),
         (lambda: loo_errors([0.0, 1.0], [1.0], [1.0]), r"x and y must have the same length, got 2 and 1"),
         (lambda: loo_errors([0.0], [1.0], [1.0]), r"at least 2 points"),
-        (lambda: loo_bandwidth([0.0, 1.0], [0.0, 1.0], kernel="boxcar", bandwidths=[0.1]),
-         r"no bandwidth .* leaves every point a neighbour"),
+        (
+            lambda: loo_bandwidth([0.0, 1.0], [0.0, 1.0], kernel="boxcar", bandwidths=[0.1]),
+            r"no bandwidth .* leaves every point a neighbour",
+        ),
         (lambda: make_regression_data(0), r"n_train must be an integer >= 1, got 0"),
         (lambda: make_regression_data(noise=-1.0), r"noise must be a number >= 0"),
         (lambda: true_function([-1.0]), r"x must be >= 0"),
@@ -192,6 +202,7 @@ def test_specific_bad_input_gets_a_specific_message(call, message):
 
 # --- extreme but finite input ------------------------------------------------------------------------------
 
+
 @given(exponent=st.integers(-300, -160))
 def test_nadaraya_watson_at_tiny_bandwidth_is_the_nearest_neighbour(exponent):
     h = 10.0**exponent
@@ -219,9 +230,11 @@ def test_leave_one_out_is_scale_free(kernel, exponent):
     scaled = loo_errors(x * s, y, grid * s, kernel=kernel)
     assert np.allclose(scaled, base, rtol=1e-6) and np.array_equal(np.isinf(scaled), np.isinf(base))
     assert loo_bandwidth(x * s, y, kernel=kernel, bandwidths=grid * s) == pytest.approx(
-        s * loo_bandwidth(x, y, kernel=kernel, bandwidths=grid), rel=1e-9)
-    assert loo_bandwidth(x, y * s, kernel=kernel, bandwidths=grid) == loo_bandwidth(x, y, kernel=kernel,
-                                                                                    bandwidths=grid)
+        s * loo_bandwidth(x, y, kernel=kernel, bandwidths=grid), rel=1e-9
+    )
+    assert loo_bandwidth(x, y * s, kernel=kernel, bandwidths=grid) == loo_bandwidth(
+        x, y, kernel=kernel, bandwidths=grid
+    )
 
 
 @given(exponent=st.integers(-300, 300))

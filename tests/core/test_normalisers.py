@@ -37,6 +37,7 @@ def reference_softmax(alpha, temperature):
 
 # --- softmax -------------------------------------------------------------------------------------------
 
+
 def test_softmax_matches_the_textbook_formula():
     alpha = [0.5, -1.0, 2.0, 0.0]
     for temperature in (0.3, 1.0, 4.0):
@@ -55,12 +56,13 @@ def test_weights_are_a_probability_distribution(alpha, temperature):
 @given(score_arrays, st.one_of(st.floats(1e-3, 1e3), st.just(np.inf)), st.floats(-1e5, 1e5))
 def test_shift_invariance(alpha, temperature, shift):
     for normaliser in NORMALISERS:
-        np.testing.assert_allclose(normaliser(alpha + shift, temperature), normaliser(alpha, temperature),
-                                   atol=1e-6)
+        np.testing.assert_allclose(normaliser(alpha + shift, temperature), normaliser(alpha, temperature), atol=1e-6)
 
 
-@given(arrays(np.int64, array_shapes(min_dims=1, max_dims=2, max_side=6), elements=st.integers(-9, 9)),
-       st.integers(-1000, 1000))
+@given(
+    arrays(np.int64, array_shapes(min_dims=1, max_dims=2, max_side=6), elements=st.integers(-9, 9)),
+    st.integers(-1000, 1000),
+)
 def test_shift_invariance_of_the_hard_limit(alpha, shift):
     """At T = 0 ties must be exact, so shift integers (floats that round would make near-ties differ)."""
     for normaliser in NORMALISERS:
@@ -72,8 +74,9 @@ def test_permutation_equivariance(alpha, random, temperature):
     order = list(range(alpha.size))
     random.shuffle(order)
     for normaliser in NORMALISERS:
-        np.testing.assert_allclose(normaliser(alpha[order], temperature), normaliser(alpha, temperature)[order],
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            normaliser(alpha[order], temperature), normaliser(alpha, temperature)[order], atol=1e-12
+        )
     if len(set(alpha)) == alpha.size:  # hard attention breaks ties by index; distinct scores permute cleanly
         np.testing.assert_array_equal(hard_attention(alpha[order]), hard_attention(alpha)[order])
 
@@ -140,6 +143,7 @@ def test_inputs_are_not_mutated():
 
 # --- logsumexp -----------------------------------------------------------------------------------------
 
+
 @given(arrays(np.float64, st.integers(1, 8), elements=st.floats(-50, 50)), st.floats(0.05, 20))
 def test_logsumexp_matches_direct_formula_and_bounds(alpha, temperature):
     t = Decimal(temperature)
@@ -169,14 +173,15 @@ def test_softmax_is_exp_of_alpha_minus_logsumexp(alpha, temperature):
 
 # --- hard and sampled attention -------------------------------------------------------------------------
 
+
 def test_hard_attention_top_k():
     np.testing.assert_array_equal(hard_attention([0.1, 0.9, 0.5, 0.3]), [0, 1, 0, 0])
     np.testing.assert_allclose(hard_attention([0.1, 0.9, 0.5, 0.3], 2), [0, 0.5, 0.5, 0])
     np.testing.assert_allclose(hard_attention([1.0, 1.0, 0.0], 1), [1, 0, 0])  # ties: earlier index
-    np.testing.assert_allclose(hard_attention([5.0, 1.0, 2.0], 2, mask=np.array([False, True, True])),
-                               [0, 0.5, 0.5])
-    np.testing.assert_allclose(hard_attention([5.0, 1.0, 2.0], 3, mask=np.array([False, True, True])),
-                               [0, 0.5, 0.5])  # fewer than k allowed: share among those there are
+    np.testing.assert_allclose(hard_attention([5.0, 1.0, 2.0], 2, mask=np.array([False, True, True])), [0, 0.5, 0.5])
+    np.testing.assert_allclose(
+        hard_attention([5.0, 1.0, 2.0], 3, mask=np.array([False, True, True])), [0, 0.5, 0.5]
+    )  # fewer than k allowed: share among those there are
     np.testing.assert_array_equal(hard_attention([5.0, 1.0], mask=np.array([False, False])), [0, 0])
 
 
@@ -212,6 +217,7 @@ def test_sample_attention_masks_and_batches():
 
 # --- sparsemax ---------------------------------------------------------------------------------------
 
+
 def brute_force_simplex_projection(z):
     """Projection onto the simplex by bisection on tau (independent of the sort-based algorithm)."""
     lo, hi = z.min() - 1, z.max()
@@ -223,8 +229,9 @@ def brute_force_simplex_projection(z):
 
 @given(arrays(np.float64, st.integers(1, 8), elements=st.floats(-10, 10)), st.floats(0.1, 10))
 def test_sparsemax_is_the_simplex_projection(alpha, temperature):
-    np.testing.assert_allclose(sparsemax(alpha, temperature), brute_force_simplex_projection(alpha / temperature),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        sparsemax(alpha, temperature), brute_force_simplex_projection(alpha / temperature), atol=1e-8
+    )
 
 
 def test_sparsemax_known_values_and_sparsity():
@@ -235,6 +242,7 @@ def test_sparsemax_known_values_and_sparsity():
 
 
 # --- Gumbel-softmax ----------------------------------------------------------------------------------
+
 
 def test_gumbel_max_samples_follow_softmax():
     alpha = np.array([1.0, 0.0, 2.0])
@@ -254,6 +262,7 @@ def test_gumbel_softmax_temperature_limits():
 
 # --- entropy -----------------------------------------------------------------------------------------
 
+
 def test_entropy_of_one_hot_and_uniform():
     assert entropy([0.0, 1.0, 0.0]) == 0.0
     assert entropy(np.full(4, 0.25)) == pytest.approx(np.log(4))
@@ -262,6 +271,7 @@ def test_entropy_of_one_hot_and_uniform():
 
 
 # --- errors ------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("call", "message"),
@@ -273,8 +283,10 @@ def test_entropy_of_one_hot_and_uniform():
         (lambda: softmax([1.0, np.inf]), r"scores must be finite \(or -inf"),
         (lambda: softmax(3.0), r"scores must have at least 1 dimension"),
         (lambda: softmax(["a", "b"]), r"scores must be an array of numbers"),
-        (lambda: softmax(np.zeros((2, 3)), mask=np.ones((3, 2), bool)),
-         r"mask must be broadcastable to .*\(2, 3\).*\(3, 2\)"),
+        (
+            lambda: softmax(np.zeros((2, 3)), mask=np.ones((3, 2), bool)),
+            r"mask must be broadcastable to .*\(2, 3\).*\(3, 2\)",
+        ),
         (lambda: softmax(np.zeros(3), mask=np.ones(3)), r"mask must be a boolean array.*float64"),
         (lambda: softmax(np.zeros(3), axis=1), r"axis must be an integer in \[-1, 0\].*got 1"),
         (lambda: logsumexp([1.0], -2), r"temperature must be"),
@@ -353,6 +365,7 @@ def test_specific_bad_input_gets_a_specific_message(call, message):
 
 
 # --- extreme but finite input ------------------------------------------------------------------------------
+
 
 @given(scale=SCALES, temperature=st.sampled_from([1e-300, 1e-30, 1.0, 1e30, 1e300]))
 def test_normalisers_at_extreme_scores_and_temperatures(scale, temperature):

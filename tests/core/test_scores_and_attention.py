@@ -23,13 +23,13 @@ def test_scores_match_explicit_loops(n_q, n_k, d, seed):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=(n_q, d)), rng.normal(size=(n_k, d))
     np.testing.assert_allclose(dot_score(q, k), loop_scores(q, k, np.dot), atol=1e-12)
-    np.testing.assert_allclose(scaled_dot_score(q, k), loop_scores(q, k, lambda a, b: a @ b / np.sqrt(d)),
-                               atol=1e-12)
+    np.testing.assert_allclose(scaled_dot_score(q, k), loop_scores(q, k, lambda a, b: a @ b / np.sqrt(d)), atol=1e-12)
     np.testing.assert_allclose(
-        cosine_score(q, k), loop_scores(q, k, lambda a, b: a @ b / np.linalg.norm(a) / np.linalg.norm(b)),
-        atol=1e-12)
-    np.testing.assert_allclose(gaussian_score(q, k, 0.7),
-                               loop_scores(q, k, lambda a, b: -np.sum((a - b) ** 2) / (2 * 0.49)), atol=1e-12)
+        cosine_score(q, k), loop_scores(q, k, lambda a, b: a @ b / np.linalg.norm(a) / np.linalg.norm(b)), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        gaussian_score(q, k, 0.7), loop_scores(q, k, lambda a, b: -np.sum((a - b) ** 2) / (2 * 0.49)), atol=1e-12
+    )
 
 
 def test_shapes_batches_and_one_dimensional_points():
@@ -89,15 +89,19 @@ def test_inputs_are_not_mutated():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: dot_score(np.zeros((2, 3)), np.zeros((4, 2))),
-         r"same feature size d.*queries of shape \(2, 3\) \(d=3\).*keys of shape \(4, 2\) \(d=2\)"),
+        (
+            lambda: dot_score(np.zeros((2, 3)), np.zeros((4, 2))),
+            r"same feature size d.*queries of shape \(2, 3\) \(d=3\).*keys of shape \(4, 2\) \(d=2\)",
+        ),
         (lambda: dot_score(np.zeros((2, 2, 3)), np.zeros((3, 4, 3))), r"batch dimensions .* do not broadcast"),
         (lambda: cosine_score(np.zeros((1, 2)), np.ones((1, 2))), r"queries contains 1 zero vector"),
         (lambda: gaussian_score([0.0], [1.0], bandwidth=0), r"bandwidth must be a positive finite number, got 0.0"),
         (lambda: gaussian_score([0.0], [1.0], bandwidth=-1), r"bandwidth must be a positive finite number"),
         (lambda: dot_score([np.nan], [1.0]), r"queries must not contain NaN"),
-        (lambda: attention([[1.0]], [[1.0], [2.0]], [1.0, 2.0, 3.0]),
-         r"values must hold one row per key: expected 2 value\(s\).*got values of shape \(3,\)"),
+        (
+            lambda: attention([[1.0]], [[1.0], [2.0]], [1.0, 2.0, 3.0]),
+            r"values must hold one row per key: expected 2 value\(s\).*got values of shape \(3,\)",
+        ),
         (lambda: attention([[1.0]], [[1.0]], [1.0], score="manhattan"), r"score must be one of .*'manhattan'"),
     ],
 )
@@ -158,6 +162,7 @@ def test_specific_bad_input_gets_a_specific_message(call, message):
 
 
 # --- extreme but finite input ------------------------------------------------------------------------------
+
 
 @given(scale_q=SCALES, scale_k=SCALES, direction=st.lists(st.floats(-10, 10), min_size=3, max_size=3))
 def test_cosine_of_parallel_vectors_is_one_at_any_scale(scale_q, scale_k, direction):

@@ -38,9 +38,18 @@ def test_date_pairs_are_correct_and_test_dates_are_unseen():
     assert format_date(d, "Weekday, d Month yyyy") == "Sunday, 29 November 2026"
     for source, target in train[:50]:
         date = dt.date.fromisoformat(target)
-        assert source in {format_date(date, style) for style in
-                          ["d Mon yyyy", "d Month yyyy", "Mon d, yyyy", "Month d, yyyy", "dd/mm/yyyy",
-                           "Weekday, d Month yyyy", "yyyy年m月d日"]}
+        assert source in {
+            format_date(date, style)
+            for style in [
+                "d Mon yyyy",
+                "d Month yyyy",
+                "Mon d, yyyy",
+                "Month d, yyyy",
+                "dd/mm/yyyy",
+                "Weekday, d Month yyyy",
+                "yyyy年m月d日",
+            ]
+        }
     with pytest.raises(ValueError, match="style must be one of"):
         format_date(d, "yyyy/dd")
 
@@ -82,8 +91,14 @@ def test_vocab_round_trip_and_padding():
         Vocab([], level="byte")
 
 
-VARIANTS = [dict(score="additive"), dict(score="general"), dict(score=None), dict(score="general", decoder="luong"),
-            dict(score="additive", decoder="luong"), dict(score="additive", bidirectional=False)]
+VARIANTS = [
+    dict(score="additive"),
+    dict(score="general"),
+    dict(score=None),
+    dict(score="general", decoder="luong"),
+    dict(score="additive", decoder="luong"),
+    dict(score="additive", bidirectional=False),
+]
 
 
 @pytest.mark.parametrize("options", VARIANTS, ids=lambda o: "-".join(str(v) for v in o.values()))
@@ -179,6 +194,7 @@ def test_alignment_explorer_in_place(interactive):
 
 # --- the attention step inside the decoders ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("score", ["additive", "general"])
 def test_decoder_attention_is_the_attention_layer(score):
     """attend() with W e_j computed once per input gives the nn layer's own forward, weights and context."""
@@ -203,8 +219,14 @@ def test_bahdanau_step_uses_the_previous_state_as_query():
     s_prev, token = torch.randn(2, 16, dtype=torch.float64), torch.tensor([4, 7])
     a = d.attention
     e = memory.states  # (2, 5, 32)
-    alpha = torch.stack([torch.stack([a.w_v.weight[0] @ torch.tanh(a.W_q.weight @ s_prev[b] + a.W_k.weight @ e[b, j])
-                                      for j in range(5)]) for b in range(2)])
+    alpha = torch.stack(
+        [
+            torch.stack(
+                [a.w_v.weight[0] @ torch.tanh(a.W_q.weight @ s_prev[b] + a.W_k.weight @ e[b, j]) for j in range(5)]
+            )
+            for b in range(2)
+        ]
+    )
     lam = torch.softmax(alpha.masked_fill(~memory.mask, -torch.inf), dim=-1)
     c = torch.einsum("bn,bnd->bd", lam, e)
     s = d.cell(torch.cat([d.embedding(token), c], dim=-1), s_prev)
@@ -252,11 +274,11 @@ def test_bidirectional_states_are_forward_and_backward_runs():
             getattr(cell, name).data = getattr(encoder.rnn, f"{name}_l0{suffix}").data
     h, fwd = torch.zeros(1, 6, dtype=torch.float64), []
     for j in range(5):
-        h = forward(x[j:j + 1], h)
+        h = forward(x[j : j + 1], h)
         fwd.append(h[0])
     h, bwd = torch.zeros(1, 6, dtype=torch.float64), [None] * 5
     for j in reversed(range(5)):
-        h = backward(x[j:j + 1], h)
+        h = backward(x[j : j + 1], h)
         bwd[j] = h[0]
     expected = torch.stack([torch.cat([f, b]) for f, b in zip(fwd, bwd, strict=True)])
     torch.testing.assert_close(states[0], expected)
@@ -264,6 +286,7 @@ def test_bidirectional_states_are_forward_and_backward_runs():
 
 
 # --- bad input: a ValueError that names the argument and the shapes ----------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def small():
@@ -274,23 +297,38 @@ def small():
 SRC, LENS, TGT = torch.tensor([[4, 5, 6, 2], [4, 2, 0, 0]]), torch.tensor([4, 2]), torch.tensor([[4, 2], [5, 2]])
 
 
-@pytest.mark.parametrize("src, lens, match", [
-    (torch.tensor([4, 5, 2]), torch.tensor([3]), r"src must be a 2-D tensor .*, got a torch tensor of shape \(3,\)"),
-    (SRC[None], LENS, r"src must be a 2-D tensor .* got a torch tensor of shape \(1, 2, 4\)"),
-    ([[4, 5, 2]], torch.tensor([3]), r"src must be a 2-D tensor .* got \[\[4, 5, 2\]\]"),
-    (SRC.float(), LENS, "src must hold integer token ids, got dtype torch.float32"),
-    (torch.zeros(2, 0, dtype=torch.long), torch.tensor([1, 1]), r"src of shape \(2, 0\) is empty"),
-    (torch.zeros(0, 4, dtype=torch.long), torch.zeros(0, dtype=torch.long), r"src of shape \(0, 4\) is empty"),
-    (SRC + 10, LENS, r"src holds token ids from 10 to 16, but the vocabulary has 12 tokens \(ids 0..11\)"),
-    (SRC, torch.tensor([4]), r"src_lens must be a 1-D tensor with one length per sequence of src, shape \(2,\), "
-                             r"got a torch tensor of shape \(1,\) .* for src of shape \(2, 4\)"),
-    (SRC, torch.tensor([[4, 2]]), r"src_lens must be a 1-D tensor .* got a torch tensor of shape \(1, 2\)"),
-    (SRC, [4, 2], r"src_lens must be a 1-D tensor .* got \[4, 2\]"),
-    (SRC, torch.tensor([4.0, 2.0]), "src_lens must hold integer lengths"),
-    (SRC, torch.tensor([4, 0]), r"src_lens must lie between 1 and n = 4 \(src has shape \(2, 4\)\), got lengths "
-                                "from 0 to 4"),
-    (SRC, torch.tensor([5, 2]), "src_lens must lie between 1 and n = 4 .* from 2 to 5"),
-])
+@pytest.mark.parametrize(
+    "src, lens, match",
+    [
+        (
+            torch.tensor([4, 5, 2]),
+            torch.tensor([3]),
+            r"src must be a 2-D tensor .*, got a torch tensor of shape \(3,\)",
+        ),
+        (SRC[None], LENS, r"src must be a 2-D tensor .* got a torch tensor of shape \(1, 2, 4\)"),
+        ([[4, 5, 2]], torch.tensor([3]), r"src must be a 2-D tensor .* got \[\[4, 5, 2\]\]"),
+        (SRC.float(), LENS, "src must hold integer token ids, got dtype torch.float32"),
+        (torch.zeros(2, 0, dtype=torch.long), torch.tensor([1, 1]), r"src of shape \(2, 0\) is empty"),
+        (torch.zeros(0, 4, dtype=torch.long), torch.zeros(0, dtype=torch.long), r"src of shape \(0, 4\) is empty"),
+        (SRC + 10, LENS, r"src holds token ids from 10 to 16, but the vocabulary has 12 tokens \(ids 0..11\)"),
+        (
+            SRC,
+            torch.tensor([4]),
+            r"src_lens must be a 1-D tensor with one length per sequence of src, shape \(2,\), "
+            r"got a torch tensor of shape \(1,\) .* for src of shape \(2, 4\)",
+        ),
+        (SRC, torch.tensor([[4, 2]]), r"src_lens must be a 1-D tensor .* got a torch tensor of shape \(1, 2\)"),
+        (SRC, [4, 2], r"src_lens must be a 1-D tensor .* got \[4, 2\]"),
+        (SRC, torch.tensor([4.0, 2.0]), "src_lens must hold integer lengths"),
+        (
+            SRC,
+            torch.tensor([4, 0]),
+            r"src_lens must lie between 1 and n = 4 \(src has shape \(2, 4\)\), got lengths "
+            "from 0 to 4",
+        ),
+        (SRC, torch.tensor([5, 2]), "src_lens must lie between 1 and n = 4 .* from 2 to 5"),
+    ],
+)
 def test_bad_source_is_named(small, src, lens, match):
     with pytest.raises(ValueError, match=match):
         small.loss(src, lens, TGT)
@@ -298,14 +336,23 @@ def test_bad_source_is_named(small, src, lens, match):
         small.greedy(src, lens)
 
 
-@pytest.mark.parametrize("tgt, match", [
-    (torch.tensor([4, 2]), r"tgt must be a 2-D tensor of token ids \(batch, m\), got a torch tensor of shape \(2,\)"),
-    (torch.zeros(2, 0, dtype=torch.long), r"tgt of shape \(2, 0\) is empty"),
-    (TGT.double(), "tgt must hold integer token ids"),
-    (TGT + 8, r"tgt holds token ids from 10 to 13, but the vocabulary has 9 tokens"),
-    (TGT[:1], r"src and tgt must hold the same number of sequences, got src of shape \(2, 4\) and tgt of shape "
-              r"\(1, 2\)"),
-])
+@pytest.mark.parametrize(
+    "tgt, match",
+    [
+        (
+            torch.tensor([4, 2]),
+            r"tgt must be a 2-D tensor of token ids \(batch, m\), got a torch tensor of shape \(2,\)",
+        ),
+        (torch.zeros(2, 0, dtype=torch.long), r"tgt of shape \(2, 0\) is empty"),
+        (TGT.double(), "tgt must hold integer token ids"),
+        (TGT + 8, r"tgt holds token ids from 10 to 13, but the vocabulary has 9 tokens"),
+        (
+            TGT[:1],
+            r"src and tgt must hold the same number of sequences, got src of shape \(2, 4\) and tgt of shape "
+            r"\(1, 2\)",
+        ),
+    ],
+)
 def test_bad_target_is_named(small, tgt, match):
     with pytest.raises(ValueError, match=match):
         small.loss(SRC, LENS, tgt)

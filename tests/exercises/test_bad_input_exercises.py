@@ -124,12 +124,34 @@ def _grad_tensor_like(*args):
 
 FUNCTIONS = st.one_of(
     VALUES.map(_returns),
-    st.sampled_from(["exit", "value", "zero", "recursion", TypeError, KeyError, IndexError, AttributeError,
-                     NotImplementedError, RuntimeError, AssertionError]).map(_raiser),
-    st.sampled_from([_echo, _grad_tensor_like, lambda: 1.0, lambda a: a, lambda a, b, c, d, e, f, g: a,
-                     lambda *args: np.full((2, 2), np.nan), lambda *args: torch.full((3,), np.nan),
-                     lambda *args: np.asarray(args[0]) * np.nan if args else None,
-                     lambda *args: (x for x in range(3))]),
+    st.sampled_from(
+        [
+            "exit",
+            "value",
+            "zero",
+            "recursion",
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            NotImplementedError,
+            RuntimeError,
+            AssertionError,
+        ]
+    ).map(_raiser),
+    st.sampled_from(
+        [
+            _echo,
+            _grad_tensor_like,
+            lambda: 1.0,
+            lambda a: a,
+            lambda a, b, c, d, e, f, g: a,
+            lambda *args: np.full((2, 2), np.nan),
+            lambda *args: torch.full((3,), np.nan),
+            lambda *args: np.asarray(args[0]) * np.nan if args else None,
+            lambda *args: (x for x in range(3)),
+        ]
+    ),
     VALUES,  # not a function at all
 )
 
@@ -138,11 +160,23 @@ _DATA = make_regression_data(50, seed=0)
 _VAL = make_regression_data(30, seed=1)
 CONTEXT = {
     "scores": np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]),
-    "x_train": _DATA.x_train, "y_train": _DATA.y_train, "x_val": _VAL.x_train, "y_val": _VAL.y_train,
-    "y_noisy": _DATA.y_train + 1.0, "h_noisy": 0.3, "h_calm": 0.3,
-    "x": torch.tensor(_DATA.x_train, dtype=torch.float32), "y": torch.tensor(_DATA.y_train, dtype=torch.float32),
-    "target_w": 3.0, "epochs": 10, "n": 6, "temperature": 0.5, "d": 256,
-    "keys": np.array([[1.0, 0.0], [3.0, 3.0], [0.0, 1.0]]), "labels": ["a", "b", "c"], "query": np.array([1.0, 1.0]),
+    "x_train": _DATA.x_train,
+    "y_train": _DATA.y_train,
+    "x_val": _VAL.x_train,
+    "y_val": _VAL.y_train,
+    "y_noisy": _DATA.y_train + 1.0,
+    "h_noisy": 0.3,
+    "h_calm": 0.3,
+    "x": torch.tensor(_DATA.x_train, dtype=torch.float32),
+    "y": torch.tensor(_DATA.y_train, dtype=torch.float32),
+    "target_w": 3.0,
+    "epochs": 10,
+    "n": 6,
+    "temperature": 0.5,
+    "d": 256,
+    "keys": np.array([[1.0, 0.0], [3.0, 3.0], [0.0, 1.0]]),
+    "labels": ["a", "b", "c"],
+    "query": np.array([1.0, 1.0]),
 }
 
 
@@ -206,8 +240,11 @@ def test_shared_helpers_never_raise_and_say_what_is_wrong():
     assert "could not be read" in to_float_array([[1.0], [1.0, 2.0]])[1]
     assert "not numbers" in to_float_array(Weird())[1] or "could not be read" in to_float_array(Weird())[1]
     got, problem = as_numbers("t", lambda: np.array([1.0, np.nan]), finite_advice="Look for 0/0.")
-    assert got is None and "contains NaN (1 of 2 entries)" in problem.messages[0] and problem.messages[1] == \
-        "Look for 0/0."
+    assert (
+        got is None
+        and "contains NaN (1 of 2 entries)" in problem.messages[0]
+        and problem.messages[1] == "Look for 0/0."
+    )
     got, problem = as_tensor_result("t", lambda: torch.tensor([np.inf]), finite_advice="Look for exp overflow.")
     assert got is None and "contains inf" in problem.messages[0]
     assert as_tensor_result("t", lambda: torch.tensor([1.0]), finite_advice="x")[1] is None

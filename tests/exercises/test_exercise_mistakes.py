@@ -17,6 +17,7 @@ def _softmax_shifted_by(shift):
         z = np.asarray(alpha, dtype=float) / temperature
         e = np.exp(z - shift(z))
         return e / e.sum(axis=-1, keepdims=True)
+
     return softmax
 
 
@@ -25,6 +26,7 @@ def _gaussian_shifted_by(shift):
         z = -((np.asarray(x_query)[:, None] - np.asarray(x_keys)[None, :]) ** 2) / (2 * h * h)
         e = np.exp(z - shift(z))
         return e / e.sum(axis=-1, keepdims=True)
+
     return weights
 
 
@@ -72,10 +74,12 @@ def test_success_messages_claim_what_the_catalogue_verifies():
 
 # --- named mistakes in 02, 06 and 07 that had only generic feedback ---------------------------------------------
 
+
 def _self_attention(scores_to_output):
     def fn(X, W_q, W_k, W_v):
         Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (n, d_k), (n, d_k), (n, d_v)
         return scores_to_output(Q, K, V)
+
     return fn
 
 
@@ -87,8 +91,11 @@ def _softmax_rows(scores):
 SELF_ATTENTION_MISTAKES = [
     ("scaled by sqrt(d_v)", lambda Q, K, V: _softmax_rows(Q @ K.T / np.sqrt(V.shape[1])) @ V, "sqrt(d_v)"),
     ("scaled by d_k", lambda Q, K, V: _softmax_rows(Q @ K.T / K.shape[1]) @ V, "divided by d_k = 3 itself"),
-    ("scaled after the softmax", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V / np.sqrt(K.shape[1]),
-     "scaled after the softmax"),
+    (
+        "scaled after the softmax",
+        lambda Q, K, V: _softmax_rows(Q @ K.T) @ V / np.sqrt(K.shape[1]),
+        "scaled after the softmax",
+    ),
     ("multiplied by sqrt(d_k)", lambda Q, K, V: _softmax_rows(Q @ K.T * np.sqrt(K.shape[1])) @ V, "multiplied"),
     ("no softmax", lambda Q, K, V: Q @ K.T / np.sqrt(K.shape[1]) @ V, "No softmax"),
     ("unscaled", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V, "Scale the scores"),
@@ -96,8 +103,9 @@ SELF_ATTENTION_MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize(("mistake", "output", "hint"), SELF_ATTENTION_MISTAKES,
-                         ids=[m[0] for m in SELF_ATTENTION_MISTAKES])
+@pytest.mark.parametrize(
+    ("mistake", "output", "hint"), SELF_ATTENTION_MISTAKES, ids=[m[0] for m in SELF_ATTENTION_MISTAKES]
+)
 def test_self_attention_check_names_each_scaling_mistake(mistake, output, hint):
     feedback = ex.check_self_attention(_self_attention(output))
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
@@ -108,6 +116,7 @@ def _luong(order="cs", tanh_first=False, squash=np.tanh, weights=_softmax_rows):
         c = weights(E @ W.T @ s) @ E  # (d_e,)
         stacked = np.concatenate([c, s] if order == "cs" else [s, c])
         return W_c @ np.tanh(stacked) if tanh_first else squash(W_c @ stacked)
+
     return fn
 
 
@@ -131,6 +140,7 @@ def _reinforce(term):
         p = _softmax_rows(np.asarray(alpha, dtype=float))
         drawn = rng.choice(p.size, size=n_samples, p=p)
         return np.mean([term(losses[i], np.eye(p.size)[i], p, i) for i in drawn], axis=0)
+
     return fn
 
 
@@ -138,8 +148,11 @@ REINFORCE_MISTAKES = [
     ("an extra division by p_i", _reinforce(lambda L, onehot, p, i: L * (onehot - p) / p[i]), "divided each sample"),
     ("the sign flipped", _reinforce(lambda L, onehot, p, i: L * (p - onehot)), "sign is flipped"),
     ("the loss alone", _reinforce(lambda L, onehot, p, i: L * onehot), "sampled loss alone"),
-    ("grad p_i instead of grad log p_i", _reinforce(lambda L, onehot, p, i: L * p[i] * (onehot - p)),
-     "gradient of p_i"),
+    (
+        "grad p_i instead of grad log p_i",
+        _reinforce(lambda L, onehot, p, i: L * p[i] * (onehot - p)),
+        "gradient of p_i",
+    ),
 ]
 
 
@@ -150,6 +163,7 @@ def test_reinforce_check_names_each_mistake(mistake, fn, hint):
 
 
 # --- 03's limit h -> 0 ----------------------------------------------
+
 
 def _nearest(xq, xk):
     return np.abs(xq[:, None] - xk).argmin(axis=1)
@@ -170,12 +184,21 @@ SMALL_H_MISTAKES = [
     ("h -> infinity", lambda xq, xk, y: np.full(xq.shape, y.mean()), "average pooling"),
     ("the farthest key", lambda xq, xk, y: y[np.abs(xq[:, None] - xk).argmax(axis=1)], "on either side"),
     ("np.argmin: the first of tied keys", lambda xq, xk, y: y[_nearest(xq, xk)], "np.argmin returns the first"),
-    ("the last of tied keys", lambda xq, xk, y: y[len(xk) - 1 - np.abs(xq[:, None] - xk)[:, ::-1].argmin(axis=1)],
-     "share the weight"),
-    ("the mean of the two nearest", lambda xq, xk, y: y[np.argsort(np.abs(xq[:, None] - xk), 1)[:, :2]].mean(1),
-     "not values at all"),
-    ("the kernel at a tiny h, unshifted", lambda xq, xk, y: (lambda e: e @ y / e.sum(1))(
-        np.exp(-((xq[:, None] - xk) ** 2) / (2 * 1e-6**2))), "0/0 is NaN"),
+    (
+        "the last of tied keys",
+        lambda xq, xk, y: y[len(xk) - 1 - np.abs(xq[:, None] - xk)[:, ::-1].argmin(axis=1)],
+        "share the weight",
+    ),
+    (
+        "the mean of the two nearest",
+        lambda xq, xk, y: y[np.argsort(np.abs(xq[:, None] - xk), 1)[:, :2]].mean(1),
+        "not values at all",
+    ),
+    (
+        "the kernel at a tiny h, unshifted",
+        lambda xq, xk, y: (lambda e: e @ y / e.sum(1))(np.exp(-((xq[:, None] - xk) ** 2) / (2 * 1e-6**2))),
+        "0/0 is NaN",
+    ),
 ]
 
 
@@ -195,13 +218,17 @@ def test_small_h_limit_accepts_the_reference_and_the_stable_softmax_at_a_tiny_h(
 
 # --- 05's additive scores: the tempting wrong broadcasts and orders ---------------------------------------------
 
+
 def _hidden(Q, K, W_q, W_k):
     return (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, n_k, m)
 
 
 ADDITIVE_MISTAKES = [
-    ("a tanh of each part", lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None]
-     + (np.tanh(K @ W_k.T) @ w_v)[None, :], "tanh of each part"),
+    (
+        "a tanh of each part",
+        lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
+        "tanh of each part",
+    ),
     ("no tanh", lambda Q, K, W_q, W_k, w_v: _hidden(Q, K, W_q, W_k) @ w_v, "There is no tanh"),
     ("tanh after w_v", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_q, W_k) @ w_v), "tanh comes before w_v"),
     ("hidden units summed", lambda Q, K, W_q, W_k, w_v: np.tanh(_hidden(Q, K, W_q, W_k)).sum(-1), "summed the hidden"),

@@ -1,6 +1,5 @@
 """The exercise checks of the start page (00) and notebook 01 that are not in test_exercises.py."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -20,15 +19,18 @@ def test_reference_answers_pass():
     assert ex.check_dot_product_winner(load_solution("notebook_01").DOT_PRODUCT_WINNER, K, LABELS, NOT_TOO_SWEET).passed
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    (0.0, "the other end"),
-    (100.0, "at any finite T"),
-    (1e300, "at any finite T"),
-    (-2.0, "flips the order"),
-    (float("nan"), "NaN is not a temperature"),
-    ([1.0, 2.0], "Give one number"),
-    ("inf", "not numbers"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (0.0, "the other end"),
+        (100.0, "at any finite T"),
+        (1e300, "at any finite T"),
+        (-2.0, "flips the order"),
+        (float("nan"), "NaN is not a temperature"),
+        ([1.0, 2.0], "Give one number"),
+        ("inf", "not numbers"),
+    ],
+)
 def test_uniform_temperature_mistakes_are_explained(answer, hint):
     feedback = ex.check_uniform_temperature(answer, SCORES)
     assert not feedback.passed and hint in " ".join(feedback.messages)
@@ -41,12 +43,15 @@ def test_uniform_temperature_accepts_any_infinite_number():
         assert ex.check_uniform_temperature(answer, SCORES).passed
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    ("pear", "nearest key"),
-    ("orange", "Compute the four dot products"),
-    ("banana", "is not a box"),
-    (3, "as a string"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ("pear", "nearest key"),
+        ("orange", "Compute the four dot products"),
+        ("banana", "is not a box"),
+        (3, "as a string"),
+    ],
+)
 def test_dot_product_winner_mistakes_are_explained_without_the_answer(answer, hint):
     feedback = ex.check_dot_product_winner(answer, K, LABELS, NOT_TOO_SWEET)
     text = " ".join(feedback.messages)
@@ -71,8 +76,12 @@ def test_uniform_temperature_huge_and_tiny_finite_temperatures_are_explained():
 
 # --- notebook 01, softmax: NaN is not an overflow, and no message shows the expected weights ---------------------
 
-SOFTMAX_CASES = [(np.array([1.0, 2.0, 3.0]), 1.0), (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
-                 (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0), *HUGE_SCORES]
+SOFTMAX_CASES = [
+    (np.array([1.0, 2.0, 3.0]), 1.0),
+    (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
+    (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0),
+    *HUGE_SCORES,
+]
 
 
 def _expected_weights_shown(text, cases):
@@ -117,17 +126,20 @@ def test_softmax_overflow_is_claimed_only_when_small_cases_are_right():
     assert "contains NaN" in text and "[0.5, -1.0, 2.0, 0.0] at T = 0.5" in text and "exp(1000)" not in text
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    (lambda a, t: al_softmax(a, 1.0), "divide the scores by the temperature"),
-    (lambda a, t: al_softmax(a * t, 1.0), "multiplied the scores by T"),
-    (lambda a, t: al_softmax(-a, t), "sign is flipped"),
-    (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(axis=0, keepdims=True), "columns sum to 1"),
-    (lambda a, t: np.exp(a / t), "must sum to 1"),
-    (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(), "each row must"),
-    (lambda a, t: a / a.sum(-1, keepdims=True), "plain normalisation"),
-    (lambda a, t: -al_softmax(a, t), "negative"),
-    (lambda a, t: al_softmax(a, t) ** 2 / (al_softmax(a, t) ** 2).sum(-1, keepdims=True), "ratio of two weights"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda a, t: al_softmax(a, 1.0), "divide the scores by the temperature"),
+        (lambda a, t: al_softmax(a * t, 1.0), "multiplied the scores by T"),
+        (lambda a, t: al_softmax(-a, t), "sign is flipped"),
+        (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(axis=0, keepdims=True), "columns sum to 1"),
+        (lambda a, t: np.exp(a / t), "must sum to 1"),
+        (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(), "each row must"),
+        (lambda a, t: a / a.sum(-1, keepdims=True), "plain normalisation"),
+        (lambda a, t: -al_softmax(a, t), "negative"),
+        (lambda a, t: al_softmax(a, t) ** 2 / (al_softmax(a, t) ** 2).sum(-1, keepdims=True), "ratio of two weights"),
+    ],
+)
 def test_softmax_mistakes_are_described_in_words_without_the_expected_weights(answer, hint):
     feedback = ex.check_softmax(answer)
     text = " ".join(feedback.messages)
@@ -136,6 +148,7 @@ def test_softmax_mistakes_are_described_in_words_without_the_expected_weights(an
 
 
 # --- notebook 01, exercise 3 asks for T = 2 (the T = 1 answer is shown in the notebook above it) -------------------
+
 
 def test_scores_for_weights_at_temperature_two():
     target = np.array([0.1, 0.8, 0.05, 0.05])
@@ -148,13 +161,16 @@ def test_scores_for_weights_at_temperature_two():
     assert ex.check_scores_for_weights(np.log(target), temperature=1.0).passed
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    ([np.nan, 1.0, 0.0, 0.0], "NaN or inf"),
-    ([-np.inf, 1.0, 0.0, 0.0], "NaN or inf"),
-    ("0.1 0.8", "not numbers"),
-    ([1.0, 2.0], "one score per key"),
-    (torch.tensor([0.0, 2.0, -1.0, -1.0], requires_grad=True), "not [0.1, 0.8, 0.05, 0.05]"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ([np.nan, 1.0, 0.0, 0.0], "NaN or inf"),
+        ([-np.inf, 1.0, 0.0, 0.0], "NaN or inf"),
+        ("0.1 0.8", "not numbers"),
+        ([1.0, 2.0], "one score per key"),
+        (torch.tensor([0.0, 2.0, -1.0, -1.0], requires_grad=True), "not [0.1, 0.8, 0.05, 0.05]"),
+    ],
+)
 def test_scores_for_weights_odd_answers_get_feedback(answer, hint):
     feedback = ex.check_scores_for_weights(answer)
     assert not feedback.passed and hint in " ".join(feedback.messages), feedback

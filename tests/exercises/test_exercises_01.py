@@ -1,6 +1,5 @@
 """The exercise checks: reference answers pass, unfinished stubs read as not attempted, mistakes are explained."""
 
-
 import numpy as np
 import pytest
 from conftest import load_solution, stub
@@ -9,8 +8,13 @@ from attention_lab import exercises as ex
 
 # notebook 01's values (sugar, vitamin C, fibre of apple, orange, pear, cherry) and exercise 2's candidates
 FRUIT_VALUES = np.array([[10.4, 4.6, 2.4], [9.4, 53.2, 2.4], [9.8, 4.3, 3.1], [12.8, 7.0, 2.1]])
-CANDIDATES = {"A": FRUIT_VALUES.mean(axis=0), "B": np.array([10.90, 10.12, 2.45]), "C": np.array([11.18, 20.20, 2.14]),
-              "D": np.array([9.90, 28.90, 2.40]), "E": np.array([13.50, 7.00, 2.10])}
+CANDIDATES = {
+    "A": FRUIT_VALUES.mean(axis=0),
+    "B": np.array([10.90, 10.12, 2.45]),
+    "C": np.array([11.18, 20.20, 2.14]),
+    "D": np.array([9.90, 28.90, 2.40]),
+    "E": np.array([13.50, 7.00, 2.10]),
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +28,13 @@ def test_reference_answers_pass(nb01):
     assert ex.check_scores_for_weights(nb01.SCORES_FOR_WEIGHTS, temperature=2.0).passed  # as in the notebook
 
 
-@pytest.mark.parametrize("check", [ex.check_softmax, lambda answer: ex.check_reachable_outputs(
-    None if answer is stub else answer, FRUIT_VALUES, CANDIDATES)])
+@pytest.mark.parametrize(
+    "check",
+    [
+        ex.check_softmax,
+        lambda answer: ex.check_reachable_outputs(None if answer is stub else answer, FRUIT_VALUES, CANDIDATES),
+    ],
+)
 def test_unfinished_stub_is_not_attempted_and_does_not_raise(check):
     feedback = check(stub)
     assert not feedback.passed and not feedback.attempted
@@ -42,8 +51,10 @@ def naive_softmax(alpha, temperature):
     ("answer", "expected"),
     [
         (lambda a, t: naive_softmax(a - a.max(-1, keepdims=True), 1.0), "divide the scores by the temperature"),
-        (lambda a, t: np.exp(a * t - (a * t).max()) / np.exp(a * t - (a * t).max()).sum(-1, keepdims=True),
-         "You multiplied the scores by T"),
+        (
+            lambda a, t: np.exp(a * t - (a * t).max()) / np.exp(a * t - (a * t).max()).sum(-1, keepdims=True),
+            "You multiplied the scores by T",
+        ),
         (lambda a, t: np.exp(a / t) / np.exp(a / t).sum(), "each row must"),
         (lambda a, t: a / a.sum(-1, keepdims=True), "alpha / sum(alpha)"),
         (lambda a, t: np.exp(a / t), "must sum to 1"),
@@ -91,16 +102,19 @@ def test_the_candidates_are_what_the_solution_says():
     np.testing.assert_allclose(softmax_rows(np.log(weights["B"])) @ FRUIT_VALUES, CANDIDATES["B"])
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    ("ABC", "Checking each coordinate's range is not enough"),
-    ("ABD", "never 0 for a finite score"),
-    ("ABE", "outside the range of the values"),
-    ("A", "B is an output of attention"),
-    (["b"], "A is an output of attention"),
-    ("ABCDE", "(0.50, 0.30, -0.20, 0.40)"),
-    ("ABX", "not among the candidates"),
-    (3, "Answer with the letters"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ("ABC", "Checking each coordinate's range is not enough"),
+        ("ABD", "never 0 for a finite score"),
+        ("ABE", "outside the range of the values"),
+        ("A", "B is an output of attention"),
+        (["b"], "A is an output of attention"),
+        ("ABCDE", "(0.50, 0.30, -0.20, 0.40)"),
+        ("ABX", "not among the candidates"),
+        (3, "Answer with the letters"),
+    ],
+)
 def test_reachable_outputs_mistakes_are_named(answer, hint):
     feedback = ex.check_reachable_outputs(answer, FRUIT_VALUES, CANDIDATES)
     assert not feedback.passed and hint in " ".join(feedback.messages), feedback
@@ -112,7 +126,11 @@ def test_reachable_outputs_accepts_any_spelling_of_the_answer(answer):
 
 
 def test_reachable_outputs_never_raises_on_odd_inputs():
-    for values, candidates in [(None, CANDIDATES), (FRUIT_VALUES, None), (np.zeros((4, 3)), CANDIDATES),
-                               (FRUIT_VALUES, {"A": "sweet"})]:
+    for values, candidates in [
+        (None, CANDIDATES),
+        (FRUIT_VALUES, None),
+        (np.zeros((4, 3)), CANDIDATES),
+        (FRUIT_VALUES, {"A": "sweet"}),
+    ]:
         feedback = ex.check_reachable_outputs("AB", values, candidates)
         assert not feedback.passed and feedback.messages

@@ -1,7 +1,6 @@
 """Notebook 02's exercise checks: the reference answers pass, each typical mistake gets its own hint, unfinished
 stubs read as not attempted, and no answer (garbage included) makes a check raise or reveal the answer."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -48,11 +47,13 @@ def test_reference_answers_pass_in_other_forms():
     assert ex.check_reinforce(reinforce_with_baseline).passed
     assert ex.check_reinforce(reinforce_loop).passed
     assert ex.check_positional_attention(
-        lambda a, v, b: softmax(a + b * np.arange(1, len(a) + 1)) @ v).passed  # shift invariance
+        lambda a, v, b: softmax(a + b * np.arange(1, len(a) + 1)) @ v
+    ).passed  # shift invariance
 
 
-@pytest.mark.parametrize("check", [ex.check_logsumexp, ex.check_top_k, ex.check_reinforce,
-                                   ex.check_positional_attention])
+@pytest.mark.parametrize(
+    "check", [ex.check_logsumexp, ex.check_top_k, ex.check_reinforce, ex.check_positional_attention]
+)
 def test_unfinished_stubs_are_not_attempted(check):
     for answer in (stub, ..., None):
         feedback = check(answer)
@@ -179,8 +180,7 @@ def test_reinforce_exact_gradient_and_shapes_are_explained():
         return p * (losses - p @ losses)
 
     assert "exact gradient" in hint(ex.check_reinforce(exact))
-    assert "Average the per-sample" in hint(ex.check_reinforce(
-        lambda a, losses, m, rng: np.zeros((m, len(a)))))
+    assert "Average the per-sample" in hint(ex.check_reinforce(lambda a, losses, m, rng: np.zeros((m, len(a)))))
     assert "NaN" in hint(ex.check_reinforce(lambda a, losses, m, rng: np.full(len(a), np.nan)))
 
 
@@ -204,8 +204,19 @@ class Raises:
         raise RuntimeError("boom")
 
 
-GARBAGE = [None, "text", {"a": 1}, np.nan, np.inf, 1 + 2j, np.ones((2, 3)), torch.ones(3, requires_grad=True),
-           torch.ones(2, dtype=torch.complex64), [1.0, [2.0]], Raises()]
+GARBAGE = [
+    None,
+    "text",
+    {"a": 1},
+    np.nan,
+    np.inf,
+    1 + 2j,
+    np.ones((2, 3)),
+    torch.ones(3, requires_grad=True),
+    torch.ones(2, dtype=torch.complex64),
+    [1.0, [2.0]],
+    Raises(),
+]
 
 
 @pytest.mark.parametrize("answer", GARBAGE, ids=lambda a: type(a).__name__)
@@ -215,16 +226,22 @@ def test_garbage_gets_feedback_never_an_exception(answer):
         for check in (ex.check_logsumexp, ex.check_top_k, ex.check_reinforce, ex.check_positional_attention):
             feedback = check(fn)
             assert not feedback.passed and isinstance(feedback.messages, list) and feedback.messages
-    for check in (lambda a: ex.check_temperature_for_weight(a, ALPHA), lambda a: ex.check_smooth_max_gap(a, a),
-                  lambda a: ex.check_smooth_max_gap(0.5 * np.log(6), a)):
+    for check in (
+        lambda a: ex.check_temperature_for_weight(a, ALPHA),
+        lambda a: ex.check_smooth_max_gap(a, a),
+        lambda a: ex.check_smooth_max_gap(0.5 * np.log(6), a),
+    ):
         feedback = check(answer)
         assert not feedback.passed and feedback.messages
 
 
 def test_feedback_never_reveals_the_answers(nb02):
     secrets = [f"{nb02.temperature_for_half(ALPHA):.3f}", f"{0.5 * np.log(6):.4f}"]
-    wrong = [ex.check_temperature_for_weight(0.3, ALPHA), ex.check_smooth_max_gap(0.1, np.arange(6.0)),
-             ex.check_smooth_max_gap(np.log(6), np.zeros(6))]
+    wrong = [
+        ex.check_temperature_for_weight(0.3, ALPHA),
+        ex.check_smooth_max_gap(0.1, np.arange(6.0)),
+        ex.check_smooth_max_gap(np.log(6), np.zeros(6)),
+    ]
     for feedback in wrong:
         for secret in secrets:
             assert secret not in repr(feedback), feedback

@@ -1,7 +1,6 @@
 """The exercise checks of notebook 03: reference answers pass, typical mistakes get their own hint, garbage gets
 feedback and never an exception, and no feedback gives the answer away."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -30,6 +29,7 @@ def naive_weights(xq, xk, h):  # overflows to 0/0 far from the keys
 
 
 # --- reference answers and stubs --------------------------------------------------------------------------
+
 
 def test_reference_answers_pass(nb03, noise_case):
     train, val = make_regression_data(50, seed=0), make_regression_data(200, seed=1)
@@ -63,6 +63,7 @@ def test_unfinished_stubs_are_not_attempted(noise_case):
 
 
 # --- typical mistakes -------------------------------------------------------------------------------------
+
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize(
@@ -180,18 +181,34 @@ def test_nan_answers_get_an_accurate_message():
     assert not feedback.passed and "NaN" in text(feedback)
 
 
-GARBAGE_NUMBERS = [None, "fast", "1/0", {"a": 1}, [1, 2], np.nan, np.inf, -np.inf, 1 + 2j,
-                   torch.tensor([0.2, 0.3]), torch.tensor(0.7, requires_grad=True), np.zeros((2, 2)), True]
+GARBAGE_NUMBERS = [
+    None,
+    "fast",
+    "1/0",
+    {"a": 1},
+    [1, 2],
+    np.nan,
+    np.inf,
+    -np.inf,
+    1 + 2j,
+    torch.tensor([0.2, 0.3]),
+    torch.tensor(0.7, requires_grad=True),
+    np.zeros((2, 2)),
+    True,
+]
 
 
 @pytest.mark.parametrize("value", GARBAGE_NUMBERS)
 def test_number_checks_survive_garbage(value, noise_case):
     noisy, h_calm = noise_case
     train, val = make_regression_data(50, seed=0), make_regression_data(200, seed=1)
-    feedbacks = [ex.check_bandwidth_rate(value, -0.8), ex.check_bandwidth_rate(-0.2, value),
-                 ex.check_bandwidth_choice(value, train.x_train, train.y_train, val.x_train, val.y_train),
-                 ex.check_noise_prediction(value, 0.3, noisy.x_train, noisy.y_train, h_calm),
-                 ex.check_noise_prediction("larger", value, noisy.x_train, noisy.y_train, h_calm)]
+    feedbacks = [
+        ex.check_bandwidth_rate(value, -0.8),
+        ex.check_bandwidth_rate(-0.2, value),
+        ex.check_bandwidth_choice(value, train.x_train, train.y_train, val.x_train, val.y_train),
+        ex.check_noise_prediction(value, 0.3, noisy.x_train, noisy.y_train, h_calm),
+        ex.check_noise_prediction("larger", value, noisy.x_train, noisy.y_train, h_calm),
+    ]
     for feedback in feedbacks:
         assert isinstance(feedback, ex.Feedback) and not feedback.passed and feedback.messages
 
@@ -201,6 +218,7 @@ def test_a_torch_exponent_with_grad_is_read():
 
 
 # --- feedback never gives the answer away -----------------------------------------------------------------
+
 
 def test_failing_feedback_does_not_reveal_the_exponents():
     for a, b in [(0.5, 0.5), (-0.25, -1), (1, 2), (-0.2, -0.3), (-0.3, -0.8)]:
@@ -218,6 +236,7 @@ def test_failing_prediction_feedback_does_not_name_the_answer(noise_case):
 
 
 # --- reported by a tester: accurate NaN messages, no expected answers in failing feedback ------------------
+
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_not_finite_weights_on_ordinary_inputs_are_not_blamed_on_underflow(bad):
@@ -242,12 +261,15 @@ def _expected_gaussian_first_case():
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("answer", [
-    lambda xq, xk, h: naive_weights(xq, xk, h).T,
-    lambda xq, xk, h: naive_weights(xq, xk, h / np.sqrt(2)),
-    lambda xq, xk, h: np.full((xq.size, xk.size), 1 / xk.size),
-    lambda xq, xk, h: np.eye(xq.size, xk.size),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda xq, xk, h: naive_weights(xq, xk, h).T,
+        lambda xq, xk, h: naive_weights(xq, xk, h / np.sqrt(2)),
+        lambda xq, xk, h: np.full((xq.size, xk.size), 1 / xk.size),
+        lambda xq, xk, h: np.eye(xq.size, xk.size),
+    ],
+)
 def test_gaussian_weights_feedback_never_prints_the_weights(answer):
     feedback = text(ex.check_gaussian_weights(answer))
     expected = _expected_gaussian_first_case()
@@ -266,12 +288,15 @@ def test_gaussian_weights_unexplained_slip_still_gets_a_hint():
     assert not feedback.passed and "term by term" in text(feedback)
 
 
-@pytest.mark.parametrize("answer", [
-    lambda xq, xk, y: np.abs(xq[:, None] - xk).argmin(axis=1),
-    lambda xq, xk, y: np.full(xq.shape, y.mean()),
-    lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)],  # the nearest key on the left only
-    lambda xq, xk, y: np.zeros(xq.shape),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda xq, xk, y: np.abs(xq[:, None] - xk).argmin(axis=1),
+        lambda xq, xk, y: np.full(xq.shape, y.mean()),
+        lambda xq, xk, y: y[np.clip(np.searchsorted(xk, xq) - 1, 0, None)],  # the nearest key on the left only
+        lambda xq, xk, y: np.zeros(xq.shape),
+    ],
+)
 def test_small_h_limit_feedback_never_prints_the_limit(answer):
     feedback = text(ex.check_small_h_limit(answer))
     assert "limit is" not in feedback and "[5.0, 7.0, 8.0]" not in feedback, feedback

@@ -1,7 +1,6 @@
 """The exercise checks of notebook 04: reference answers pass, typical mistakes get their own hint, garbage gets
 feedback and never an exception, and no feedback gives the answer away."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -19,6 +18,7 @@ def nb04():
 
 
 # --- reference answers and stubs --------------------------------------------------------------------------
+
 
 def test_reference_answers_pass(nb04):
     d = make_regression_data(50, seed=0)
@@ -50,12 +50,13 @@ def test_the_hand_gradient_is_autograd_on_random_inputs(nb04):
         w = rng.uniform(0.2, 4)
         w_t = torch.tensor(w, dtype=torch.float64, requires_grad=True)
         qt, kt, vt, tt = (torch.tensor(a) for a in (q, k, v, t))
-        loss = torch.mean((torch.softmax(-((qt[:, None] - kt) * w_t) ** 2 / 2, dim=1) @ vt - tt) ** 2)
+        loss = torch.mean((torch.softmax(-(((qt[:, None] - kt) * w_t) ** 2) / 2, dim=1) @ vt - tt) ** 2)
         loss.backward()
         assert nb04.gradient_w(q, k, v, t, w) == pytest.approx(w_t.grad.item(), rel=1e-9, abs=1e-12)
 
 
 # --- typical mistakes -------------------------------------------------------------------------------------
+
 
 def test_sgd_settings_say_which_way():
     d = make_regression_data(50, seed=0)
@@ -71,6 +72,7 @@ def test_no_loo_prediction_mistakes_are_explained(choice, hint):
 
 def _variant(kind):
     """A hand gradient with one typical slip."""
+
     def grad(q, k, v, t, w):
         diff2 = (q[:, None] - k[None, :]) ** 2
         scores = -diff2 * w**2 / 2
@@ -88,13 +90,19 @@ def _variant(kind):
         if kind == "sign":
             per_query = -per_query
         return per_query.sum() if kind == "sum" else per_query.mean()
+
     return grad
 
 
 @pytest.mark.parametrize(
     ("kind", "hint"),
-    [("numerator", "only the numerator"), ("sign", "wrong sign"), ("sum", "n times too large"),
-     ("no2", "factor 2 is off"), ("dw2", "with respect to w itself")],
+    [
+        ("numerator", "only the numerator"),
+        ("sign", "wrong sign"),
+        ("sum", "n times too large"),
+        ("no2", "factor 2 is off"),
+        ("dw2", "with respect to w itself"),
+    ],
 )
 def test_gradient_mistakes_are_explained(kind, hint):
     feedback = ex.check_gradient_w(_variant(kind))
@@ -161,6 +169,7 @@ def test_nan_gradients_get_an_accurate_message():
 
 # --- feedback never gives the answer away -----------------------------------------------------------------
 
+
 def test_wrong_choices_do_not_name_the_answer():
     for choice in ("a", "c"):
         feedback = text(ex.check_no_loo_prediction(choice)).lower()
@@ -168,6 +177,7 @@ def test_wrong_choices_do_not_name_the_answer():
 
 
 # --- the new exercises: symmetry and stationary point, the Laplace kernel -------------------------------
+
 
 @pytest.mark.parametrize("same", [None, "two", np.nan, np.inf, [1, 2], {"w": -2}, 1 + 1j, raises, torch.ones(2)])
 @pytest.mark.parametrize("start", [None, "e", 2, ["b"], np.nan, True, "b"])
@@ -182,30 +192,38 @@ def test_symmetry_check_accepts_minus_two_in_any_form(same):
     assert ex.check_w_symmetry(same, "(B)").passed
 
 
-@pytest.mark.parametrize(("same", "hint"), [(2, "w = 2 itself"), (0.5, "bandwidth h = 2"),
-                                            (-0.5, "differ from those at w = 2"), (3, "differ from those at w = 2"),
-                                            (1e200, "the scores overflow")])
+@pytest.mark.parametrize(
+    ("same", "hint"),
+    [
+        (2, "w = 2 itself"),
+        (0.5, "bandwidth h = 2"),
+        (-0.5, "differ from those at w = 2"),
+        (3, "differ from those at w = 2"),
+        (1e200, "the scores overflow"),
+    ],
+)
 def test_symmetry_check_explains_a_wrong_w(same, hint):
     feedback = ex.check_w_symmetry(same, "b")
     assert not feedback.passed and hint in text(feedback), feedback.messages
     assert "(ii) Right" in text(feedback)
 
 
-@pytest.mark.parametrize(("start", "hint"), [("a", "how far does the first step go"), ("c", "an even function"),
-                                             ("d", "nothing is NaN")])
+@pytest.mark.parametrize(
+    ("start", "hint"), [("a", "how far does the first step go"), ("c", "an even function"), ("d", "nothing is NaN")]
+)
 def test_symmetry_check_explains_each_wrong_start(start, hint):
     feedback = ex.check_w_symmetry(-2, start)
     assert not feedback.passed and hint in text(feedback), feedback.messages
     assert "(i) Right" in text(feedback)
-    assert "stays" not in text(feedback) and "(b)" not in text(feedback)     # the answer is not given away
+    assert "stays" not in text(feedback) and "(b)" not in text(feedback)  # the answer is not given away
 
 
 def test_symmetry_success_claims_the_computed_facts():
     """The success message claims dL/dw = 0 exactly and w unmoved: autograd agrees, independently of the check."""
     d = make_regression_data(50, seed=0)
     x, y = torch.tensor(d.x_train, dtype=torch.float64), torch.tensor(d.y_train, dtype=torch.float64)
-    keys = torch.stack([torch.cat([x[:i], x[i + 1:]]) for i in range(50)])
-    values = torch.stack([torch.cat([y[:i], y[i + 1:]]) for i in range(50)])
+    keys = torch.stack([torch.cat([x[:i], x[i + 1 :]]) for i in range(50)])
+    values = torch.stack([torch.cat([y[:i], y[i + 1 :]]) for i in range(50)])
     w = torch.zeros((), dtype=torch.float64, requires_grad=True)
     weights = torch.softmax(-(((x[:, None] - keys) * w) ** 2) / 2, dim=1)
     torch.mean(((weights * values).sum(1) - y) ** 2).backward()
@@ -221,8 +239,9 @@ def test_laplace_choice_check_survives_garbage(value):
     assert feedback.passed == (value in ("b ", "B", "(b)"))
 
 
-@pytest.mark.parametrize(("choice", "hint"), [("a", "slope at x_i is 0"), ("c", "nearest-neighbour"),
-                                              ("d", "not a straight line")])
+@pytest.mark.parametrize(
+    ("choice", "hint"), [("a", "slope at x_i is 0"), ("c", "nearest-neighbour"), ("d", "not a straight line")]
+)
 def test_laplace_wrong_choices_are_explained_without_the_answer(choice, hint):
     feedback = ex.check_laplace_prediction(choice)
     assert feedback.attempted and not feedback.passed and hint in text(feedback)

@@ -1,7 +1,6 @@
 """Notebook 05's exercise checks: the reference answers pass, each typical mistake gets its own hint, unfinished
 stubs read as not attempted, and no answer (garbage included) makes a check raise or reveal the answer."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -24,6 +23,7 @@ def rows(scores):
 
 # --- the reference answers, and right answers written differently -------------------------------------------
 
+
 def test_reference_answers_pass(nb05):
     assert ex.check_additive_scores(nb05.additive_scores).passed
     assert ex.check_masked_softmax(nb05.masked_softmax).passed
@@ -39,8 +39,9 @@ def test_right_answers_in_other_forms_pass():
     def by_loops(q, K):  # d o_a / d q_b = sum_i k_ia lambda_i (k_ib - kbar_b), written out
         lam = rows(K @ q)
         kbar = lam @ K
-        return np.array([[sum(K[i, a] * lam[i] * (K[i, b] - kbar[b]) for i in range(len(K))) for b in range(3)]
-                         for a in range(3)])
+        return np.array(
+            [[sum(K[i, a] * lam[i] * (K[i, b] - kbar[b]) for i in range(len(K))) for b in range(3)] for a in range(3)]
+        )
 
     assert ex.check_query_jacobian(by_loops).passed
 
@@ -68,6 +69,7 @@ def test_unfinished_stubs_are_not_attempted():
 
 # --- additive scores: the catalogue of plausible wrong broadcasts is in test_exercise_mistakes.py -----------------
 
+
 def _additive_by_loops(Q, K, W_q, W_k, w_v):  # a right answer with loops (allowed: the check compares numbers)
     return np.array([[sum(w_v[j] * np.tanh(W_q[j] @ q + W_k[j] @ k) for j in range(len(w_v))) for k in K] for q in Q])
 
@@ -85,6 +87,7 @@ def _additive_by_the_library(Q, K, W_q, W_k, w_v):
 
 
 # --- masked softmax ------------------------------------------------------------------------------------------
+
 
 def large_negative(scores, mask):
     return rows(np.where(mask, scores, -1e9))
@@ -123,18 +126,21 @@ def small_fill(scores, mask):  # -30 is not -inf: masked weights are tiny, not 0
     return out
 
 
-@pytest.mark.parametrize("answer, hints", [
-    (large_negative, ["Row 3", "uniformly", "large finite negative"]),
-    (minus_inf_unguarded, ["Row 3", "0/0 = NaN"]),
-    (global_max_guarded, ["Row 1", "maximum over ALL entries"]),
-    (global_max_times_mask, ["Row 1", "maximum over ALL entries", "Row 3", "0/0 = NaN"]),
-    (normalise_then_mask, ["Row 0", "normalised over all entries and masked afterwards"]),
-    (no_shift, ["Row 2", "exp(800) overflows"]),
-    (small_fill, ["Row 0", "tiny non-zero weights on masked entries"]),
-    (lambda s, m: softmax(s, mask=~m), ["exactly the wrong entries"]),
-    (lambda s, m: rows(s), ["not applied at all"]),
-    (lambda s, m: softmax(s, mask=m)[:, :3], ["shape of `scores` (4, 4)"]),
-])
+@pytest.mark.parametrize(
+    "answer, hints",
+    [
+        (large_negative, ["Row 3", "uniformly", "large finite negative"]),
+        (minus_inf_unguarded, ["Row 3", "0/0 = NaN"]),
+        (global_max_guarded, ["Row 1", "maximum over ALL entries"]),
+        (global_max_times_mask, ["Row 1", "maximum over ALL entries", "Row 3", "0/0 = NaN"]),
+        (normalise_then_mask, ["Row 0", "normalised over all entries and masked afterwards"]),
+        (no_shift, ["Row 2", "exp(800) overflows"]),
+        (small_fill, ["Row 0", "tiny non-zero weights on masked entries"]),
+        (lambda s, m: softmax(s, mask=~m), ["exactly the wrong entries"]),
+        (lambda s, m: rows(s), ["not applied at all"]),
+        (lambda s, m: softmax(s, mask=m)[:, :3], ["shape of `scores` (4, 4)"]),
+    ],
+)
 def test_masked_softmax_mistakes_are_explained(answer, hints):
     feedback = ex.check_masked_softmax(answer)
     assert not feedback.passed and feedback.attempted
@@ -151,35 +157,42 @@ def test_masked_softmax_hints_name_only_the_wrong_rows():
 
 # --- remove the 1/sqrt(d): predict, then check ---------------------------------------------------------------
 
+
 def unscaled(q, k):
     return torch.softmax(q @ k.transpose(1, 2), dim=-1)
 
 
-@pytest.mark.parametrize("prediction, hint", [
-    (3.0, "between 0 (one-hot) and ln 8"),
-    (-0.5, "between 0 (one-hot) and ln 8"),
-    (float("nan"), "not a finite number"),
-    (float("inf"), "not a finite number"),
-    ("low", "not numbers"),
-    ([0.1, 0.2], "one number"),
-    (1 + 1j, "complex"),
-    (True, "True/False"),
-])
+@pytest.mark.parametrize(
+    "prediction, hint",
+    [
+        (3.0, "between 0 (one-hot) and ln 8"),
+        (-0.5, "between 0 (one-hot) and ln 8"),
+        (float("nan"), "not a finite number"),
+        (float("inf"), "not a finite number"),
+        ("low", "not numbers"),
+        ([0.1, 0.2], "one number"),
+        (1 + 1j, "complex"),
+        (True, "True/False"),
+    ],
+)
 def test_unscaled_entropy_needs_a_valid_prediction_first(prediction, hint):
     feedback = ex.check_unscaled_entropy(prediction, unscaled)
     assert not feedback.passed and hint in text(feedback), feedback
     assert "mean entropy of" not in text(feedback)  # the measurement only after a prediction
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512**0.5, dim=-1), "still the scaled weights"),
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512, dim=-1), "You divided by d"),
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=1), "not over the queries"),
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1)[0], "shape (1, 200, 8)"),
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1) / 0 * 0, "limits of float32"),
-    (lambda q, k: torch.softmax(k @ q.transpose(1, 2), dim=-1), "shape (1, 200, 8)"),
-    (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1).flip(-1), "nothing else"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512**0.5, dim=-1), "still the scaled weights"),
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2) / 512, dim=-1), "You divided by d"),
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=1), "not over the queries"),
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1)[0], "shape (1, 200, 8)"),
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1) / 0 * 0, "limits of float32"),
+        (lambda q, k: torch.softmax(k @ q.transpose(1, 2), dim=-1), "shape (1, 200, 8)"),
+        (lambda q, k: torch.softmax(q @ k.transpose(1, 2), dim=-1).flip(-1), "nothing else"),
+    ],
+)
 def test_unscaled_entropy_mistakes_are_explained_without_the_measurement(answer, hint):
     feedback = ex.check_unscaled_entropy(1.0, answer)
     assert not feedback.passed and feedback.attempted and hint in text(feedback), feedback
@@ -202,6 +215,7 @@ def test_unscaled_entropy_reports_the_measurement_against_the_prediction():
 
 
 # --- d o / d q = Cov_lambda[k] ------------------------------------------------------------------------------
+
 
 def weights_and_mean(q, K):
     lam = rows(K @ q)
@@ -227,19 +241,22 @@ def softmax_jacobian(q, K):
     return np.diag(lam) - np.outer(lam, lam)
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (second_moment, "the part -lambda lambda^T"),
-    (lambda q, K: -covariance(q, K), "sign is flipped"),
-    (lambda q, K: covariance(q, K) / np.sqrt(3), "You divided by sqrt(d)"),
-    (lambda q, K: np.outer(*[weights_and_mean(q, K)[1]] * 2), "term from each key itself is missing"),
-    (uniform_covariance, "equal weights 1/n"),
-    (lambda q, K: np.zeros((3, 3)), "does depend on q"),
-    (softmax_jacobian, "softmax's Jacobian"),
-    (lambda q, K: K.T @ softmax_jacobian(q, K), "One more step of the chain rule"),
-    (lambda q, K: covariance(q, K) + np.triu(np.ones((3, 3)), 1), "symmetric; yours is not"),
-    (lambda q, K: covariance(q, K) + 1, "Chain rule"),
-    (lambda q, K: covariance(q, K) / 0, "inf"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (second_moment, "the part -lambda lambda^T"),
+        (lambda q, K: -covariance(q, K), "sign is flipped"),
+        (lambda q, K: covariance(q, K) / np.sqrt(3), "You divided by sqrt(d)"),
+        (lambda q, K: np.outer(*[weights_and_mean(q, K)[1]] * 2), "term from each key itself is missing"),
+        (uniform_covariance, "equal weights 1/n"),
+        (lambda q, K: np.zeros((3, 3)), "does depend on q"),
+        (softmax_jacobian, "softmax's Jacobian"),
+        (lambda q, K: K.T @ softmax_jacobian(q, K), "One more step of the chain rule"),
+        (lambda q, K: covariance(q, K) + np.triu(np.ones((3, 3)), 1), "symmetric; yours is not"),
+        (lambda q, K: covariance(q, K) + 1, "Chain rule"),
+        (lambda q, K: covariance(q, K) / 0, "inf"),
+    ],
+)
 def test_query_jacobian_mistakes_are_explained(answer, hint):
     with np.errstate(divide="ignore", invalid="ignore"):
         feedback = ex.check_query_jacobian(answer)
@@ -269,27 +286,45 @@ def test_the_reference_jacobian_is_autograds(d, n):
 
 # --- garbage never raises ------------------------------------------------------------------------------------
 
+
 def raises(*args):
     raise RuntimeError("my own bug")
 
 
-GARBAGE_RESULTS = ["text", {"a": 1}, np.full((3, 5), np.nan), np.full((4, 4), np.inf), np.zeros((2, 2, 2)),
-                   np.ones((3, 3)) * (1 + 2j), torch.ones(3, 5, requires_grad=True), [[1, 2], [3]], object(),
-                   torch.ones(4, 4, dtype=torch.complex64)]
+GARBAGE_RESULTS = [
+    "text",
+    {"a": 1},
+    np.full((3, 5), np.nan),
+    np.full((4, 4), np.inf),
+    np.zeros((2, 2, 2)),
+    np.ones((3, 3)) * (1 + 2j),
+    torch.ones(3, 5, requires_grad=True),
+    [[1, 2], [3]],
+    object(),
+    torch.ones(4, 4, dtype=torch.complex64),
+]
 
 
 @pytest.mark.parametrize("garbage", GARBAGE_RESULTS, ids=lambda g: type(g).__name__)
 def test_garbage_results_get_feedback_and_never_raise(garbage):
-    for feedback in (ex.check_additive_scores(lambda *a: garbage), ex.check_masked_softmax(lambda *a: garbage),
-                     ex.check_query_jacobian(lambda *a: garbage), ex.check_unscaled_entropy(0.5, lambda *a: garbage)):
+    for feedback in (
+        ex.check_additive_scores(lambda *a: garbage),
+        ex.check_masked_softmax(lambda *a: garbage),
+        ex.check_query_jacobian(lambda *a: garbage),
+        ex.check_unscaled_entropy(0.5, lambda *a: garbage),
+    ):
         assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
 
 
 @pytest.mark.parametrize("garbage", ["text", {"a": 1}, 3, [1, 2], raises, np.nan])
 def test_garbage_answers_get_feedback_and_never_raise(garbage):
-    for feedback in (ex.check_additive_scores(garbage), ex.check_masked_softmax(garbage),
-                     ex.check_query_jacobian(garbage), ex.check_unscaled_entropy(0.5, garbage),
-                     ex.check_unscaled_entropy(garbage, unscaled)):
+    for feedback in (
+        ex.check_additive_scores(garbage),
+        ex.check_masked_softmax(garbage),
+        ex.check_query_jacobian(garbage),
+        ex.check_unscaled_entropy(0.5, garbage),
+        ex.check_unscaled_entropy(garbage, unscaled),
+    ):
         assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
     if garbage is raises:
         assert "my own bug" in text(ex.check_masked_softmax(raises))

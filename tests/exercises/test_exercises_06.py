@@ -1,7 +1,6 @@
 """The exercise checks of notebook 06: reference answers pass, typical mistakes get their own hint, garbage gets
 feedback and never an exception, and no feedback gives the answer away."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -29,7 +28,7 @@ def test_reference_answers_pass(nb06):
 
 @pytest.mark.parametrize("check", FUNCTION_CHECKS + CHOICE_CHECKS)
 def test_stubs_are_not_attempted(check):
-    for answer in ((stub, ..., None) if check in FUNCTION_CHECKS else (..., None)):
+    for answer in (stub, ..., None) if check in FUNCTION_CHECKS else (..., None):
         feedback = check(answer)
         assert not feedback.passed and not feedback.attempted
 
@@ -59,8 +58,9 @@ def test_garbage_gets_feedback_not_an_exception(check, answer):
 
 
 @pytest.mark.parametrize("check", CHOICE_CHECKS)
-@pytest.mark.parametrize("answer", [42, "E", "", "BC", {"B": 1}, np.nan, float("inf"), 1 + 2j, torch.tensor(1.0),
-                                    ["B"], b"B"])
+@pytest.mark.parametrize(
+    "answer", [42, "E", "", "BC", {"B": 1}, np.nan, float("inf"), 1 + 2j, torch.tensor(1.0), ["B"], b"B"]
+)
 def test_choice_garbage_gets_feedback(check, answer):
     feedback = check(answer)
     assert not feedback.passed and "one letter" in text(feedback)
@@ -73,6 +73,7 @@ def test_choices_are_read_leniently():
 
 # --- Luong's attentional state ----------------------------------------------------------------------------------
 
+
 def softmax(x):
     e = np.exp(x - x.max())
     return e / e.sum()
@@ -82,18 +83,25 @@ def luong(order="cs", squash=np.tanh, weights=softmax):
     def answer(s, E, W, W_c):
         c = weights(E @ W.T @ s) @ E
         return squash(W_c @ (np.concatenate([c, s]) if order == "cs" else np.concatenate([s, c])))
+
     return answer
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (luong(order="sc"), "concatenate in that order"),
-    (luong(squash=lambda x: x), "also goes through tanh"),
-    (luong(weights=lambda a: a), "raw scores were used as weights"),
-    (luong(weights=lambda a: np.full(a.shape, 1 / a.size)), "plain average"),
-    (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.mean(axis=0), s]))[:2], "shape (3,)"),
-    (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.T @ softmax(E @ W.T @ s), s])) + 5, "the last step is tanh"),
-    (lambda s, E, W, W_c: np.full(3, np.nan), "NaN"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (luong(order="sc"), "concatenate in that order"),
+        (luong(squash=lambda x: x), "also goes through tanh"),
+        (luong(weights=lambda a: a), "raw scores were used as weights"),
+        (luong(weights=lambda a: np.full(a.shape, 1 / a.size)), "plain average"),
+        (lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.mean(axis=0), s]))[:2], "shape (3,)"),
+        (
+            lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.T @ softmax(E @ W.T @ s), s])) + 5,
+            "the last step is tanh",
+        ),
+        (lambda s, E, W, W_c: np.full(3, np.nan), "NaN"),
+    ],
+)
 def test_luong_mistakes_are_explained(answer, hint):
     feedback = ex.check_luong_attentional_state(answer)
     assert not feedback.passed and hint in text(feedback)
@@ -119,16 +127,21 @@ def test_luong_step_in_numpy_is_the_library_decoder_step(nb06):
     decoder = model.decoder
     state, attentional = decoder.start(memory.summary)
     _, (s_t, tilde), _ = decoder.step(torch.tensor([Vocab.BOS]), (state, attentional), memory)
-    mine = nb06.luong_attentional_state(s_t[0].detach().numpy(), memory.states[0].detach().numpy(),
-                                        decoder.attention.W.weight.detach().numpy(),
-                                        decoder.combine.weight.detach().numpy())
+    mine = nb06.luong_attentional_state(
+        s_t[0].detach().numpy(),
+        memory.states[0].detach().numpy(),
+        decoder.attention.W.weight.detach().numpy(),
+        decoder.combine.weight.detach().numpy(),
+    )
     np.testing.assert_allclose(mine, tilde[0].detach().numpy(), atol=1e-10)
 
 
 # --- the two predictions ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("check, letters", [(ex.check_uniform_attention_prediction, "AB"),
-                                            (ex.check_forward_encoder_prediction, "ACD")])
+
+@pytest.mark.parametrize(
+    "check, letters", [(ex.check_uniform_attention_prediction, "AB"), (ex.check_forward_encoder_prediction, "ACD")]
+)
 def test_wrong_choices_get_a_reason_not_the_answer(check, letters):
     right = {ex.check_uniform_attention_prediction: "C", ex.check_forward_encoder_prediction: "B"}[check]
     seen = set()
@@ -158,6 +171,7 @@ def test_forward_encoder_prediction_is_what_a_forward_gru_does():
 
 # --- greedy decoding --------------------------------------------------------------------------------------------
 
+
 def loop(feed_back=True, update=True, first=Vocab.BOS, transpose=False, logits_out=False, with_bos=False):
     def answer(model, memory, max_len):
         state = model.decoder.start(memory.summary)
@@ -173,21 +187,25 @@ def loop(feed_back=True, update=True, first=Vocab.BOS, transpose=False, logits_o
         if logits_out:
             return torch.stack(all_logits, dim=1)
         return torch.stack(ids, dim=0 if transpose else 1)
+
     return answer
 
 
-@pytest.mark.parametrize("answer, hint", [
-    (loop(feed_back=False), "feed the token chosen"),
-    (loop(update=False), "state never moves on"),
-    (loop(first=Vocab.EOS), "not <eos>"),
-    (loop(first=Vocab.PAD), "not padding"),
-    (loop(transpose=True), "wrong layout"),
-    (loop(logits_out=True), "logits"),
-    (loop(with_bos=True), "without the <bos>"),
-    (lambda model, memory, max_len: torch.zeros(4, 6, dtype=torch.long), "Not the model's greedy output yet"),
-    (lambda model, memory, max_len: torch.rand(4, 6), "whole numbers"),
-    (lambda model, memory, max_len: torch.zeros(4, 3), "(4, 6)"),
-])
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (loop(feed_back=False), "feed the token chosen"),
+        (loop(update=False), "state never moves on"),
+        (loop(first=Vocab.EOS), "not <eos>"),
+        (loop(first=Vocab.PAD), "not padding"),
+        (loop(transpose=True), "wrong layout"),
+        (loop(logits_out=True), "logits"),
+        (loop(with_bos=True), "without the <bos>"),
+        (lambda model, memory, max_len: torch.zeros(4, 6, dtype=torch.long), "Not the model's greedy output yet"),
+        (lambda model, memory, max_len: torch.rand(4, 6), "whole numbers"),
+        (lambda model, memory, max_len: torch.zeros(4, 3), "(4, 6)"),
+    ],
+)
 def test_greedy_mistakes_are_explained(answer, hint):
     feedback = ex.check_greedy_decode(answer)
     assert not feedback.passed and hint in text(feedback)
@@ -211,7 +229,11 @@ def test_greedy_mistakes_give_different_outputs_on_the_check_model():
     from attention_lab.exercises.notebook_06 import _decode, _small_model
 
     model, memory = _small_model()
-    outputs = [_decode(model, memory, 6), _decode(model, memory, 6, feed_back=False),
-               _decode(model, memory, 6, update=False), _decode(model, memory, 6, first=Vocab.EOS),
-               _decode(model, memory, 6, first=Vocab.PAD)]
+    outputs = [
+        _decode(model, memory, 6),
+        _decode(model, memory, 6, feed_back=False),
+        _decode(model, memory, 6, update=False),
+        _decode(model, memory, 6, first=Vocab.EOS),
+        _decode(model, memory, 6, first=Vocab.PAD),
+    ]
     assert all(not np.array_equal(a, b) for a, b in itertools.combinations(outputs, 2))

@@ -17,8 +17,7 @@ def nb07():
     return load_solution("notebook_07")
 
 
-FUNCTION_CHECKS = [ex.check_self_attention, ex.check_head_score_variance,
-                   ex.check_split_heads]
+FUNCTION_CHECKS = [ex.check_self_attention, ex.check_head_score_variance, ex.check_split_heads]
 
 
 def test_reference_answers_pass(nb07):
@@ -49,7 +48,7 @@ def test_split_heads_reference_matches_the_library(nb07):
 
 @pytest.mark.parametrize("check", FUNCTION_CHECKS + [ex.check_no_position_prediction])
 def test_stubs_are_not_attempted(check):
-    for answer in ((stub, ..., None) if check in FUNCTION_CHECKS else (..., None)):
+    for answer in (stub, ..., None) if check in FUNCTION_CHECKS else (..., None):
         feedback = check(answer)
         assert not feedback.passed and not feedback.attempted
 
@@ -85,8 +84,24 @@ def test_nan_answers_are_named_as_nan():
     assert "boom" in text(ex.check_split_heads(raises))
 
 
-@pytest.mark.parametrize("answer", [None, ..., "0.1", {"p": 0}, [0.1, 0.2], float("nan"), float("inf"), -0.2, 1.5e9,
-                                    1j, torch.tensor(0.0, requires_grad=True), stub, np.array([[0.0]])])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        None,
+        ...,
+        "0.1",
+        {"p": 0},
+        [0.1, 0.2],
+        float("nan"),
+        float("inf"),
+        -0.2,
+        1.5e9,
+        1j,
+        torch.tensor(0.0, requires_grad=True),
+        stub,
+        np.array([[0.0]]),
+    ],
+)
 def test_prediction_garbage_gets_feedback(answer):
     feedback = ex.check_no_position_prediction(answer)
     assert isinstance(text(feedback), str)
@@ -96,20 +111,24 @@ def test_prediction_garbage_gets_feedback(answer):
 
 # --- typical mistakes, each with its own hint ------------------------------------------------------------
 
+
 def softmax_rows(a):
     e = np.exp(a - a.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T) @ X @ Wv, "divide Q K^T by sqrt(d_k)"),
-    (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / 2) @ X @ Wv, "sqrt(d_model)"),
-    (lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(3), axis=0) @ X @ Wv, "normalised the columns"),
-    (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wk @ (X @ Wq).T / math.sqrt(3)) @ X @ Wv, "not K Q^T"),
-    (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / math.sqrt(3)), "weight matrix"),
-    (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / math.sqrt(3)) @ X, "averages X itself"),
-    (lambda X, Wq, Wk, Wv: np.ones((5, 3)), "(5, 2)"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T) @ X @ Wv, "divide Q K^T by sqrt(d_k)"),
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / 2) @ X @ Wv, "sqrt(d_model)"),
+        (lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(3), axis=0) @ X @ Wv, "normalised the columns"),
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wk @ (X @ Wq).T / math.sqrt(3)) @ X @ Wv, "not K Q^T"),
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / math.sqrt(3)), "weight matrix"),
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / math.sqrt(3)) @ X, "averages X itself"),
+        (lambda X, Wq, Wk, Wv: np.ones((5, 3)), "(5, 2)"),
+    ],
+)
 def test_self_attention_mistakes(answer, hint):
     feedback = ex.check_self_attention(answer)
     assert not feedback.passed and hint in text(feedback), text(feedback)
@@ -137,17 +156,20 @@ def test_the_causal_influence_is_computed_by_running_the_models():
     assert ex.check_causal_influence(*answers).passed
 
 
-@pytest.mark.parametrize(("answers", "hint"), [
-    (([0, 1, 2, 3, 4, 5], [2, 3], [2, 3, 4]), "stacking does not send information backwards"),
-    (([3, 4, 5], [2, 3], [2, 3, 4]), "position 2 itself changes"),
-    (([2, 3], [2, 3], [2, 3, 4]), "with a positive weight"),
-    (([2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4]), "one position per window layer"),
-    (([2, 3, 4, 5], [2, 3], [2, 3]), "directly or through an earlier layer"),
-    (([2, 3, 4, 5], [1, 2, 3], [2, 3, 4]), "Query i < 2 attends only"),
-    ((["2"], [2], [2]), "whole numbers"),
-    (([7], [2], [2]), "count from 0 to 5"),
-    (("2345", [2], [2]), "a list of positions"),
-])
+@pytest.mark.parametrize(
+    ("answers", "hint"),
+    [
+        (([0, 1, 2, 3, 4, 5], [2, 3], [2, 3, 4]), "stacking does not send information backwards"),
+        (([3, 4, 5], [2, 3], [2, 3, 4]), "position 2 itself changes"),
+        (([2, 3], [2, 3], [2, 3, 4]), "with a positive weight"),
+        (([2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4]), "one position per window layer"),
+        (([2, 3, 4, 5], [2, 3], [2, 3]), "directly or through an earlier layer"),
+        (([2, 3, 4, 5], [1, 2, 3], [2, 3, 4]), "Query i < 2 attends only"),
+        ((["2"], [2], [2]), "whole numbers"),
+        (([7], [2], [2]), "count from 0 to 5"),
+        (("2345", [2], [2]), "a list of positions"),
+    ],
+)
 def test_causal_influence_mistakes_are_named(answers, hint):
     feedback = ex.check_causal_influence(*answers)
     assert not feedback.passed and hint in text(feedback), text(feedback)
@@ -159,13 +181,16 @@ def test_causal_influence_accepts_any_collection_and_reads_stubs_as_not_attempte
     assert not ex.check_causal_influence([2], [2], None).attempted
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    ([0, 1, 2, 3], "what the right split gives"),
-    ([0], "Whose are they"),
-    ([0, 2], "Whose are they"),
-    (None, "Replace the"),
-    (0, "a list of positions"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ([0, 1, 2, 3], "what the right split gives"),
+        ([0], "Whose are they"),
+        ([0, 2], "Whose are they"),
+        (None, "Replace the"),
+        (0, "a list of positions"),
+    ],
+)
 def test_tempting_reshape_mistakes_are_named(answer, hint):
     feedback = ex.check_tempting_reshape(answer)
     assert not feedback.passed and hint in text(feedback), text(feedback)
@@ -178,42 +203,51 @@ def test_tempting_reshape_answer_is_what_numpy_does():
     assert ex.check_tempting_reshape([1, 0]).passed
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    (lambda d, h, s: d * s**4, "own d_k"),
-    (lambda d, h, s: d / h * s**2, "product of the two variances"),
-    (lambda d, h, s: math.sqrt(d / h) * s**2, "standard deviation"),
-    (lambda d, h, s: d / h, "Right for sigma = 1"),
-    (lambda d, h, s: d * s**2, "Two things"),
-    (lambda d, h, s: 1.0, "variances of independent terms"),
-    (lambda d, h, s: np.ones(3), "one number"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda d, h, s: d * s**4, "own d_k"),
+        (lambda d, h, s: d / h * s**2, "product of the two variances"),
+        (lambda d, h, s: math.sqrt(d / h) * s**2, "standard deviation"),
+        (lambda d, h, s: d / h, "Right for sigma = 1"),
+        (lambda d, h, s: d * s**2, "Two things"),
+        (lambda d, h, s: 1.0, "variances of independent terms"),
+        (lambda d, h, s: np.ones(3), "one number"),
+    ],
+)
 def test_variance_mistakes(answer, hint):
     feedback = ex.check_head_score_variance(answer)
     assert not feedback.passed and hint in text(feedback), text(feedback)
 
 
-@pytest.mark.parametrize(("answer", "hint"), [
-    (lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "Swap axes 1 and 2"),
-    (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1), "mixes positions"),
-    (lambda x, h: x.reshape(x.shape[0], x.shape[1], -1, h).transpose(0, 3, 1, 2), "strided"),
-    (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1) * 2, "Right shape, wrong entries"),
-    (lambda x, h: x, "(b, num_heads, n, d_k)"),
-])
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "Swap axes 1 and 2"),
+        (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1), "mixes positions"),
+        (lambda x, h: x.reshape(x.shape[0], x.shape[1], -1, h).transpose(0, 3, 1, 2), "strided"),
+        (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1) * 2, "Right shape, wrong entries"),
+        (lambda x, h: x, "(b, num_heads, n, d_k)"),
+    ],
+)
 def test_split_heads_mistakes(answer, hint):
     feedback = ex.check_split_heads(answer)
     assert not feedback.passed and hint in text(feedback), text(feedback)
 
 
-@pytest.mark.parametrize(("prediction", "passed", "hint"), [
-    (0.0, True, "permutation-equivariant"),
-    (0.01, True, "4! * 2^4"),
-    (np.float32(0.03), True, "next cell"),
-    (0.5, False, "Too optimistic"),
-    (1.0, False, "Too optimistic"),
-    (30, False, "fraction between 0 and 1"),
-    (-0.1, False, "between 0 and 1"),
-    (torch.tensor(0.0), True, "equivariant"),
-])
+@pytest.mark.parametrize(
+    ("prediction", "passed", "hint"),
+    [
+        (0.0, True, "permutation-equivariant"),
+        (0.01, True, "4! * 2^4"),
+        (np.float32(0.03), True, "next cell"),
+        (0.5, False, "Too optimistic"),
+        (1.0, False, "Too optimistic"),
+        (30, False, "fraction between 0 and 1"),
+        (-0.1, False, "between 0 and 1"),
+        (torch.tensor(0.0), True, "equivariant"),
+    ],
+)
 def test_prediction_feedback(prediction, passed, hint):
     feedback = ex.check_no_position_prediction(prediction)
     assert feedback.passed is passed and hint in text(feedback), text(feedback)

@@ -63,25 +63,59 @@ FACTORIES = {
 }
 # (explorer, control, a valid value different from the start)
 CONTROLS = [
-    ("lookup", "temperature", 0.316228), ("lookup", "query", "middle"),
-    ("temperature", "temperature", 3.162278), ("temperature", "normaliser", "sparsemax"),
+    ("lookup", "temperature", 0.316228),
+    ("lookup", "query", "middle"),
+    ("temperature", "temperature", 3.162278),
+    ("temperature", "normaliser", "sparsemax"),
     ("gumbel", "temperature", 0.1),
-    ("kernel", "bandwidth", 1.0), ("kernel", "query", 4.0), ("kernel", "kernel", "boxcar"), ("kernel", "n_train", 50),
+    ("kernel", "bandwidth", 1.0),
+    ("kernel", "query", 4.0),
+    ("kernel", "kernel", "boxcar"),
+    ("kernel", "n_train", 50),
     ("training", "epoch", 1),
     ("dimension", "d", 64),
-    ("alignment", "example", 1), ("alignment", "step", 1),
-    ("positional", "dimension", 3), ("positional", "position", 5),
-    ("heads", "layer", 1), ("heads", "head", 1), ("heads", "example", 1),
+    ("alignment", "example", 1),
+    ("alignment", "step", 1),
+    ("positional", "dimension", 3),
+    ("positional", "position", 5),
+    ("heads", "layer", 1),
+    ("heads", "head", 1),
+    ("heads", "example", 1),
 ]
-BAD_VALUES = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf, "negative": -1.0, "huge": 1e9, "text": "x",
-              "None": None, "True": True, "complex": 1 + 1j, "list": [1.0], "unknown option": "nonsense",
-              "half": 0.5}
+BAD_VALUES = {
+    "NaN": np.nan,
+    "inf": np.inf,
+    "-inf": -np.inf,
+    "negative": -1.0,
+    "huge": 1e9,
+    "text": "x",
+    "None": None,
+    "True": True,
+    "complex": 1 + 1j,
+    "list": [1.0],
+    "unknown option": "nonsense",
+    "half": 0.5,
+}
 # the constructor argument for each control, where it has one
-CONSTRUCTOR_ARGUMENT = {("lookup", "temperature"), ("temperature", "temperature"), ("temperature", "normaliser"),
-                        ("gumbel", "temperature"), ("kernel", "bandwidth"), ("kernel", "query"), ("kernel", "kernel"),
-                        ("kernel", "n_train"), ("training", "epoch"), ("dimension", "d"), ("alignment", "example"),
-                        ("alignment", "step"), ("positional", "dimension"), ("positional", "position"),
-                        ("heads", "layer"), ("heads", "head"), ("heads", "example")}
+CONSTRUCTOR_ARGUMENT = {
+    ("lookup", "temperature"),
+    ("temperature", "temperature"),
+    ("temperature", "normaliser"),
+    ("gumbel", "temperature"),
+    ("kernel", "bandwidth"),
+    ("kernel", "query"),
+    ("kernel", "kernel"),
+    ("kernel", "n_train"),
+    ("training", "epoch"),
+    ("dimension", "d"),
+    ("alignment", "example"),
+    ("alignment", "step"),
+    ("positional", "dimension"),
+    ("positional", "position"),
+    ("heads", "layer"),
+    ("heads", "head"),
+    ("heads", "example"),
+}
 
 
 def _valid(kind, control, value):
@@ -98,8 +132,9 @@ def _valid(kind, control, value):
 
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES), ids=list(BAD_VALUES))
-@pytest.mark.parametrize(("kind", "control"), sorted(CONSTRUCTOR_ARGUMENT), ids=[f"{k}-{c}" for k, c in
-                                                                               sorted(CONSTRUCTOR_ARGUMENT)])
+@pytest.mark.parametrize(
+    ("kind", "control"), sorted(CONSTRUCTOR_ARGUMENT), ids=[f"{k}-{c}" for k, c in sorted(CONSTRUCTOR_ARGUMENT)]
+)
 def test_constructor_refuses_a_bad_control_value(kind, control, bad):
     value = BAD_VALUES[bad]
     if _valid(kind, control, value):
@@ -145,14 +180,20 @@ def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, k
         (lambda: LookupExplorer(KEYS[:0], VALUES[:0], [], QUERIES, interactive=False), r"keys must be 2-D points"),
         (lambda: LookupExplorer(KEYS, VALUES[:, 0], LABELS, QUERIES, interactive=False), r"values must have at least"),
         (lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, bandwidth=-1, interactive=False), r"bandwidth must"),
-        (lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, feature_names="xy", interactive=False),
-         r"feature_names must be a list of 2"),
-        (lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, value_names=["v"], interactive=False),
-         r"value_names must be a list of 2"),
+        (
+            lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, feature_names="xy", interactive=False),
+            r"feature_names must be a list of 2",
+        ),
+        (
+            lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, value_names=["v"], interactive=False),
+            r"value_names must be a list of 2",
+        ),
         (lambda: TemperatureExplorer(ALPHA, VALUES, k=0, interactive=False), r"k must be an integer >= 1"),
         (lambda: TemperatureExplorer(ALPHA, VALUES, k=4, interactive=False), r"k must be an integer >= 1 and <= 3"),
-        (lambda: TemperatureExplorer(ALPHA, VALUES, n_samples=0, interactive=False),
-         r"n_samples must be an integer >= 1"),
+        (
+            lambda: TemperatureExplorer(ALPHA, VALUES, n_samples=0, interactive=False),
+            r"n_samples must be an integer >= 1",
+        ),
         (lambda: TemperatureExplorer(ALPHA, VALUES, seed=-1, interactive=False), r"seed must be a whole number"),
         (lambda: TemperatureExplorer(ALPHA, VALUES, labels=["a"], interactive=False), r"labels must be a list of 3"),
         (lambda: TemperatureExplorer([1.0], [[0.0, 1.0]], interactive=False), r"at least 2 keys"),
@@ -161,15 +202,21 @@ def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, k
         (lambda: GumbelExplorer(ALPHA, n_rows=0, interactive=False), r"n_rows must be an integer >= 1"),
         (lambda: GumbelExplorer(ALPHA, n_draws=2.5, interactive=False), r"n_draws must be an integer"),
         (lambda: GumbelExplorer(ALPHA, seed="0", interactive=False), r"seed must be a whole number"),
-        (lambda: KernelExplorer({"50": DATA}, n_train=50, interactive=False),
-         r"keys\) must be an integer >= 1, got '50'"),
+        (
+            lambda: KernelExplorer({"50": DATA}, n_train=50, interactive=False),
+            r"keys\) must be an integer >= 1, got '50'",
+        ),
         (lambda: KernelExplorer({}, interactive=False), r"datasets must map sizes"),
         (lambda: KernelExplorer([DATA], interactive=False), r"datasets must map sizes"),
         (lambda: KernelExplorer(seed=-2, interactive=False), r"seed must be a whole number"),
-        (lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train * np.nan)}, n_train=50, interactive=False),
-         r"finite numbers only"),
-        (lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train[:3])}, n_train=50, interactive=False),
-         r"one length"),
+        (
+            lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train * np.nan)}, n_train=50, interactive=False),
+            r"finite numbers only",
+        ),
+        (
+            lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train[:3])}, n_train=50, interactive=False),
+            r"one length",
+        ),
         (lambda: TrainingScrubber([], DATA, interactive=False), r"non-empty list"),
         (lambda: TrainingScrubber([{"epoch": 0}], DATA, interactive=False), r"snapshots\[0\] must be a dict"),
         (lambda: TrainingScrubber(SNAPSHOTS, make_regression_data(20), interactive=False), r"does not match data"),
@@ -185,17 +232,27 @@ def test_set_refuses_every_bad_value_and_the_explorer_keeps_working(explorers, k
         (lambda: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS[:1], interactive=False), r"one entry per example"),
         (lambda: AlignmentExplorer([], [], [], interactive=False), r"one entry per example"),
         (lambda: AlignmentExplorer("ab", OUTPUTS, ALIGNMENTS, interactive=False), r"sources must be a list"),
-        (lambda: AlignmentExplorer([[], list("cde")], OUTPUTS, ALIGNMENTS, interactive=False),
-         r"sources\[0\] must be a non-empty list of token strings"),
+        (
+            lambda: AlignmentExplorer([[], list("cde")], OUTPUTS, ALIGNMENTS, interactive=False),
+            r"sources\[0\] must be a non-empty list of token strings",
+        ),
         (lambda: AlignmentExplorer([[1, 2], list("cde")], OUTPUTS, ALIGNMENTS, interactive=False), r"token strings"),
-        (lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), np.nan), ALIGNMENTS[1]], interactive=False),
-         r"alignments\[0\] must not contain NaN"),
-        (lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), 2.0), ALIGNMENTS[1]], interactive=False),
-         r"weights in \[0, 1\]"),
-        (lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), "a"), ALIGNMENTS[1]], interactive=False),
-         r"alignments\[0\] must be an array of numbers"),
-        (lambda: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, labels=["one"], interactive=False),
-         r"labels must be a list of 2"),
+        (
+            lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), np.nan), ALIGNMENTS[1]], interactive=False),
+            r"alignments\[0\] must not contain NaN",
+        ),
+        (
+            lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), 2.0), ALIGNMENTS[1]], interactive=False),
+            r"weights in \[0, 1\]",
+        ),
+        (
+            lambda: AlignmentExplorer(SOURCES, OUTPUTS, [np.full((3, 2), "a"), ALIGNMENTS[1]], interactive=False),
+            r"alignments\[0\] must be an array of numbers",
+        ),
+        (
+            lambda: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, labels=["one"], interactive=False),
+            r"labels must be a list of 2",
+        ),
     ],
 )
 def test_constructor_data_is_validated(call, message):

@@ -18,7 +18,7 @@ def explorer():
 def bandwidth_positions(slider):
     """Every position of the log slider: 10 ** (min + k step), min .. max."""
     exponents = np.arange(slider.min, slider.max + slider.step / 2, slider.step)
-    return 10.0 ** exponents
+    return 10.0**exponents
 
 
 @pytest.mark.slow
@@ -71,8 +71,10 @@ def test_query_moves_the_profile_and_the_markers(explorer):
         explorer.set(query=x)
         assert explorer.fit_query.get_xdata()[0] == x and explorer.heat_query.get_ydata()[0] == x
         keys, profile = explorer.profile.get_data()
-        assert np.isclose(keys[np.argmax(profile)], explorer.datasets[500].x_train[
-            np.abs(explorer.datasets[500].x_train - x).argmin()])
+        assert np.isclose(
+            keys[np.argmax(profile)],
+            explorer.datasets[500].x_train[np.abs(explorer.datasets[500].x_train - x).argmin()],
+        )
 
 
 def test_savefig_does_not_spoil_the_in_place_updates():

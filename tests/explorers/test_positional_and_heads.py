@@ -30,8 +30,7 @@ def step_through(explorer, name, values):
 
 @pytest.mark.slow
 def test_positional_explorer_over_the_whole_range(interactive):
-    explorer = PositionalEncodingExplorer(n_positions=40, d_model=16, dimension=0, position=0,
-                                          interactive=interactive)
+    explorer = PositionalEncodingExplorer(n_positions=40, d_model=16, dimension=0, position=0, interactive=interactive)
     figure, count = explorer.figure, artist_count(explorer)
     pe = sinusoidal_positional_encoding(40, 16).numpy().astype(np.float64)
     dims = list(range(1, 16)) + list(range(14, -1, -1))

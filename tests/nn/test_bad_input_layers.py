@@ -94,10 +94,14 @@ def test_bad_masks_are_named(layer, mask, message):
         (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.zeros(5)), r"same shape"),
         (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(0), torch.zeros(0)), r"at least one key"),
         (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(2, 4), torch.zeros(2, 4)), r"\(n_q, n_k\)"),
-        (lambda: aln.NWKernelRegression()(torch.tensor([float("nan")]), torch.zeros(4), torch.zeros(4)),
-         r"queries must not contain NaN"),
-        (lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.full((4,), float("inf"))),
-         r"values must be finite"),
+        (
+            lambda: aln.NWKernelRegression()(torch.tensor([float("nan")]), torch.zeros(4), torch.zeros(4)),
+            r"queries must not contain NaN",
+        ),
+        (
+            lambda: aln.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.full((4,), float("inf"))),
+            r"values must be finite",
+        ),
         (lambda: aln.leave_one_out(torch.zeros(1), torch.zeros(1)), r"length >= 2"),
         (lambda: aln.leave_one_out(torch.zeros(3), torch.zeros(3, dtype=torch.float64)), r"same dtype"),
         (lambda: aln.gumbel_softmax(torch.tensor([1.0, 2.0]), hard="no"), r"hard must be True or False"),

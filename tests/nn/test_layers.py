@@ -12,8 +12,15 @@ from attention_lab import softmax as np_softmax
 
 
 @settings(max_examples=40, deadline=None)
-@given(batch=st.integers(1, 3), n_q=st.integers(1, 5), n_k=st.integers(1, 6), d=st.integers(1, 8),
-       d_v=st.integers(1, 5), seed=st.integers(0, 10_000), data=st.data())
+@given(
+    batch=st.integers(1, 3),
+    n_q=st.integers(1, 5),
+    n_k=st.integers(1, 6),
+    d=st.integers(1, 8),
+    d_v=st.integers(1, 5),
+    seed=st.integers(0, 10_000),
+    data=st.data(),
+)
 def test_dot_product_attention_agrees_with_pytorch(batch, n_q, n_k, d, d_v, seed, data):
     g = torch.Generator().manual_seed(seed)
     q, k, v = (torch.randn(batch, n, m, generator=g, dtype=torch.float64) for n, m in ((n_q, d), (n_k, d), (n_k, d_v)))
@@ -24,7 +31,7 @@ def test_dot_product_attention_agrees_with_pytorch(batch, n_q, n_k, d, d_v, seed
     torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), rtol=1e-12, atol=1e-12)
     assert out.shape == (batch, n_q, d_v) and module.attention_weights.shape == (batch, n_q, n_k)
     for b in range(batch):
-        assert torch.all(module.attention_weights[b, :, lens[b]:] == 0)
+        assert torch.all(module.attention_weights[b, :, lens[b] :] == 0)
 
 
 def test_additive_attention_against_hand_computed_scores():
@@ -44,8 +51,9 @@ def test_masked_softmax_zeros_masked_entries_and_fully_masked_rows_with_finite_g
     mask = torch.tensor([[True, False, True], [True, True, True], [False, False, False]])
     weights = nn.masked_softmax(scores, mask)
     assert weights[0, 1] == 0 and torch.all(weights[2] == 0)
-    torch.testing.assert_close(weights[0], torch.tensor([np.exp(-2) / (1 + np.exp(-2)), 0, 1 / (1 + np.exp(-2))],
-                                                        dtype=torch.float32))
+    torch.testing.assert_close(
+        weights[0], torch.tensor([np.exp(-2) / (1 + np.exp(-2)), 0, 1 / (1 + np.exp(-2))], dtype=torch.float32)
+    )
     torch.testing.assert_close(weights[1], torch.tensor([1.0, 0.0, 0.0]))  # huge logits: no overflow
     (weights * torch.arange(3.0)).sum().backward()
     assert torch.isfinite(scores.grad).all() and torch.all(scores.grad[2] == 0)
@@ -74,17 +82,26 @@ def test_attention_pooling_weights_and_output():
     assert torch.isfinite(states.grad).all() and torch.isfinite(pool.query.grad).all()
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(2, 3)), "mask must be a boolean torch tensor"),
-    (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(4, dtype=torch.bool)), r"does not broadcast"),
-    (lambda: nn.DotProductAttention()(torch.zeros(2, 3), torch.zeros(2, 3, 1), torch.zeros(2, 3, 1)),
-     r"queries must be a 3-D tensor \(batch, n, d\), got a torch tensor of shape \(2, 3\)"),
-    (lambda: nn.DotProductAttention()(torch.zeros(1, 2, 3), torch.zeros(1, 4, 5), torch.zeros(1, 4, 1)),
-     "same size d for a dot product, got 3 and 5"),
-    (lambda: nn.AdditiveAttention(2, 2, 3)(torch.zeros(1, 2, 2), torch.zeros(1, 4, 2), torch.zeros(1, 3, 1)),
-     r"shapes must be \(batch, n_q, d_q\)"),
-    (lambda: nn.padding_mask([1, 2], 3), "valid_lens must be a 1-D torch tensor"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(2, 3)), "mask must be a boolean torch tensor"),
+        (lambda: nn.masked_softmax(torch.zeros(2, 3), torch.ones(4, dtype=torch.bool)), r"does not broadcast"),
+        (
+            lambda: nn.DotProductAttention()(torch.zeros(2, 3), torch.zeros(2, 3, 1), torch.zeros(2, 3, 1)),
+            r"queries must be a 3-D tensor \(batch, n, d\), got a torch tensor of shape \(2, 3\)",
+        ),
+        (
+            lambda: nn.DotProductAttention()(torch.zeros(1, 2, 3), torch.zeros(1, 4, 5), torch.zeros(1, 4, 1)),
+            "same size d for a dot product, got 3 and 5",
+        ),
+        (
+            lambda: nn.AdditiveAttention(2, 2, 3)(torch.zeros(1, 2, 2), torch.zeros(1, 4, 2), torch.zeros(1, 3, 1)),
+            r"shapes must be \(batch, n_q, d_q\)",
+        ),
+        (lambda: nn.padding_mask([1, 2], 3), "valid_lens must be a 1-D torch tensor"),
+    ],
+)
 def test_input_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -24,11 +24,14 @@ def test_gumbel_softmax_samples_follow_softmax_and_are_seeded():
     torch.testing.assert_close(a.sum(-1), torch.ones(5))
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"temperature": 0.0}, "positive and finite"),
-    ({"temperature": float("inf")}, "positive and finite"),
-    ({"temperature": -1.0}, "temperature must be a number >= 0"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"temperature": 0.0}, "positive and finite"),
+        ({"temperature": float("inf")}, "positive and finite"),
+        ({"temperature": -1.0}, "temperature must be a number >= 0"),
+    ],
+)
 def test_gumbel_softmax_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         nn.gumbel_softmax(torch.zeros(3), **kwargs)

@@ -34,7 +34,9 @@ def test_per_query_keys_match_shared_keys_and_leave_one_out_drops_the_diagonal()
     torch.testing.assert_close(keys[2], torch.tensor([0.1, 0.7, 2.0]))
     torch.testing.assert_close(values[0], torch.tensor([2.0, 0.0, 3.0]))
     loo = model(x, keys, values)
-    expected = torch.stack([(torch.softmax(-((x[i] - keys[i]) * 2.0) ** 2 / 2, 0) * values[i]).sum() for i in range(4)])
+    expected = torch.stack(
+        [(torch.softmax(-(((x[i] - keys[i]) * 2.0) ** 2) / 2, 0) * values[i]).sum() for i in range(4)]
+    )
     torch.testing.assert_close(loo, expected)
 
 
@@ -75,12 +77,15 @@ def test_short_training_with_leave_one_out_lowers_the_loss_and_is_seeded(model_c
     assert losses == train()  # identical run to run
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ((torch.zeros(2, 2), torch.zeros(3), torch.zeros(3)), r"queries must have shape \(n_q,\), got \(2, 2\)"),
-    ((torch.zeros(2), torch.zeros(3), torch.zeros(4)), r"keys and values must have the same shape"),
-    ((torch.zeros(2), torch.zeros(3, 3), torch.zeros(3, 3)), r"shape \(n_k,\) or \(n_q, n_k\) = \(2, n_k\)"),
-    (([0.0], torch.zeros(3), torch.zeros(3)), r"queries must be a floating-point torch tensor, got \[0.0\]"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((torch.zeros(2, 2), torch.zeros(3), torch.zeros(3)), r"queries must have shape \(n_q,\), got \(2, 2\)"),
+        ((torch.zeros(2), torch.zeros(3), torch.zeros(4)), r"keys and values must have the same shape"),
+        ((torch.zeros(2), torch.zeros(3, 3), torch.zeros(3, 3)), r"shape \(n_k,\) or \(n_q, n_k\) = \(2, n_k\)"),
+        (([0.0], torch.zeros(3), torch.zeros(3)), r"queries must be a floating-point torch tensor, got \[0.0\]"),
+    ],
+)
 def test_nw_module_input_errors(args, message):
     with pytest.raises(ValueError, match=message):
         nn.NWKernelRegression()(*args)

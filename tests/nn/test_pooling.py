@@ -64,8 +64,9 @@ def test_gradients_reach_both_parameters():
     torch.manual_seed(3)
     layer = DotAttentionPooling(4)
     layer(torch.randn(3, 5, 4)).sum().backward()
-    assert all(p.grad is not None and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0
-               for p in (layer.W, layer.query))
+    assert all(
+        p.grad is not None and torch.isfinite(p.grad).all() and p.grad.abs().sum() > 0 for p in (layer.W, layer.query)
+    )
 
 
 def test_initialisation_is_the_posts_truncated_normal():

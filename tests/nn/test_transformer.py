@@ -88,16 +88,26 @@ def test_with_the_causal_mask_the_past_never_sees_the_future():
 # --- multi-head attention against PyTorch --------------------------------------------------------------
 
 
-@given(batch=st.integers(1, 3), n_q=st.integers(1, 6), n_k=st.integers(1, 6), heads=st.integers(1, 4),
-       d_k=st.integers(1, 5), bias=st.booleans(), masking=st.sampled_from(["none", "causal", "padding"]),
-       seed=st.integers(0, 2**16))
+@given(
+    batch=st.integers(1, 3),
+    n_q=st.integers(1, 6),
+    n_k=st.integers(1, 6),
+    heads=st.integers(1, 4),
+    d_k=st.integers(1, 5),
+    bias=st.booleans(),
+    masking=st.sampled_from(["none", "causal", "padding"]),
+    seed=st.integers(0, 2**16),
+)
 def test_multi_head_attention_agrees_with_torch(batch, n_q, n_k, heads, d_k, bias, masking, seed):
     torch.manual_seed(seed)
     d_model = heads * d_k
     reference = torch.nn.MultiheadAttention(d_model, heads, bias=bias, batch_first=True).eval()
     ours = MultiHeadAttention.from_torch(reference)
-    queries, keys, values = torch.randn(batch, n_q, d_model), torch.randn(batch, n_k, d_model), torch.randn(
-        batch, n_k, d_model)
+    queries, keys, values = (
+        torch.randn(batch, n_q, d_model),
+        torch.randn(batch, n_k, d_model),
+        torch.randn(batch, n_k, d_model),
+    )
     kwargs, mask = {}, None
     if masking == "causal":
         n_k = n_q
@@ -141,13 +151,18 @@ def test_split_heads_takes_contiguous_blocks_and_inputs_are_checked():
 def copy_into_torch_layer(block, layer):
     with torch.no_grad():
         attention = block.attention
-        layer.self_attn.in_proj_weight.copy_(torch.cat([attention.W_q.weight, attention.W_k.weight,
-                                                        attention.W_v.weight]))
+        layer.self_attn.in_proj_weight.copy_(
+            torch.cat([attention.W_q.weight, attention.W_k.weight, attention.W_v.weight])
+        )
         layer.self_attn.in_proj_bias.copy_(torch.cat([attention.W_q.bias, attention.W_k.bias, attention.W_v.bias]))
         layer.self_attn.out_proj.weight.copy_(attention.W_o.weight)
         layer.self_attn.out_proj.bias.copy_(attention.W_o.bias)
-        for ours, theirs in ((block.ffn.net[0], layer.linear1), (block.ffn.net[2], layer.linear2),
-                             (block.norm1, layer.norm1), (block.norm2, layer.norm2)):
+        for ours, theirs in (
+            (block.ffn.net[0], layer.linear1),
+            (block.ffn.net[2], layer.linear2),
+            (block.norm1, layer.norm1),
+            (block.norm2, layer.norm2),
+        ):
             theirs.weight.copy_(ours.weight)
             theirs.bias.copy_(ours.bias)
 
@@ -167,8 +182,9 @@ def test_block_agrees_with_torch_encoder_layer(pre_norm, masked):
     x = torch.randn(2, 7, 16)
     mask = causal_mask(7) if masked else None
     with torch.no_grad():
-        torch.testing.assert_close(block(x, mask), layer(x, src_mask=None if mask is None else ~mask),
-                                   atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(
+            block(x, mask), layer(x, src_mask=None if mask is None else ~mask), atol=1e-5, rtol=1e-4
+        )
 
 
 def test_block_keeps_shapes_and_every_parameter_gets_a_gradient():

@@ -122,10 +122,14 @@ def test_notebook_in_jupyterlab(lab, page, path):
 
 
 def test_run_all_that_stops_at_an_error_fails_at_once_with_the_error(lab, page):
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
-    nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
-                nbformat.v4.new_code_cell("print('never run')")]
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("assert x == 2, 'x is not 2'"),
+        nbformat.v4.new_code_cell("print('never run')"),
+    ]
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"run-all-stops-{uuid.uuid4().hex[:8]}.ipynb"  # inside what this worker's JupyterLab serves
     nbformat.write(nb, path)

@@ -19,6 +19,7 @@ NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 
 # --- static site ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def site(built_site):
     return built_site
@@ -53,6 +54,7 @@ def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, pat
 
 # --- Binder environment -----------------------------------------------------------------------------------
 
+
 def test_environment_yml_builds_the_cpu_course_on_binder():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     names = {entry.split("=")[0] for entry in env["dependencies"] if isinstance(entry, str)}
@@ -81,6 +83,7 @@ def test_readme_links_binder_for_the_repository_and_each_notebook():
 
 
 # --- exercises, glossary, lecture mode ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
 def test_every_numbered_notebook_has_four_checked_exercises_and_links_the_glossary(path):
@@ -174,6 +177,7 @@ def test_student_copy_leaves_out_the_solutions(tmp_path):
 
 # --- one symbol, one meaning ----------------------------------------------------------------------------------------
 
+
 def glossary_symbols(markdown: str) -> dict[str, list[str]]:
     """{symbol: [meanings]} from the glossary's symbol table, one entry per math group of its first column.
 
@@ -193,10 +197,12 @@ def glossary_symbols(markdown: str) -> dict[str, list[str]]:
 
 
 def test_glossary_symbol_check_finds_a_symbol_defined_twice():
-    table = ("## Symbols and their names in code\n\n| symbol | meaning | in code | first in |\n|---|---|---|---|\n"
-             "| $p = \\operatorname{softmax}(\\alpha)$ | a distribution | `p` | 02 |\n"
-             "| $p(x)$, $\\sigma$ | a density | `x` | 03 |\n| $Q = XW_q$, $K = XW_k$ | keys | `K` | 07 |\n"
-             "| $K(u)$ | a kernel | `KERNELS` | 03 |\n\n## Terms\n")
+    table = (
+        "## Symbols and their names in code\n\n| symbol | meaning | in code | first in |\n|---|---|---|---|\n"
+        "| $p = \\operatorname{softmax}(\\alpha)$ | a distribution | `p` | 02 |\n"
+        "| $p(x)$, $\\sigma$ | a density | `x` | 03 |\n| $Q = XW_q$, $K = XW_k$ | keys | `K` | 07 |\n"
+        "| $K(u)$ | a kernel | `KERNELS` | 03 |\n\n## Terms\n"
+    )
     twice = {s for s, meanings in glossary_symbols(table).items() if len(meanings) > 1}
     assert twice == {"p", "K"}
 

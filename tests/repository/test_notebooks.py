@@ -1,6 +1,5 @@
 """Every course notebook runs top to bottom in a fresh kernel, cleanly; and the harness can fail."""
 
-
 import nbformat
 import pytest
 from conftest import NOTEBOOKS
@@ -18,6 +17,7 @@ def test_notebook_runs_clean_in_a_fresh_kernel(path, executed, record_property):
 
 
 # --- the harness fails when it should ----------------------------------------------------------------
+
 
 def make_notebook(tmp_path, *sources, kernelspec=True):
     nb = nbformat.v4.new_notebook()
@@ -43,8 +43,14 @@ def test_harness_passes_a_clean_notebook_in_its_folder(tmp_path):
         (("import sys\nprint('oops', file=sys.stderr)",), "wrote to stderr"),
         # a display formatter that raises: IPython shows its traceback and execution goes on (the explorers
         # under ipywidgets 7 did this), so only the error output in the cell tells
-        (("class Shown:\n    def _repr_mimebundle_(self, **kwargs):\n        raise AttributeError('no bundle')\n"
-          "Shown()", "print('execution went on')"), "AttributeError"),
+        (
+            (
+                "class Shown:\n    def _repr_mimebundle_(self, **kwargs):\n        raise AttributeError('no bundle')\n"
+                "Shown()",
+                "print('execution went on')",
+            ),
+            "AttributeError",
+        ),
     ],
 )
 def test_harness_fails_on_errors_and_stderr(tmp_path, sources, expected):

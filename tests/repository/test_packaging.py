@@ -75,8 +75,11 @@ def test_the_lock_pins_everything_declared_inside_its_range():
 
 def test_the_readme_installs_use_the_lock_and_the_cpu_index():
     for name, extra in (("course.txt", "-e ."), ("test.txt", "-e .[test]")):
-        lines = [line.strip() for line in (REQUIREMENTS / name).read_text(encoding="utf-8").splitlines()
-                 if line.strip() and not line.startswith("#")]
+        lines = [
+            line.strip()
+            for line in (REQUIREMENTS / name).read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")
+        ]
         assert lines == ["--extra-index-url https://download.pytorch.org/whl/cpu", "-c lock.txt", extra], lines
 
 
@@ -113,9 +116,11 @@ def test_every_notebook_imports_only_declared_packages():
 def test_ruff_is_clean():
     names = ("src", "tests", "tools", "solutions", "notebooks", "noxfile.py")
     targets = [name for name in names if (ROOT / name).exists()]
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", *targets], cwd=ROOT, capture_output=True,
-                            encoding="utf-8")
-    assert result.returncode == 0, result.stdout + result.stderr
+    for command in (["check"], ["format", "--check"]):  # lint, and the layout ruff format writes
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, *targets], cwd=ROOT, capture_output=True, encoding="utf-8"
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
@@ -135,8 +140,22 @@ def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(tmp_p
     repository tooling (tools/), tests, notebooks and solutions stay out of the package."""
     import zipfile
 
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                             "-w", str(tmp_path), str(ROOT)], capture_output=True, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        encoding="utf-8",
+    )
     assert result.returncode == 0, result.stderr
     (wheel,) = tmp_path.glob("attention_lab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
@@ -205,15 +224,19 @@ def text_io_without_encoding(source: str) -> list[int]:
 def test_the_encoding_check_finds_what_it_should():
     found = text_io_without_encoding(
         "open(p)\nopen(p, 'rb')\np.read_text()\np.write_text(s, encoding='utf-8')\n"
-        "subprocess.run(a, text=True)\nopen(p, 'w', encoding='utf-8')\nopen(p, mode='wb')\nos.open(p, os.O_CREAT)\n")
+        "subprocess.run(a, text=True)\nopen(p, 'w', encoding='utf-8')\nopen(p, mode='wb')\nos.open(p, os.O_CREAT)\n"
+    )
     assert found == [1, 3, 5]
 
 
 def test_every_text_file_is_read_and_written_with_an_explicit_encoding():
     from IPython.core.inputtransformer2 import TransformerManager
 
-    sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
-               for folder in ("src", "tools", "tests", "solutions") for p in (ROOT / folder).rglob("*.py")}
+    sources = {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+        for folder in ("src", "tools", "tests", "solutions")
+        for p in (ROOT / folder).rglob("*.py")
+    }
     sources["noxfile.py"] = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     to_python = TransformerManager().transform_cell
     for path in NOTEBOOKS:

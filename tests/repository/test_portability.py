@@ -103,8 +103,10 @@ class Widget7:
 def test_widget_bundle_writes_ipywidgets_7s_bundle_itself():
     widget = Widget7()
     bundle = widget_bundle(widget, include=None, exclude=None)
-    assert bundle == {"text/plain": "VBox(...)", "application/vnd.jupyter.widget-view+json": {
-        "version_major": 2, "version_minor": 0, "model_id": "abc123"}}
+    assert bundle == {
+        "text/plain": "VBox(...)",
+        "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": "abc123"},
+    }
     assert widget.displayed == 1
 
 
@@ -123,20 +125,32 @@ def test_widget_bundle_uses_ipywidgets_8s_own():
 def test_the_sweep_records_every_assert_and_goes_on_after_a_failing_one(tmp_path):
     import seed_sweep
 
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
-    nb.cells = [nbformat.v4.new_code_cell("%matplotlib inline\nimport attention_lab as al\n"
-                                          "x = al.seeded_rng(0).random()\nassert x < 2\nassert x > 2, 'never'"),
-                nbformat.v4.new_code_cell("def f(v):\n    assert v == 1\n    return v\nf(1)\nassert 1 / 0 == 1"),
-                nbformat.v4.new_code_cell("assert 'reached' == 'reached'")]
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "%matplotlib inline\nimport attention_lab as al\n"
+            "x = al.seeded_rng(0).random()\nassert x < 2\nassert x > 2, 'never'"
+        ),
+        nbformat.v4.new_code_cell("def f(v):\n    assert v == 1\n    return v\nf(1)\nassert 1 / 0 == 1"),
+        nbformat.v4.new_code_cell("assert 'reached' == 'reached'"),
+    ]
     path = tmp_path / "01_probe.ipynb"
     nbformat.write(nb, path)
     run = seed_sweep.run_once(str(path), offset=1)
-    assert run["outcomes"] == {"01 cell 0 line 4": True, "01 cell 0 line 5": False, "01 cell 1 line 2": True,
-                               "01 cell 1 line 5": False, "01 cell 2 line 1": True}
+    assert run["outcomes"] == {
+        "01 cell 0 line 4": True,
+        "01 cell 0 line 5": False,
+        "01 cell 1 line 2": True,
+        "01 cell 1 line 5": False,
+        "01 cell 2 line 1": True,
+    }
     rows = seed_sweep.summarise([run, {**run, "offset": 0}])
-    assert [(r["assert"], r["held"], r["failed"]) for r in rows][:2] == [("01 cell 0 line 4", [0, 1], []),
-                                                                        ("01 cell 0 line 5", [], [0, 1])]
+    assert [(r["assert"], r["held"], r["failed"]) for r in rows][:2] == [
+        ("01 cell 0 line 4", [0, 1], []),
+        ("01 cell 0 line 5", [], [0, 1]),
+    ]
     assert "| 01 cell 0 line 5 | 0 / 2 | [0, 1] |" in seed_sweep.table(rows)
     assert "cell 0 line 4" not in seed_sweep.table(rows) and "cell 0 line 4" in seed_sweep.table(rows, everything=True)
     assert json.loads(json.dumps(run)) == run  # what the command writes to its JSON file

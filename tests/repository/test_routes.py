@@ -23,6 +23,7 @@ REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
 # --- Colab ----------------------------------------------------------------------------------------------------
 
+
 def test_colab_cell_is_inserted_first_once_and_updated_in_place(tmp_path):
     for path in NOTEBOOKS[:2]:
         shutil.copy(path, tmp_path / path.name)
@@ -45,7 +46,7 @@ def test_colab_cell_is_inserted_first_once_and_updated_in_place(tmp_path):
 
 # The stand-in for Colab: a google.colab module whose widget manager call leaves a mark, the course not
 # importable (the editable install of this checkout is hidden), every command recorded, pip run with --dry-run.
-COLAB_STANDIN = '''
+COLAB_STANDIN = """
 import importlib, importlib.util, json, os, subprocess, sys
 sys.path[:] = [p for p in sys.path if os.path.realpath(p) != os.path.realpath({src!r})]
 importlib.invalidate_caches()
@@ -61,12 +62,12 @@ def recording_run(command, *args, **kwargs):
         command = command[:4] + ["--dry-run", "--no-index", "--no-build-isolation"] + command[4:]
     return real_run(command, *args, **kwargs)
 subprocess.run = recording_run
-'''
-AFTER_CELL = '''
+"""
+AFTER_CELL = """
 import attention_lab, attention_lab.paths
 json.dump({{"commands": commands, "cwd": os.getcwd(), "module": attention_lab.__file__,
             "root": str(attention_lab.paths.repo_root())}}, open({report!r}, "w"))
-'''
+"""
 
 
 def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
@@ -77,18 +78,25 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
         (standin / "google" / "colab" / "__init__.py").write_text("", encoding="utf-8")
         (standin / "google" / "colab" / "output.py").write_text(
             f"def enable_custom_widget_manager():\n    open({str(tmp_path / 'widgets-on')!r}, 'w').close()\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     bare = tmp_path / "course.git"
     subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
     report = tmp_path / "report.json"
-    script = (COLAB_STANDIN.format(src=str(ROOT / "src"), hide_ipympl=hide_ipympl) + "\n" + cell_source() + "\n"
-              + AFTER_CELL.format(report=str(report)))
+    script = (
+        COLAB_STANDIN.format(src=str(ROOT / "src"), hide_ipympl=hide_ipympl)
+        + "\n"
+        + cell_source()
+        + "\n"
+        + AFTER_CELL.format(report=str(report))
+    )
     work = tmp_path / "content"
     work.mkdir()
     env = {**os.environ, "ATTENTION_LAB_REPOSITORY": str(bare), "PYTHONPATH": str(standin)}
     env.pop("ATTENTION_LAB_ROOT", None)
-    result = subprocess.run([sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True,
-                            timeout=300, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300, encoding="utf-8"
+    )
     return result, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None, work
 
 
@@ -111,8 +119,9 @@ def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_
 
 def test_colab_cell_does_nothing_elsewhere(tmp_path):
     script = cell_source() + "\nimport os, sys\nprint(os.getcwd())\nprint('attention_lab' in sys.modules)\n"
-    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=60,
-                            encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=60, encoding="utf-8"
+    )
     assert result.returncode == 0 and not result.stderr, result.stderr
     assert result.stdout.split() == [str(tmp_path), "False"] and list(tmp_path.iterdir()) == []
 
@@ -126,6 +135,7 @@ def test_readme_and_start_page_links_open_in_colab():
 
 # --- CI and the published site ------------------------------------------------------------------------------------
 
+
 def _runs(workflow: str, job: str | None = None) -> list[str]:
     jobs = yaml.safe_load((ROOT / ".github" / "workflows" / workflow).read_text(encoding="utf-8"))["jobs"]
     chosen = jobs.values() if job is None else [jobs[job]]
@@ -134,8 +144,12 @@ def _runs(workflow: str, job: str | None = None) -> list[str]:
 
 def _readme_commands(heading: str) -> list[str]:
     section = README.split(f"\n## {heading}", 1)[1].split("\n## ", 1)[0]
-    return [line.strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S) for line in block.splitlines()
-            if line.strip() and not line.strip().startswith("#")]
+    return [
+        line.strip()
+        for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+        for line in block.splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def test_test_workflow_runs_the_readmes_test_command_like_ci():
@@ -166,8 +180,12 @@ def test_pages_workflow_builds_the_site_with_the_readmes_command_and_publishes_i
     build = _readme_commands("Reading without a kernel: static pages")
     runs = _runs("pages.yml")
     assert build and build[0].split("#")[0].strip() in runs
-    for action in ("actions/checkout@v4", "actions/setup-python@v5", "actions/upload-pages-artifact@v3",
-                   "actions/deploy-pages@v4"):
+    for action in (
+        "actions/checkout@v4",
+        "actions/setup-python@v5",
+        "actions/upload-pages-artifact@v3",
+        "actions/deploy-pages@v4",
+    ):
         assert f"uses: {action}" in workflow
     owner, name = REPOSITORY.removeprefix("https://github.com/").split("/")
     assert f"https://{owner}.github.io/{name}/" in README and f"https://{owner}.github.io/{name}/" in workflow
@@ -177,30 +195,52 @@ def test_pages_workflow_builds_the_site_with_the_readmes_command_and_publishes_i
 
 # --- JupyterHub --------------------------------------------------------------------------------------------------
 
+
 def test_hub_link_has_nbgitpullers_form():
     link = hub_link("https://hub.example.edu/", "03_nadaraya_watson.ipynb")
     parts = urlsplit(link)
     assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.edu", "/hub/user-redirect/git-pull")
     assert parse_qs(parts.query, strict_parsing=True) == {
-        "repo": [REPOSITORY], "branch": ["main"],
-        "urlpath": ["lab/tree/attention-from-hard-to-soft/notebooks/03_nadaraya_watson.ipynb"]}
+        "repo": [REPOSITORY],
+        "branch": ["main"],
+        "urlpath": ["lab/tree/attention-from-hard-to-soft/notebooks/03_nadaraya_watson.ipynb"],
+    }
     assert "/" not in parts.query and ":" not in parts.query, "every value is URL-encoded"
     folder = parse_qs(urlsplit(hub_link("http://localhost:8000")).query)["urlpath"]
     assert folder == ["lab/tree/attention-from-hard-to-soft/notebooks"]
 
 
-@pytest.mark.parametrize("args", [[], ["hub.example.edu"], ["ftp://hub"], ["https://hub?x=1"],
-                                  ["https://hub.example.edu", "99_nope.ipynb"], ["https://hub", "a", "b"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["hub.example.edu"],
+        ["ftp://hub"],
+        ["https://hub?x=1"],
+        ["https://hub.example.edu", "99_nope.ipynb"],
+        ["https://hub", "a", "b"],
+    ],
+)
 def test_hub_link_bad_input_is_one_line_on_stderr_and_exit_2(args):
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), *args], capture_output=True,
-                            timeout=60, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "hub_link.py"), *args], capture_output=True, timeout=60, encoding="utf-8"
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
 def test_hub_link_command_prints_the_link():
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "hub_link.py"), "https://hub.example.edu",
-                             "01_queries_keys_values.ipynb"], capture_output=True, timeout=60, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "hub_link.py"),
+            "https://hub.example.edu",
+            "01_queries_keys_values.ipynb",
+        ],
+        capture_output=True,
+        timeout=60,
+        encoding="utf-8",
+    )
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.strip() == hub_link("https://hub.example.edu", "01_queries_keys_values.ipynb")
 

@@ -22,13 +22,17 @@ DECKS_BUDGET_MB = 10  # the slide decks and reveal.js, apart (7.5 MB measured fo
 
 # --- frame plans (no browser) -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sizes, sliders, current", [
-    ([43, 2], [True, False], [21, 0]),          # temperature explorer: everything fits
-    ([45, 50, 3, 3], [True, True, False, False], [10, 25, 0, 0]),  # kernel explorer: thinned, options star
-    ([6, 43], [False, True], [1, 21]),
-    ([101], [True], [0]),
-    ([500, 500], [True, True], [499, 3]),
-])
+
+@pytest.mark.parametrize(
+    "sizes, sliders, current",
+    [
+        ([43, 2], [True, False], [21, 0]),  # temperature explorer: everything fits
+        ([45, 50, 3, 3], [True, True, False, False], [10, 25, 0, 0]),  # kernel explorer: thinned, options star
+        ([6, 43], [False, True], [1, 21]),
+        ([101], [True], [0]),
+        ([500, 500], [True, True], [499, 3]),
+    ],
+)
 def test_frame_plan_fits_the_budget_keeps_ends_and_current_and_every_option(sizes, sliders, current):
     offered, option_ids, combos = frame_plan(sizes, sliders, current)
     slider_frames = 1
@@ -47,8 +51,10 @@ def test_frame_plan_fits_the_budget_keeps_ends_and_current_and_every_option(size
 def test_frame_plan_draws_every_position_when_it_fits():
     offered, _, combos = frame_plan([43, 3], [True, False], [5, 1])
     assert offered == [list(range(43)), [0, 1, 2]] and len(combos) == 3
-    assert all(len(o) >= MIN_POSITIONS for o in frame_plan([45, 50, 3, 3], [True, True, False, False],
-                                                            [0, 0, 0, 0], 2000)[0][:2])
+    assert all(
+        len(o) >= MIN_POSITIONS
+        for o in frame_plan([45, 50, 3, 3], [True, True, False, False], [0, 0, 0, 0], 2000)[0][:2]
+    )
 
 
 def test_positions_follow_each_controls_own_grid():
@@ -64,6 +70,7 @@ def test_positions_follow_each_controls_own_grid():
 
 # --- the built site ----------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def site(built_site):
     return built_site[0]  # the one site of this test run (tests/conftest.py)
@@ -75,8 +82,12 @@ def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
     run = executed(path)
     manifests, images, _ = frames_of(run.after_outputs)
     view = "application/vnd.jupyter.widget-view+json"
-    shown = {output["data"][view]["model_id"] for cell in run.nb.cells for output in cell.get("outputs", [])
-             if view in output.get("data", {})}
+    shown = {
+        output["data"][view]["model_id"]
+        for cell in run.nb.cells
+        for output in cell.get("outputs", [])
+        if view in output.get("data", {})
+    }
     live = [m for m in manifests if m["model_id"] in shown]
     page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
     assert page.count('class="live-explorer"') == len(live)
@@ -99,6 +110,7 @@ def test_site_fits_its_size_budget(site, record_property):
 
 
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------
+
 
 def _chromium_or_skip():
     if not browser.chromium_available():
@@ -136,6 +148,7 @@ def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_pr
     outside, errors, loaded = [], [], []
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     try:
+
         def only_files(route):
             if route.request.url.startswith(("file://", "data:")):
                 route.continue_()
@@ -144,13 +157,17 @@ def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_pr
                 route.abort()
 
         page.route("**/*", only_files)
-        page.on("console", lambda m: errors.append(f"{m.text} ({m.location.get('url')})")
-                if m.type == "error" else None)  # none allowed: the pages log no error from file://
+        page.on(
+            "console", lambda m: errors.append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None
+        )  # none allowed: the pages log no error from file://
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("requestfinished", lambda r: loaded.append(r.url))
         page.goto((site / f"{path.stem}.html").as_uri(), wait_until="load")
-        first_load = sum(Path(url.removeprefix("file://")).stat().st_size for url in set(loaded)
-                         if url.startswith("file://") and Path(url.removeprefix("file://")).exists())
+        first_load = sum(
+            Path(url.removeprefix("file://")).stat().st_size
+            for url in set(loaded)
+            if url.startswith("file://") and Path(url.removeprefix("file://")).exists()
+        )
         record_property("first_load_mb", round(first_load / 1e6, 2))
         assert first_load <= FIRST_LOAD_MB * 1e6, f"first load {first_load / 1e6:.1f} MB"
         page.evaluate(STEP_TIMER)
@@ -160,8 +177,9 @@ def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_pr
             manifest = json.loads(root.locator("script.live-manifest").text_content())
             root.scroll_into_view_if_needed()
             unique = len(set(manifest["frames"].values()))
-            page.wait_for_function("([r, n]) => +(r.dataset.loaded || 0) >= n", arg=[root.element_handle(), unique],
-                                   timeout=60_000)
+            page.wait_for_function(
+                "([r, n]) => +(r.dataset.loaded || 0) >= n", arg=[root.element_handle(), unique], timeout=60_000
+            )
             for i, control in enumerate(manifest["controls"]):
                 seen = {root.get_attribute("data-shown")}
                 if control["kind"] == "slider":

@@ -40,10 +40,12 @@ TREE = {
 
 
 def _notebook(path: Path):
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["exercise"]}),
-        nbformat.v4.new_code_cell("x = 42  # the answer", metadata={"tags": ["solution"]}),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["exercise"]}),
+            nbformat.v4.new_code_cell("x = 42  # the answer", metadata={"tags": ["solution"]}),
+        ]
+    )
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1\n")]
     nb.cells[0].execution_count = 1
     nbformat.write(nb, path)
@@ -197,11 +199,17 @@ def test_command_line_errors_are_one_line_and_exit_status_2(tmp_path, monkeypatc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("tool", "arguments", "message"), [COMMAND_ERRORS[0], COMMAND_ERRORS[5]],
-                         ids=["student_copy", "build_site"])
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"), [COMMAND_ERRORS[0], COMMAND_ERRORS[5]], ids=["student_copy", "build_site"]
+)
 def test_command_line_errors_in_a_real_process(tmp_path, tool, arguments, message):
     """The same, through a new interpreter: what a reader's shell shows, exit status included."""
     _bad_places(tmp_path)
-    result = subprocess.run([sys.executable, str(TOOLS / tool), *arguments(tmp_path)], cwd=ROOT,
-                            capture_output=True, timeout=120, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, str(TOOLS / tool), *arguments(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+        encoding="utf-8",
+    )
     _assert_one_line_error(tool, result.returncode, result.stderr, message)

@@ -14,14 +14,30 @@ import warnings
 
 import numpy as np
 
-__all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "run_student", "to_float_array", "as_numbers",
-           "as_tensor_result", "not_finite", "SMALL_SCORES_NOT_FINITE", "close", "quiet", "same_result",
-           "shift_mistakes", "named_shift"]
+__all__ = [
+    "Feedback",
+    "exercise",
+    "unanswered",
+    "not_attempted",
+    "run_student",
+    "to_float_array",
+    "as_numbers",
+    "as_tensor_result",
+    "not_finite",
+    "SMALL_SCORES_NOT_FINITE",
+    "close",
+    "quiet",
+    "same_result",
+    "shift_mistakes",
+    "named_shift",
+]
 
 # advice for a NaN or inf answer to a check whose scores are all small: the cause is the student's own arithmetic
-SMALL_SCORES_NOT_FINITE = ("these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
-                           "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on "
-                           "NaN or on an uninitialised array (np.empty).")
+SMALL_SCORES_NOT_FINITE = (
+    "these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
+    "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on "
+    "NaN or on an uninitialised array (np.empty)."
+)
 
 
 class Feedback:
@@ -80,8 +96,14 @@ def exercise(name):
                 with quiet():
                     feedback = check(title, *args, **kwargs)
             except (Exception, SystemExit) as error:  # noqa: BLE001 - the last guard: feedback, never an exception
-                return Feedback(title, False, [f"Your answer could not be checked: {_one_line(error)}. "
-                                               "Look at its type and shape, fix it, and run the cell again."])
+                return Feedback(
+                    title,
+                    False,
+                    [
+                        f"Your answer could not be checked: {_one_line(error)}. "
+                        "Look at its type and shape, fix it, and run the cell again."
+                    ],
+                )
             if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict
                 return Feedback(title, False, ["This answer could not be checked (the check gave no verdict)."])
             return feedback
@@ -125,8 +147,11 @@ def run_student(exercise, fn, *args):
     if unanswered(fn):
         return None, not_attempted(exercise)
     if not callable(fn):
-        return None, Feedback(exercise, False, [f"Pass your function itself (its name, without parentheses); got "
-                                                f"{type(fn).__name__} {_short(fn)}."])
+        return None, Feedback(
+            exercise,
+            False,
+            [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."],
+        )
     try:
         with quiet():
             result = fn(*args)
@@ -199,8 +224,11 @@ def not_finite(exercise, got, advice):
     if np.all(np.isfinite(got)):
         return None
     kinds = " and ".join(k for k, bad in (("NaN", np.isnan(got).any()), ("inf", np.isinf(got).any())) if bad)
-    return Feedback(exercise, False, [f"Your result contains {kinds} ({int((~np.isfinite(got)).sum())} of "
-                                      f"{got.size} entries).", advice])
+    return Feedback(
+        exercise,
+        False,
+        [f"Your result contains {kinds} ({int((~np.isfinite(got)).sum())} of {got.size} entries).", advice],
+    )
 
 
 def close(a, b, atol=1e-6):
@@ -232,31 +260,50 @@ def shift_mistakes(z) -> list[tuple[np.ndarray, str]]:
             e = np.exp(shifted)
             return e / e.sum(axis=-1, keepdims=True)
 
-    row = "Subtract each row's own largest score (max over axis=-1, keepdims=True): every exponent is then <= 0 " \
-          "and the largest is exactly 0, so nothing overflows and the row sum is at least 1."
+    row = (
+        "Subtract each row's own largest score (max over axis=-1, keepdims=True): every exponent is then <= 0 "
+        "and the largest is exactly 0, so nothing overflows and the row sum is at least 1."
+    )
     mistakes = [
-        (normalised(z - z.max()),
-         "You subtract the largest score of the whole array: a row whose scores all lie far below it underflows "
-         "to 0 / 0 = NaN. " + row),
-        (normalised(z - z.min(axis=-1, keepdims=True)),
-         "You subtract each row's smallest score: the largest exponent is then the row's whole range (max - min), "
-         "which overflows once a row spans more than about 709. " + row),
-        (normalised(z - z.min()),
-         "You subtract the smallest score of the whole array: a row far above it still overflows. " + row),
-        (normalised(z), "Without a shift, exp(x) overflows to inf above x = 709.8 (exp(1000) is inf, and inf / inf "
-                        "is NaN) and underflows to 0 below x = -745 (a row of zeros gives 0 / 0 = NaN). " + row),
-        (normalised(z - z.mean(axis=-1, keepdims=True)),
-         "You subtract each row's mean: the largest exponent is then max - mean, which overflows once it "
-         "exceeds about 709 (for two scores: once they are more than about 1420 apart). " + row),
-        (normalised(z - z[..., :1]),
-         "You subtract each row's first score: when the first score is not the largest, the others can "
-         "overflow. " + row),
+        (
+            normalised(z - z.max()),
+            "You subtract the largest score of the whole array: a row whose scores all lie far below it underflows "
+            "to 0 / 0 = NaN. " + row,
+        ),
+        (
+            normalised(z - z.min(axis=-1, keepdims=True)),
+            "You subtract each row's smallest score: the largest exponent is then the row's whole range (max - min), "
+            "which overflows once a row spans more than about 709. " + row,
+        ),
+        (
+            normalised(z - z.min()),
+            "You subtract the smallest score of the whole array: a row far above it still overflows. " + row,
+        ),
+        (
+            normalised(z),
+            "Without a shift, exp(x) overflows to inf above x = 709.8 (exp(1000) is inf, and inf / inf "
+            "is NaN) and underflows to 0 below x = -745 (a row of zeros gives 0 / 0 = NaN). " + row,
+        ),
+        (
+            normalised(z - z.mean(axis=-1, keepdims=True)),
+            "You subtract each row's mean: the largest exponent is then max - mean, which overflows once it "
+            "exceeds about 709 (for two scores: once they are more than about 1420 apart). " + row,
+        ),
+        (
+            normalised(z - z[..., :1]),
+            "You subtract each row's first score: when the first score is not the largest, the others can "
+            "overflow. " + row,
+        ),
     ]
     if z.ndim > 1:
-        mistakes.append((normalised(z - z.max(axis=0, keepdims=True)),
-                         "You subtract the largest score of each column (axis 0): that shifts each key's score by "
-                         "a different amount, which changes the weights even when nothing overflows, and a row far "
-                         "below another row underflows to 0 / 0 = NaN. " + row))
+        mistakes.append(
+            (
+                normalised(z - z.max(axis=0, keepdims=True)),
+                "You subtract the largest score of each column (axis 0): that shifts each key's score by "
+                "a different amount, which changes the weights even when nothing overflows, and a row far "
+                "below another row underflows to 0 / 0 = NaN. " + row,
+            )
+        )
     return mistakes
 
 
@@ -278,8 +325,9 @@ def as_tensor_result(exercise, fn, *args, finite_advice: str | None = None):
     if problem is not None:
         return None, problem
     if not torch.is_tensor(result):
-        return None, Feedback(exercise, False,
-                              [f"Return a torch tensor, got {type(result).__name__} {_short(result)}."])
+        return None, Feedback(
+            exercise, False, [f"Return a torch tensor, got {type(result).__name__} {_short(result)}."]
+        )
     if result.is_complex() or not (result.is_floating_point()):
         return None, Feedback(exercise, False, [f"Return a floating-point tensor, got dtype {result.dtype}."])
     if finite_advice is not None:

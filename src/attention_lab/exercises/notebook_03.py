@@ -19,13 +19,20 @@ from .feedback import (
     unanswered,
 )
 
-__all__ = ["check_gaussian_weights", "check_bandwidth_choice", "check_small_h_limit", "check_bandwidth_rate",
-           "check_noise_prediction"]
+__all__ = [
+    "check_gaussian_weights",
+    "check_bandwidth_choice",
+    "check_small_h_limit",
+    "check_bandwidth_rate",
+    "check_noise_prediction",
+]
 
 
-_ORDINARY_NOT_FINITE = ("For these inputs every query has keys nearby, so every weight is an ordinary number between 0 "
-                        "and 1. Print your intermediate arrays (the scores, their exponentials, the row sums) to see "
-                        "where the NaN or inf first appears.")
+_ORDINARY_NOT_FINITE = (
+    "For these inputs every query has keys nearby, so every weight is an ordinary number between 0 "
+    "and 1. Print your intermediate arrays (the scores, their exponentials, the row sums) to see "
+    "where the NaN or inf first appears."
+)
 
 
 @exercise("Gaussian Nadaraya-Watson weights")
@@ -37,13 +44,16 @@ def check_gaussian_weights(name, fn) -> Feedback:
     score of the whole array (not of each row) underflows too. A NaN or inf is blamed on the shift only there, after the
     ordinary cases passed, and the known wrong shifts are named (``feedback.shift_mistakes``).
     """
-    cases = [(np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0, False),
-             (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3, False),
-             (np.array([40.0, -40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
-             (np.array([0.5, 40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True)]
+    cases = [
+        (np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0, False),
+        (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3, False),
+        (np.array([40.0, -40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
+        (np.array([0.5, 40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
+    ]
     for xq, xk, h, far in cases:
-        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), h,
-                                  finite_advice=None if far else _ORDINARY_NOT_FINITE)
+        got, problem = as_numbers(
+            name, fn, xq.copy(), xk.copy(), h, finite_advice=None if far else _ORDINARY_NOT_FINITE
+        )
         if problem is not None:
             return problem
         diff2 = (xq[:, None] - xk[None, :]) ** 2
@@ -58,19 +68,27 @@ def check_gaussian_weights(name, fn) -> Feedback:
             continue
         named = named_shift(got, -diff2 / (2 * h * h))
         if far and (named is not None or not np.all(np.isfinite(got))):  # the ordinary cases passed already
-            return Feedback(name, False, [
-                f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
-                "your weights were right for the queries near the keys.",
-                named or "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights "
-                         "are a softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score "
-                         "first."])
+            return Feedback(
+                name,
+                False,
+                [
+                    f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
+                    "your weights were right for the queries near the keys.",
+                    named
+                    or "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights "
+                    "are a softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score "
+                    "first.",
+                ],
+            )
         hints = [f"{where} you returned {np.round(got, 4).tolist()}: these are not the Gaussian weights."]
         if named is not None:
             hints.append(named)
         elif close(got, np.full(expected.shape, 1 / xk.size)):
-            hints.append("Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With "
-                         "x_i in the denominator (the slip in the original post) the denominator is "
-                         "n kappa((x - x_i)/h), n times the numerator, so every weight is 1/n.")
+            hints.append(
+                "Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With "
+                "x_i in the denominator (the slip in the original post) the denominator is "
+                "n kappa((x - x_i)/h), n times the numerator, so every weight is 1/n."
+            )
         elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
             hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
         elif not np.allclose(got.sum(axis=-1), 1.0):
@@ -80,17 +98,29 @@ def check_gaussian_weights(name, fn) -> Feedback:
         elif close(got, softmax(-diff2 / (2 * h))):
             hints.append("Divide by h^2, not h: u = (x - x_i)/h is squared.")
         elif close(got, softmax(diff2 / (2 * h * h))):
-            hints.append("The sign is flipped: nearby keys must get the largest weight, so the score is "
-                         "minus the squared distance.")
+            hints.append(
+                "The sign is flipped: nearby keys must get the largest weight, so the score is "
+                "minus the squared distance."
+            )
         elif far:
-            hints.append("Your weights were right for the queries near the keys but not for this far one: subtract "
-                         "each row's largest score, not a fixed number, before taking exponentials.")
+            hints.append(
+                "Your weights were right for the queries near the keys but not for this far one: subtract "
+                "each row's largest score, not a fixed number, before taking exponentials."
+            )
         else:
-            hints.append("The rows sum to 1, but the weights are off: check the score -(x - x_i)^2 / (2 h^2) term by "
-                         "term (the square, the h, the sign), and that the nearest key gets the largest weight.")
+            hints.append(
+                "The rows sum to 1, but the weights are off: check the score -(x - x_i)^2 / (2 h^2) term by "
+                "term (the square, the h, the sign), and that the nearest key gets the largest weight."
+            )
         return Feedback(name, False, hints)
-    return Feedback(name, True, ["Rows sum to 1, close keys weigh most, and a query far from every key gives no "
-                                 "NaN, also next to a query near the keys."])
+    return Feedback(
+        name,
+        True,
+        [
+            "Rows sum to 1, close keys weigh most, and a query far from every key gives no "
+            "NaN, also next to a query near the keys."
+        ],
+    )
 
 
 def _validation_mse(h, x_train, y_train, x_val, y_val, kernel="gaussian"):
@@ -112,16 +142,29 @@ def check_bandwidth_choice(name, bandwidth, x_train, y_train, x_val, y_val, tole
     best_h, best = float(grid[np.argmin(errors)]), float(errors.min())
     mine = _validation_mse(h, x_train, y_train, x_val, y_val)
     if mine <= best * (1 + tolerance):
-        return Feedback(name, True, [f"At h = {h:.3g} the held-out MSE is {mine:.4f}; the best on a fine grid is "
-                                     f"{best:.4f} (at h = {best_h:.3g})."])
+        return Feedback(
+            name,
+            True,
+            [
+                f"At h = {h:.3g} the held-out MSE is {mine:.4f}; the best on a fine grid is "
+                f"{best:.4f} (at h = {best_h:.3g})."
+            ],
+        )
     if h < best_h:
-        why = ("too small: each prediction averages only a few noisy neighbours, so the curve follows the noise "
-               "(high variance). Try a larger h.")
+        why = (
+            "too small: each prediction averages only a few noisy neighbours, so the curve follows the noise "
+            "(high variance). Try a larger h."
+        )
     else:
-        why = ("too large: the average reaches keys whose f(x_i) differ, so peaks are flattened (high bias). "
-               "Try a smaller h.")
-    return Feedback(name, False, [f"At h = {h:.3g} the held-out MSE is {mine:.4f}, the best is about {best:.4f}.",
-                                  f"Your h is {why}"])
+        why = (
+            "too large: the average reaches keys whose f(x_i) differ, so peaks are flattened (high bias). "
+            "Try a smaller h."
+        )
+    return Feedback(
+        name,
+        False,
+        [f"At h = {h:.3g} the held-out MSE is {mine:.4f}, the best is about {best:.4f}.", f"Your h is {why}"],
+    )
 
 
 @exercise("the limit h -> 0, ties included")
@@ -132,13 +175,16 @@ def check_small_h_limit(name, fn) -> Feedback:
     at every h): one key, or several when a query lies midway between two keys or keys repeat. The first case has no
     ties, so the ordinary mistakes are named there; the next two have ties, where a plain argmin picks one key.
     """
-    cases = [(np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0]), False),
-             (np.array([1.5, 0.25, 4.2]), np.array([1.0, 2.0, 0.0, 4.0]), np.array([2.0, 6.0, -1.0, 0.5]), True),
-             (np.array([3.0, 2.0, 3.3]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]),
-              True)]
-    advice = ("The limit needs only distances, a comparison and an average of a few values: nothing can overflow or "
-              "divide by zero. A kernel or exponential left in your code underflows to 0 at a tiny h, and 0/0 is "
-              "NaN.")
+    cases = [
+        (np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0]), False),
+        (np.array([1.5, 0.25, 4.2]), np.array([1.0, 2.0, 0.0, 4.0]), np.array([2.0, 6.0, -1.0, 0.5]), True),
+        (np.array([3.0, 2.0, 3.3]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]), True),
+    ]
+    advice = (
+        "The limit needs only distances, a comparison and an average of a few values: nothing can overflow or "
+        "divide by zero. A kernel or exponential left in your code underflows to 0 at a tiny h, and 0/0 is "
+        "NaN."
+    )
     for xq, xk, y, ties in cases:
         got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), y.copy(), finite_advice=advice)
         if problem is not None:
@@ -150,8 +196,9 @@ def check_small_h_limit(name, fn) -> Feedback:
             continue
         where = f"For queries {xq.tolist()}, keys {xk.tolist()} and values {y.tolist()}"
         if got.shape != expected.shape:
-            return Feedback(name, False, [f"{where} return one prediction per query, shape {expected.shape}; got "
-                                          f"{got.shape}."])
+            return Feedback(
+                name, False, [f"{where} return one prediction per query, shape {expected.shape}; got {got.shape}."]
+            )
         hints = [f"{where} you returned {np.round(got, 4).tolist()}: not the h -> 0 limit."]
         nearest = np.argmin(distance, axis=1)
         nearest_last = xk.size - 1 - np.argmin(distance[:, ::-1], axis=1)
@@ -160,30 +207,47 @@ def check_small_h_limit(name, fn) -> Feedback:
         elif close(got, xk[nearest]):
             hints.append("Those are the nearest keys x_i themselves; return their values y_i.")
         elif close(got, np.full(expected.shape, y.mean())):
-            hints.append("That is the h -> infinity limit (average pooling). As h -> 0 all the weight goes to the "
-                         "keys with the largest score, the nearest.")
-        elif ties and (close(got, y[nearest]) or close(got, y[nearest_last])
-                       or np.all(np.isin(got[tied.sum(axis=1) > 1], y))):
+            hints.append(
+                "That is the h -> infinity limit (average pooling). As h -> 0 all the weight goes to the "
+                "keys with the largest score, the nearest."
+            )
+        elif ties and (
+            close(got, y[nearest]) or close(got, y[nearest_last]) or np.all(np.isin(got[tied.sum(axis=1) > 1], y))
+        ):
             at = xq[tied.sum(axis=1) > 1].tolist()
             first = " (np.argmin returns the first)" if close(got, y[nearest]) else ""
-            hints.append(f"The queries {at} have two or more keys at the same smallest distance, and you gave the "
-                         f"value of one of them{first}. Tied keys have equal scores at every h, "
-                         "so equal weights, and they share the weight as h -> 0: the limit is the average of their "
-                         "values.")
+            hints.append(
+                f"The queries {at} have two or more keys at the same smallest distance, and you gave the "
+                f"value of one of them{first}. Tied keys have equal scores at every h, "
+                "so equal weights, and they share the weight as h -> 0: the limit is the average of their "
+                "values."
+            )
         elif not ties and np.all(np.isin(got, y)):
             wrong = xq[got != expected].tolist()
-            hints.append(f"Each answer is one of the values, but for the queries {wrong} not that of the key "
-                         "closest to the query: nearest means the smallest |x - x_i|, on either side.")
+            hints.append(
+                f"Each answer is one of the values, but for the queries {wrong} not that of the key "
+                "closest to the query: nearest means the smallest |x - x_i|, on either side."
+            )
         elif not ties:
-            hints.append("Without ties each weight row becomes one-hot as h -> 0: each prediction is one of the "
-                         "values y_i, unchanged. Some of yours are not values at all.")
+            hints.append(
+                "Without ties each weight row becomes one-hot as h -> 0: each prediction is one of the "
+                "values y_i, unchanged. Some of yours are not values at all."
+            )
         else:
-            hints.append("Your predictions are right where one key is nearest; check the queries with several keys at "
-                         "the same smallest distance: they share the weight equally, and so their values.")
+            hints.append(
+                "Your predictions are right where one key is nearest; check the queries with several keys at "
+                "the same smallest distance: they share the weight equally, and so their values."
+            )
         return Feedback(name, False, hints)
-    return Feedback(name, True, ["As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal "
-                                 "shares: one-hot at a single nearest key, an average of the values where keys tie. A "
-                                 "hard attention, just like T -> 0, which splits ties the same way."])
+    return Feedback(
+        name,
+        True,
+        [
+            "As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal "
+            "shares: one-hot at a single nearest key, an average of the values where keys tie. A "
+            "hard attention, just like T -> 0, which splits ties the same way."
+        ],
+    )
 
 
 def _one_number(value, what):
@@ -221,31 +285,44 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     if _near(a, -0.2):
         hints.append("The exponent of h* is right.")
     elif _near(a, 0.2):
-        hints.append("With a positive exponent h* would grow with n. With more data each query finds enough keys "
-                     "closer by, so the best h shrinks: check the sign.")
+        hints.append(
+            "With a positive exponent h* would grow with n. With more data each query finds enough keys "
+            "closer by, so the best h shrinks: check the sign."
+        )
     elif _near(a, -1 / 3):
-        hints.append("That balances h^2 against 1/(n h). The bias is of order h^2, but the error adds its square, "
-                     "of order h^4.")
+        hints.append(
+            "That balances h^2 against 1/(n h). The bias is of order h^2, but the error adds its square, of order h^4."
+        )
     elif _near(a, -0.25):
-        hints.append("That comes from h^4 ~ 1/n: one power of h too few. Set the derivative of A h^4 + B/(n h) to "
-                     "zero and count the powers of h on each side: B/(n h) = (B/n) h^(-1) has the derivative "
-                     "-(B/n) h^(-2), not -(B/n) h^(-1).")
+        hints.append(
+            "That comes from h^4 ~ 1/n: one power of h too few. Set the derivative of A h^4 + B/(n h) to "
+            "zero and count the powers of h on each side: B/(n h) = (B/n) h^(-1) has the derivative "
+            "-(B/n) h^(-2), not -(B/n) h^(-1)."
+        )
     elif _near(a, -5) or _near(a, 5):
         hints.append("That solves for n as a power of h; the question asks for h as a power of n.")
     elif _near(a, -1):
-        hints.append("h ~ 1/n would keep n h, proportional to the number of keys within one bandwidth, fixed: the "
-                     "variance B/(n h) would never shrink.")
+        hints.append(
+            "h ~ 1/n would keep n h, proportional to the number of keys within one bandwidth, fixed: the "
+            "variance B/(n h) would never shrink."
+        )
     else:
-        hints.append(f"h* ~ n^{a:g} is not what A h^4 + B/(n h) gives. Differentiate with respect to h, set the "
-                     "derivative to zero, and solve for h: h to some power equals a constant over n.")
+        hints.append(
+            f"h* ~ n^{a:g} is not what A h^4 + B/(n h) gives. Differentiate with respect to h, set the "
+            "derivative to zero, and solve for h: h to some power equals a constant over n."
+        )
     if _near(b, -0.8):
         hints.append("The exponent of the error is right.")
     elif _near(b, a) and not _near(b, -0.8):
-        hints.append("The error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); both terms "
-                     "then scale with the same power of n, and it is not the power of h* itself.")
+        hints.append(
+            "The error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); both terms "
+            "then scale with the same power of n, and it is not the power of h* itself."
+        )
     elif _near(b, -1):
-        hints.append("1/n is the rate without any bias (the parametric rate). Here the bias term slows it down: put "
-                     "h* back into A h^4 + B/(n h).")
+        hints.append(
+            "1/n is the rate without any bias (the parametric rate). Here the bias term slows it down: put "
+            "h* back into A h^4 + B/(n h)."
+        )
     elif _near(b, 0.8):
         hints.append("A positive exponent would make the error grow with more data: check the sign.")
     elif _near(b, -0.4):
@@ -254,9 +331,11 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
         hints.append(f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h).")
     passed = _near(a, -0.2) and _near(b, -0.8)
     if passed:
-        hints = ["h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by the factor 2^(-1/5) = "
-                 f"{2 ** -0.2:.3f} and the error by 2^(-4/5) = {2 ** -0.8:.3f}. Compare with the slopes measured "
-                 "below."]
+        hints = [
+            "h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by the factor 2^(-1/5) = "
+            f"{2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare with the slopes measured "
+            "below."
+        ]
     return Feedback(name, passed, hints)
 
 
@@ -271,12 +350,19 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     ``(x_train, y_noisy)``; ``h_calm`` the one on the same inputs with the original noise.
     """
     if not isinstance(prediction, str) or prediction.strip().lower() not in _CHOICES:
-        return Feedback(name, False, ["Write your prediction as one of the words \"larger\", \"smaller\" or "
-                                      f"\"the same\", in quotes; got {prediction!r}."])
+        return Feedback(
+            name,
+            False,
+            [
+                'Write your prediction as one of the words "larger", "smaller" or '
+                f'"the same", in quotes; got {prediction!r}.'
+            ],
+        )
     said = _CHOICES[prediction.strip().lower()]
     if unanswered(h_noisy):
-        return Feedback(name, False, [f"Prediction recorded: {said}. Now measure h_noisy and run the cell again."],
-                        attempted=False)
+        return Feedback(
+            name, False, [f"Prediction recorded: {said}. Now measure h_noisy and run the cell again."], attempted=False
+        )
     h, why = _one_number(h_noisy, "h_noisy")
     if why is not None:
         return Feedback(name, False, [why])
@@ -292,14 +378,27 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
         return Feedback(name, False, hints)
     ratio = measured / h_calm
     truth = "larger" if ratio > 1.05 else "smaller" if ratio < 1 / 1.05 else "the same"
-    reason = ("Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
-              "the balance moves to where averaging more keys pays: a wider kernel. The asymptotic formula "
-              "h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = " f"{2 ** 0.4:.2f}" "; one data set's leave-one-out "
-              "choice scatters around that.")
+    reason = (
+        "Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
+        "the balance moves to where averaging more keys pays: a wider kernel. The asymptotic formula "
+        "h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = "
+        f"{2**0.4:.2f}"
+        "; one data set's leave-one-out "
+        "choice scatters around that."
+    )
     if said == truth:
-        return Feedback(name, True, [f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, "
-                                     f"as you predicted. {reason}"])
-    return Feedback(name, False, [f"You predicted {said}; the measurement says h went from {h_calm:.3g} to "
-                                  f"{measured:.3g} (a factor {ratio:.2f}).",
-                                  "Think it through with the bias-variance picture of section 4: which of the two "
-                                  "terms does the noise level change, and which way does that move the best h?"])
+        return Feedback(
+            name,
+            True,
+            [f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you predicted. {reason}"],
+        )
+    return Feedback(
+        name,
+        False,
+        [
+            f"You predicted {said}; the measurement says h went from {h_calm:.3g} to "
+            f"{measured:.3g} (a factor {ratio:.2f}).",
+            "Think it through with the bias-variance picture of section 4: which of the two "
+            "terms does the noise level change, and which way does that move the best h?",
+        ],
+    )

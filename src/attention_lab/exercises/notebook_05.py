@@ -51,52 +51,85 @@ def check_additive_scores(name, fn) -> Feedback:
         expected = _additive(Q, K, W_q, W_k, w_v)
         where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and d_h = {d_h} hidden units"
         if got.shape != expected.shape:
-            shape_hints = {expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
-                           (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
-                                   "axes (n_q, 1, d_h) + (1, n_k, d_h), so that broadcasting forms every pair.",
-                           (n_q, n_k, d_h): " The hidden axis is still there: w_v turns it into one score."}
-            return Feedback(name, False, [f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
-                                          f"{got.shape}." + shape_hints.get(got.shape, "")])
+            shape_hints = {
+                expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
+                (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
+                "axes (n_q, 1, d_h) + (1, n_k, d_h), so that broadcasting forms every pair.",
+                (n_q, n_k, d_h): " The hidden axis is still there: w_v turns it into one score.",
+            }
+            return Feedback(
+                name,
+                False,
+                [
+                    f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
+                    f"{got.shape}." + shape_hints.get(got.shape, "")
+                ],
+            )
         if close(got, expected):
             continue
         hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, d_h), (n_k, d_h)
         both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, d_h)
         mistakes = [
-            ((np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
-             "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
-             "term. The query term is the same for every key and cancels in the softmax, so every query would get "
-             "the same weights. The tanh must act on the sum W_q q + W_k k: that is where query and key interact."),
-            (both @ w_v,
-             "There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term, and the query term cancels in "
-             "the softmax, so every query gets the same weights. The tanh of the sum is what lets them interact."),
+            (
+                (np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
+                "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
+                "term. The query term is the same for every key and cancels in the softmax, so every query would get "
+                "the same weights. The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
+            ),
+            (
+                both @ w_v,
+                "There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term, and "
+                "the query term cancels in "
+                "the softmax, so every query gets the same weights. The tanh of the sum is what lets them interact.",
+            ),
             (np.tanh(both @ w_v), "The tanh comes before w_v: w_v^T tanh(W_q q + W_k k), not tanh(w_v^T (...))."),
             (np.tanh(both).sum(axis=-1), "You summed the hidden units; weight them by w_v first (w_v^T tanh(...))."),
-            (_additive(Q, K, W_k, W_q, w_v) if d_q == d_k else None,
-             "W_q and W_k are swapped: W_q projects the queries, W_k the keys."),
-            (_additive(Q, K, W_q, W_k, w_v).T if n_q == n_k else None,
-             "Your scores are transposed: queries on the rows, keys on the columns."),
+            (
+                _additive(Q, K, W_k, W_q, w_v) if d_q == d_k else None,
+                "W_q and W_k are swapped: W_q projects the queries, W_k the keys.",
+            ),
+            (
+                _additive(Q, K, W_q, W_k, w_v).T if n_q == n_k else None,
+                "Your scores are transposed: queries on the rows, keys on the columns.",
+            ),
         ]
         hint = known_mistake(got, [(wrong, why) for wrong, why in mistakes if wrong is not None])
-        return Feedback(name, False, [f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
-                                      hint or "Project the queries (Q @ W_q.T, shape (n_q, d_h)) and the keys "
-                                              "(K @ W_k.T, shape (n_k, d_h)) once each, add every query's projection "
-                                              "to every key's by broadcasting to (n_q, n_k, d_h), take the tanh, then "
-                                              "the dot product with w_v over the last axis."])
-    return Feedback(name, True, ["The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in "
-                                 "two cases (as many queries as keys, and not). A tanh of each part would give a query "
-                                 "term plus a key term; the query term cancels in the softmax, so every query would "
-                                 "get the same weights."])
+        return Feedback(
+            name,
+            False,
+            [
+                f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
+                hint
+                or "Project the queries (Q @ W_q.T, shape (n_q, d_h)) and the keys "
+                "(K @ W_k.T, shape (n_k, d_h)) once each, add every query's projection "
+                "to every key's by broadcasting to (n_q, n_k, d_h), take the tanh, then "
+                "the dot product with w_v over the last axis.",
+            ],
+        )
+    return Feedback(
+        name,
+        True,
+        [
+            "The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in "
+            "two cases (as many queries as keys, and not). A tanh of each part would give a query "
+            "term plus a key term; the query term cancels in the softmax, so every query would "
+            "get the same weights."
+        ],
+    )
 
 
 # The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.
-MASK_SCORES = np.array([[1.0, 2.0, 3.0, 4.0],
-                        [0.5, 1000.0, 2.0, 1000.0],  # masked entries with huge scores
-                        [800.0, 801.0, 799.0, 0.0],  # allowed entries with huge scores
-                        [3.0, 1.0, 2.0, 0.0]])  # nothing allowed
-MASK = np.array([[True, False, True, False],
-                 [True, False, True, False],
-                 [True, True, True, False],
-                 [False, False, False, False]])
+MASK_SCORES = np.array(
+    [
+        [1.0, 2.0, 3.0, 4.0],
+        [0.5, 1000.0, 2.0, 1000.0],  # masked entries with huge scores
+        [800.0, 801.0, 799.0, 0.0],  # allowed entries with huge scores
+        [3.0, 1.0, 2.0, 0.0],
+    ]
+)  # nothing allowed
+MASK = np.array(
+    [[True, False, True, False], [True, False, True, False], [True, True, True, False], [False, False, False, False]]
+)
 
 
 def _normalised_then_masked(scores, mask):
@@ -112,14 +145,27 @@ def check_masked_softmax(name, fn) -> Feedback:
         return problem
     expected = softmax(MASK_SCORES, mask=MASK)
     if got.shape != expected.shape:
-        return Feedback(name, False, [f"Return one weight per score, the shape of `scores` {expected.shape}; "
-                                      f"got {got.shape}."])
+        return Feedback(
+            name, False, [f"Return one weight per score, the shape of `scores` {expected.shape}; got {got.shape}."]
+        )
     if close(got, expected) and np.all(got[~MASK] == 0):
-        return Feedback(name, True, ["Masked entries are exactly 0 whatever their scores, every row with an allowed "
-                                     "key sums to 1, and the row with nothing allowed is all zeros."])
+        return Feedback(
+            name,
+            True,
+            [
+                "Masked entries are exactly 0 whatever their scores, every row with an allowed "
+                "key sums to 1, and the row with nothing allowed is all zeros."
+            ],
+        )
     if close(got, softmax(MASK_SCORES, mask=~MASK)):
-        return Feedback(name, False, ["You attended to exactly the wrong entries: True in the mask means "
-                                      "\"may attend\" (the course's convention, and PyTorch's)."])
+        return Feedback(
+            name,
+            False,
+            [
+                "You attended to exactly the wrong entries: True in the mask means "
+                "\"may attend\" (the course's convention, and PyTorch's)."
+            ],
+        )
     if close(got, softmax(MASK_SCORES)):
         return Feedback(name, False, ["The mask is not applied at all: this is the plain softmax of every row."])
     hints = []
@@ -142,37 +188,53 @@ def _row_hints(got, expected):
         finite = bool(np.all(np.isfinite(g)))
         if row == 3:  # nothing allowed
             if not finite:
-                yield ("nothing is allowed here, so every score became -inf, exp gave 0 and 0/0 = NaN. Detect the "
-                       "rows with no allowed entry and return zeros there.")
+                yield (
+                    "nothing is allowed here, so every score became -inf, exp gave 0 and 0/0 = NaN. Detect the "
+                    "rows with no allowed entry and return zeros there."
+                )
             elif np.allclose(g, 0.25):
-                yield ("nothing is allowed here, yet the weight is spread uniformly over padding (that is what "
-                       "filling with a large finite negative number does: all four scores tie). No key, no weight: "
-                       "this row must be all zeros.")
+                yield (
+                    "nothing is allowed here, yet the weight is spread uniformly over padding (that is what "
+                    "filling with a large finite negative number does: all four scores tie). No key, no weight: "
+                    "this row must be all zeros."
+                )
             else:
                 yield "nothing is allowed here: every weight of this row must be 0."
         elif not finite:
             if row == 1:
-                yield ("NaN or inf where the masked entries have scores of 1000. If you subtracted the row's maximum "
-                       "over ALL entries, exp(2 - 1000) underflows to 0 for every allowed entry and 0/0 = NaN: take "
-                       "the maximum over the allowed entries only.")
+                yield (
+                    "NaN or inf where the masked entries have scores of 1000. If you subtracted the row's maximum "
+                    "over ALL entries, exp(2 - 1000) underflows to 0 for every allowed entry and 0/0 = NaN: take "
+                    "the maximum over the allowed entries only."
+                )
             elif row == 2:
-                yield ("NaN or inf where the allowed scores are near 800: exp(800) overflows. Subtract the largest "
-                       "allowed score before exp; the softmax does not change (notebook 02, shift invariance).")
+                yield (
+                    "NaN or inf where the allowed scores are near 800: exp(800) overflows. Subtract the largest "
+                    "allowed score before exp; the softmax does not change (notebook 02, shift invariance)."
+                )
             else:
                 yield "NaN or inf on a row of small scores: look for a division by zero."
         elif close(g, expected[row]):
-            yield ("right up to tiny non-zero weights on masked entries: a finite fill value leaves exp(fill) > 0. "
-                   "Masked entries must be exactly 0: fill with -inf, or set their weights to 0 with np.where.")
+            yield (
+                "right up to tiny non-zero weights on masked entries: a finite fill value leaves exp(fill) > 0. "
+                "Masked entries must be exactly 0: fill with -inf, or set their weights to 0 with np.where."
+            )
         elif np.any(g[~allowed] != 0):
-            yield ("masked entries must be exactly 0 whatever their scores (set them to -inf before exp, or set "
-                   "their weights to 0).")
+            yield (
+                "masked entries must be exactly 0 whatever their scores (set them to -inf before exp, or set "
+                "their weights to 0)."
+            )
         elif masked_after and close(g, normalised_first[row]):
-            yield ("the allowed weights sum to less than 1: you normalised over all entries and masked afterwards. "
-                   "Mask first, then normalise over the allowed entries.")
+            yield (
+                "the allowed weights sum to less than 1: you normalised over all entries and masked afterwards. "
+                "Mask first, then normalise over the allowed entries."
+            )
         elif row == 1 and np.allclose(g, 0.0):
-            yield ("all zeros, although two entries are allowed. If you subtracted the maximum over ALL entries "
-                   "(1000, a masked one), every allowed exp underflowed to 0: take the maximum over the allowed "
-                   "entries only.")
+            yield (
+                "all zeros, although two entries are allowed. If you subtracted the maximum over ALL entries "
+                "(1000, a masked one), every allowed exp underflowed to 0: take the maximum over the allowed "
+                "entries only."
+            )
         elif not np.isclose(g.sum(), 1.0):
             yield "the allowed weights of a row with at least one allowed entry must sum to 1."
         else:
@@ -190,8 +252,10 @@ def _entropy_prediction(value):
     if not np.isfinite(number):
         return None, f"Your prediction is {number}, not a finite number of nats."
     if not -1e-9 <= number <= np.log(8) + 1e-9:
-        return None, (f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
-                      f"(uniform); your prediction {number:g} is outside that range.")
+        return None, (
+            f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
+            f"(uniform); your prediction {number:g} is outside that range."
+        )
     return number, None
 
 
@@ -217,43 +281,68 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
     expected = softmax(raw)
     if got.shape != expected.shape:
-        return Feedback(name, False, [f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
-                                      f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."])
-    bad = not_finite(name, got, f"Without the scaling these scores range from {raw.min():.0f} to "
-                                f"{raw.max():.0f}: exp of them is finite in float64 but near the "
-                                "limits of float32 (exp overflows above 88.7 and underflows to 0 below "
-                                "-104). Subtracting each row's maximum before exp, as torch.softmax "
-                                "does, avoids both.")
+        return Feedback(
+            name,
+            False,
+            [
+                f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
+                f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."
+            ],
+        )
+    bad = not_finite(
+        name,
+        got,
+        f"Without the scaling these scores range from {raw.min():.0f} to "
+        f"{raw.max():.0f}: exp of them is finite in float64 but near the "
+        "limits of float32 (exp overflows above 88.7 and underflows to 0 below "
+        "-104). Subtracting each row's maximum before exp, as torch.softmax "
+        "does, avoids both.",
+    )
     if bad is not None:
         return bad
     if not close(got, expected, atol=1e-3):  # float32 arithmetic is fine: the mistakes differ by far more
         mistakes = [
-            (softmax(raw / np.sqrt(512)), "These are still the scaled weights: the exercise removes the division by "
-                                          "sqrt(d). Score with queries @ keys.transpose(1, 2) alone."),
+            (
+                softmax(raw / np.sqrt(512)),
+                "These are still the scaled weights: the exercise removes the division by "
+                "sqrt(d). Score with queries @ keys.transpose(1, 2) alone.",
+            ),
             (softmax(raw / 512), "You divided by d; the changed model divides by nothing."),
             (softmax(raw, axis=1), "Normalise over the keys (the last axis), not over the queries."),
         ]
         hint = known_mistake(got, mistakes, atol=1e-3)
         if hint is not None:
             return Feedback(name, False, [hint])
-        return Feedback(name, False, ["These are not softmax(queries @ keys^T) over the keys: the changed model is "
-                                      "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."])
+        return Feedback(
+            name,
+            False,
+            [
+                "These are not softmax(queries @ keys^T) over the keys: the changed model is "
+                "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."
+            ],
+        )
     measured = float(entropy(got).mean())
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
-    report = (f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform "
-              f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f}).")
+    report = (
+        f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform "
+        f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
+    )
     if abs(predicted - measured) <= 0.3:
         verdict = f"You predicted {predicted:g}: close. The weights are nearly one-hot."
     elif predicted > measured:
-        verdict = (f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
-                   f"standard deviation sqrt(512) = {np.sqrt(512):.1f} in theory; the median gap between a query's "
-                   f"two largest scores is {gap:.1f} here, and the runner-up's weight is at most exp(-gap), so for at "
-                   f"least half of the queries it is below exp(-{gap:.1f}) = {np.exp(-gap):.0e}.")
+        verdict = (
+            f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
+            f"standard deviation sqrt(512) = {np.sqrt(512):.1f} in theory; the median gap between a query's "
+            f"two largest scores is {gap:.1f} here, and the runner-up's weight is at most exp(-gap), so for at "
+            f"least half of the queries it is below exp(-{gap:.1f}) = {np.exp(-gap):.0e}."
+        )
     else:
-        verdict = (f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
-                   "happen to be close keep some spread.")
+        verdict = (
+            f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
+            "happen to be close keep some spread."
+        )
     return Feedback(name, True, [report, verdict])
 
 
@@ -275,46 +364,73 @@ def check_query_jacobian(name, fn) -> Feedback:
     if problem is not None:
         return problem
     keys = torch.tensor(K)
-    expected = torch.autograd.functional.jacobian(lambda x: torch.softmax(keys @ x, dim=0) @ keys,
-                                                  torch.tensor(q)).numpy()  # (d, d), by autograd
+    expected = torch.autograd.functional.jacobian(
+        lambda x: torch.softmax(keys @ x, dim=0) @ keys, torch.tensor(q)
+    ).numpy()  # (d, d), by autograd
     lam = softmax(K @ q)  # (n,)
     if got.shape != expected.shape:
         if got.shape == (5, 5):
-            hint = ("A (5, 5) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). "
-                    "Continue the chain rule through alpha_j = q . k_j and o = sum_i lambda_i k_i.")
+            hint = (
+                "A (5, 5) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). "
+                "Continue the chain rule through alpha_j = q . k_j and o = sum_i lambda_i k_i."
+            )
         elif got.shape in ((3, 5), (5, 3)):
-            hint = ("A (3, 5) or (5, 3) matrix relates the output to the 5 scores (d o / d alpha). One more "
-                    "step of the chain rule: d alpha_j / d q = k_j.")
+            hint = (
+                "A (3, 5) or (5, 3) matrix relates the output to the 5 scores (d o / d alpha). One more "
+                "step of the chain rule: d alpha_j / d q = k_j."
+            )
         else:
             hint = ""
-        return Feedback(name, False, [f"The output o and the query q both have d = 3 entries, so d o / d q is "
-                                      f"(3, 3); got {got.shape}. {hint}".rstrip()])
-    bad = not_finite(name, got, "The scores K @ q here are small, so exp cannot overflow: look "
-                                "for a division by zero.")
+        return Feedback(
+            name,
+            False,
+            [
+                f"The output o and the query q both have d = 3 entries, so d o / d q is "
+                f"(3, 3); got {got.shape}. {hint}".rstrip()
+            ],
+        )
+    bad = not_finite(name, got, "The scores K @ q here are small, so exp cannot overflow: look for a division by zero.")
     if bad is not None:
         return bad
     if close(got, expected, atol=1e-8):
-        return Feedback(name, True, [
-            "d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of "
-            "the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it "
-            "vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With "
-            "scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d)."])
+        return Feedback(
+            name,
+            True,
+            [
+                "d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of "
+                "the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it "
+                "vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With "
+                "scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d)."
+            ],
+        )
     kbar = lam @ K  # (d,)
     second_moment = np.einsum("i,ij,ik->jk", lam, K, K)  # sum_i lambda_i k_i k_i^T
     uniform = np.full(5, 0.2)
     ubar = uniform @ K
     mistakes = [
-        (second_moment, "You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The "
-                        "weights also move together (they sum to 1): the part -lambda lambda^T (-lambda_i lambda_j "
-                        "for every i and j, i = j included) adds one more term."),
+        (
+            second_moment,
+            "You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The "
+            "weights also move together (they sum to 1): the part -lambda lambda^T (-lambda_i lambda_j "
+            "for every i and j, i = j included) adds one more term.",
+        ),
         (-expected, "The sign is flipped: raising q . k_j raises lambda_j, which pulls the output towards k_j."),
         (expected / np.sqrt(3), "You divided by sqrt(d): in this exercise the scores are unscaled, alpha_j = q . k_j."),
-        (np.outer(kbar, kbar), "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-                               "each key itself is missing."),
-        (-np.outer(kbar, kbar), "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-                                "each key itself is missing."),
-        (np.einsum("i,ij,ik->jk", uniform, K, K) - np.outer(ubar, ubar),
-         "You used equal weights 1/n; the derivative is taken at this query's softmax weights lambda = softmax(K q)."),
+        (
+            np.outer(kbar, kbar),
+            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
+            "each key itself is missing.",
+        ),
+        (
+            -np.outer(kbar, kbar),
+            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
+            "each key itself is missing.",
+        ),
+        (
+            np.einsum("i,ij,ik->jk", uniform, K, K) - np.outer(ubar, ubar),
+            "You used equal weights 1/n; the derivative is taken at this query's softmax "
+            "weights lambda = softmax(K q).",
+        ),
         (np.zeros((3, 3)), "The output does depend on q: q changes the scores, the scores change the weights."),
     ]
     hint = known_mistake(got, mistakes, atol=1e-8)
@@ -322,9 +438,13 @@ def check_query_jacobian(name, fn) -> Feedback:
         return Feedback(name, False, [hint])
     hints = ["Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K."]
     if not np.allclose(got, got.T, atol=1e-8):
-        hints.append("The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "
-                     "d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j).")
+        hints.append(
+            "The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "
+            "d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j)."
+        )
     else:
-        hints.append("Chain rule: d o / d q = sum_i k_i (d lambda_i / d q)^T, with d lambda_i / d alpha_j = "
-                     "lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.")
+        hints.append(
+            "Chain rule: d o / d q = sum_i k_i (d lambda_i / d q)^T, with d lambda_i / d alpha_j = "
+            "lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j."
+        )
     return Feedback(name, False, hints)

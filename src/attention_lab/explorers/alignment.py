@@ -20,8 +20,12 @@ __all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
 
 
 def _tokens(value, name: str) -> list:
-    if isinstance(value, str | bytes) or not hasattr(value, "__len__") \
-            or not all(isinstance(t, str) for t in value) or len(value) == 0:
+    if (
+        isinstance(value, str | bytes)
+        or not hasattr(value, "__len__")
+        or not all(isinstance(t, str) for t in value)
+        or len(value) == 0
+    ):
         raise ValueError(f"{name} must be a non-empty list of token strings, got {value!r:.60}")
     return list(value)
 
@@ -32,18 +36,23 @@ def _check_examples(sources, outputs, alignments):
         if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__"):
             raise ValueError(f"{name} must be a list with one entry per example, got {type(value).__name__}")
     if not (len(sources) == len(outputs) == len(alignments)) or not len(sources):
-        raise ValueError(f"sources, outputs and alignments need one entry per example, got {len(sources)}, "
-                         f"{len(outputs)} and {len(alignments)}")
+        raise ValueError(
+            f"sources, outputs and alignments need one entry per example, got {len(sources)}, "
+            f"{len(outputs)} and {len(alignments)}"
+        )
     checked = []
     for i, (src, out, a) in enumerate(zip(sources, outputs, alignments, strict=True)):
         src, out = _tokens(src, f"sources[{i}]"), _tokens(out, f"outputs[{i}]")
         a = as_float_array(a, f"alignments[{i}]")
         if a.shape != (len(out), len(src)):
-            raise ValueError(f"alignments[{i}] must have shape (output tokens, input tokens) = ({len(out)}, "
-                             f"{len(src)}), got {a.shape}")
+            raise ValueError(
+                f"alignments[{i}] must have shape (output tokens, input tokens) = ({len(out)}, "
+                f"{len(src)}), got {a.shape}"
+            )
         if np.any(a < 0) or np.any(a > 1):
-            raise ValueError(f"alignments[{i}] must hold attention weights in [0, 1], got values from "
-                             f"{a.min():.3g} to {a.max():.3g}")
+            raise ValueError(
+                f"alignments[{i}] must hold attention weights in [0, 1], got values from {a.min():.3g} to {a.max():.3g}"
+            )
         checked.append(a)
     return checked
 
@@ -54,8 +63,15 @@ def _visible(token):
 
 def plot_alignment(ax, source_tokens, output_tokens, alignment, *, colorbar=True):
     """A static alignment heatmap: output tokens down, input tokens across, weight as colour."""
-    return token_heatmap(ax, [_visible(t) for t in source_tokens], output_tokens, alignment, xlabel="input token",
-                         ylabel="output token", colorbar_label=r"weight $\lambda_{tj}$" if colorbar else None)
+    return token_heatmap(
+        ax,
+        [_visible(t) for t in source_tokens],
+        output_tokens,
+        alignment,
+        xlabel="input token",
+        ylabel="output token",
+        colorbar_label=r"weight $\lambda_{tj}$" if colorbar else None,
+    )
 
 
 def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
@@ -66,7 +82,7 @@ def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
     axes = np.atleast_1d(fig.subplots(rows, columns)).ravel()
     for ax, src, out, a in zip(axes, sources, outputs, alignments, strict=False):
         image = plot_alignment(ax, src, out, a, colorbar=False)
-    for ax in axes[len(sources):]:
+    for ax in axes[len(sources) :]:
         ax.set_visible(False)
     fig.colorbar(image, ax=list(axes), label=r"weight $\lambda_{tj}$", shrink=0.8)
     return fig
@@ -86,11 +102,19 @@ class AlignmentExplorer(Explorer):
         self.n_out = max(len(o) for o in self.outputs)
         labels = check_labels(labels, len(self.sources)) or ["".join(s) for s in self.sources]
         controls = {
-            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)],
-                                        description="example", layout=widgets.Layout(width="380px")),
-            "step": widgets.IntSlider(min=0, max=self.n_out - 1, description="output step t",
-                                      continuous_update=True, style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="420px")),
+            "example": widgets.Dropdown(
+                options=[(label, i) for i, label in enumerate(labels)],
+                description="example",
+                layout=widgets.Layout(width="380px"),
+            ),
+            "step": widgets.IntSlider(
+                min=0,
+                max=self.n_out - 1,
+                description="output step t",
+                continuous_update=True,
+                style={"description_width": "initial"},
+                layout=widgets.Layout(width="420px"),
+            ),
         }
         super().__init__(controls, interactive=interactive, values={"example": example, "step": step})
 
@@ -99,9 +123,10 @@ class AlignmentExplorer(Explorer):
         ax = self.ax_step
         self.bars = ax.bar(np.arange(self.n_in), np.zeros(self.n_in), width=0.8, color=COLORS["blue"])
         below = ax.get_xaxis_transform()  # x in data units, y in axes units: just under the axis
-        self.step_tokens = [ax.text(j, -0.03, "", ha="center", va="top", fontsize=10, transform=below,
-                                    fontfamily=FONT_FAMILY)
-                            for j in range(self.n_in)]
+        self.step_tokens = [
+            ax.text(j, -0.03, "", ha="center", va="top", fontsize=10, transform=below, fontfamily=FONT_FAMILY)
+            for j in range(self.n_in)
+        ]
         ax.set_xlim(-0.7, self.n_in - 0.3)
         ax.set_ylim(0, 1.05)
         ax.set_xticks([])
@@ -113,10 +138,13 @@ class AlignmentExplorer(Explorer):
         ax = self.ax_map
         self.image = ax.imshow(np.zeros((self.n_out, self.n_in)), cmap=CMAP, vmin=0, vmax=1, aspect="auto")
         self.figure.colorbar(self.image, ax=ax, label=r"weight $\lambda_{tj}$")
-        self.map_x = [ax.text(j, self.n_out - 0.3, "", ha="center", va="top", fontsize=8.5, fontfamily=FONT_FAMILY)
-                      for j in range(self.n_in)]
-        self.map_y = [ax.text(-0.8, t, "", ha="right", va="center", fontsize=9, fontfamily=FONT_FAMILY)
-                      for t in range(self.n_out)]
+        self.map_x = [
+            ax.text(j, self.n_out - 0.3, "", ha="center", va="top", fontsize=8.5, fontfamily=FONT_FAMILY)
+            for j in range(self.n_in)
+        ]
+        self.map_y = [
+            ax.text(-0.8, t, "", ha="right", va="center", fontsize=9, fontfamily=FONT_FAMILY) for t in range(self.n_out)
+        ]
         ax.set_xlim(-0.5, self.n_in - 0.5)
         ax.set_ylim(self.n_out - 0.5, -0.5)
         ax.set_xticks([])

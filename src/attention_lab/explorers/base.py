@@ -121,8 +121,11 @@ class Explorer:
         else:
             buffer_png(self.canvas)
         done = time.perf_counter()
-        return {"compute_ms": 1000 * (computed - start), "draw_ms": 1000 * (drawn - computed),
-                "encode_ms": 1000 * (done - drawn)}
+        return {
+            "compute_ms": 1000 * (computed - start),
+            "draw_ms": 1000 * (drawn - computed),
+            "encode_ms": 1000 * (done - drawn),
+        }
 
     def _draw_animated(self):
         for artist in self.animated:
@@ -197,7 +200,10 @@ def widget_bundle(widget, **kwargs) -> dict:
     bundle = {"text/plain": repr(widget)}
     if widget._view_name is not None:
         bundle["application/vnd.jupyter.widget-view+json"] = {
-            "version_major": 2, "version_minor": 0, "model_id": widget._model_id}
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": widget._model_id,
+        }
         widget._handle_displayed()  # ipywidgets 7 passes no arguments here either
     return bundle
 

@@ -17,8 +17,17 @@ import numpy as np
 
 from .._checks import check_real, check_temperature, describe
 
-__all__ = ["TEMPERATURE_OPTIONS", "temperature_label", "nearest_temperature", "TemperatureSlider", "temperature_slider",
-           "temperature_axis_position", "temperature_axis", "positions", "check_control_value"]
+__all__ = [
+    "TEMPERATURE_OPTIONS",
+    "temperature_label",
+    "nearest_temperature",
+    "TemperatureSlider",
+    "temperature_slider",
+    "temperature_axis_position",
+    "temperature_axis",
+    "positions",
+    "check_control_value",
+]
 
 
 def temperature_label(t: float) -> str:
@@ -30,8 +39,9 @@ def temperature_label(t: float) -> str:
 
 
 # T = 0, then 41 log-spaced values from 0.01 to 100, then T = inf: the slider reaches both limits exactly.
-TEMPERATURE_OPTIONS = [(temperature_label(t), float(t)) for t in
-                       [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]]
+TEMPERATURE_OPTIONS = [
+    (temperature_label(t), float(t)) for t in [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]
+]
 
 
 def nearest_temperature(value: float, name: str = "temperature") -> float:
@@ -51,8 +61,13 @@ class TemperatureSlider(widgets.SelectionSlider):
 
 def temperature_slider(value: float = 1.0, description: str = "T") -> TemperatureSlider:
     """A log-scale temperature slider from 0 (hard) through 0.01 ... 100 to inf (uniform)."""
-    return TemperatureSlider(options=TEMPERATURE_OPTIONS, value=nearest_temperature(value),
-                             description=description, continuous_update=True, layout=widgets.Layout(width="460px"))
+    return TemperatureSlider(
+        options=TEMPERATURE_OPTIONS,
+        value=nearest_temperature(value),
+        description=description,
+        continuous_update=True,
+        layout=widgets.Layout(width="460px"),
+    )
 
 
 def temperature_axis_position(t: float) -> float:
@@ -79,8 +94,9 @@ def positions(control) -> list[tuple[str, object]]:
     """
     if _is_selection(control):
         options = control.options.items() if isinstance(control.options, dict) else control.options
-        return [(str(option[0]), option[1]) if isinstance(option, tuple) else (str(option), option)
-                for option in options]
+        return [
+            (str(option[0]), option[1]) if isinstance(option, tuple) else (str(option), option) for option in options
+        ]
     if isinstance(control.value, bool):
         return [("off", False), ("on", True)]
     if isinstance(control, widgets.IntSlider):
@@ -133,4 +149,3 @@ def check_control_value(name: str, control, value):
             raise ValueError(f"{name} must be between {low:g} and {high:g} (the slider's range), got {describe(value)}")
         return int(number) if integral else number
     return value
-

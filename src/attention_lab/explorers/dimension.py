@@ -52,25 +52,38 @@ class DimensionExplorer(Explorer):
         if not isinstance(self.sample, ScoreSample):
             raise ValueError(f"sample must be a ScoreSample, got {type(sample).__name__}")
         if self.sample.queries.shape[1] < max(DIMENSIONS):
-            raise ValueError(f"sample must have max_d >= {max(DIMENSIONS)} (the slider's largest d), got "
-                             f"{self.sample.queries.shape[1]}")
+            raise ValueError(
+                f"sample must have max_d >= {max(DIMENSIONS)} (the slider's largest d), got "
+                f"{self.sample.queries.shape[1]}"
+            )
         n_keys = self.sample.keys.shape[0]
-        self.mean_entropy = {scaled: [entropy(softmax(self.sample.scores(k, scaled))).mean() for k in DIMENSIONS]
-                             for scaled in (False, True)}
+        self.mean_entropy = {
+            scaled: [entropy(softmax(self.sample.scores(k, scaled))).mean() for k in DIMENSIONS]
+            for scaled in (False, True)
+        }
         self.max_entropy = np.log(n_keys)
-        controls = {"d": widgets.SelectionSlider(options=DIMENSIONS, description="dimension d",
-                                                 continuous_update=True, layout=widgets.Layout(width="460px"))}
+        controls = {
+            "d": widgets.SelectionSlider(
+                options=DIMENSIONS,
+                description="dimension d",
+                continuous_update=True,
+                layout=widgets.Layout(width="460px"),
+            )
+        }
         super().__init__(controls, interactive=interactive, values={"d": d})
 
     def _build(self) -> list:
         self.ax_hist, self.ax_weights, self.ax_entropy = self.figure.subplots(
-            1, 3, gridspec_kw={"width_ratios": [1.1, 1.0, 1.0]})
+            1, 3, gridspec_kw={"width_ratios": [1.1, 1.0, 1.0]}
+        )
         ax = self.ax_hist
         centres = (BINS[:-1] + BINS[1:]) / 2
-        (self.hist_raw,) = ax.step(centres, np.zeros_like(centres), where="mid", color=COLORS["vermillion"],
-                                   lw=2, label=r"$q \cdot k$")
-        (self.hist_scaled,) = ax.step(centres, np.zeros_like(centres), where="mid", color=COLORS["blue"], lw=2,
-                                      label=r"$q \cdot k / \sqrt{d}$")
+        (self.hist_raw,) = ax.step(
+            centres, np.zeros_like(centres), where="mid", color=COLORS["vermillion"], lw=2, label=r"$q \cdot k$"
+        )
+        (self.hist_scaled,) = ax.step(
+            centres, np.zeros_like(centres), where="mid", color=COLORS["blue"], lw=2, label=r"$q \cdot k / \sqrt{d}$"
+        )
         ax.set_xlim(BINS[0], BINS[-1])
         ax.set_ylim(0, 0.45)
         ax.set_xlabel("score")
@@ -81,8 +94,9 @@ class DimensionExplorer(Explorer):
         ax = self.ax_weights
         n_keys = self.sample.keys.shape[0]
         positions = np.arange(n_keys)
-        self.bars_raw = ax.bar(positions - 0.2, np.zeros(n_keys), width=0.4, color=COLORS["vermillion"],
-                               label="unscaled")
+        self.bars_raw = ax.bar(
+            positions - 0.2, np.zeros(n_keys), width=0.4, color=COLORS["vermillion"], label="unscaled"
+        )
         self.bars_scaled = ax.bar(positions + 0.2, np.zeros(n_keys), width=0.4, color=COLORS["blue"], label="scaled")
         ax.set_xticks(positions, [f"$k_{i + 1}$" for i in positions])
         ax.set_ylim(0, 1.05)
@@ -129,8 +143,11 @@ def scaling_small_multiples(sample: ScoreSample | None = None, dimensions=(4, 64
     for column, d in enumerate(dimensions):
         for row, scaled in enumerate((False, True)):
             ax = axes[row, column]
-            ax.bar(np.arange(n_keys), softmax(sample.scores(d, scaled)[0]),
-                   color=COLORS["blue"] if scaled else COLORS["vermillion"])
+            ax.bar(
+                np.arange(n_keys),
+                softmax(sample.scores(d, scaled)[0]),
+                color=COLORS["blue"] if scaled else COLORS["vermillion"],
+            )
             ax.set_xticks(np.arange(n_keys), [f"$k_{i + 1}$" for i in range(n_keys)], fontsize=8)
             ax.set_title(f"d = {d}, {'scaled' if scaled else 'unscaled'}")
             ax.set_ylim(0, 1.05)

@@ -55,10 +55,19 @@ class GumbelExplorer(Explorer):
         ax = self.ax_freq
         positions = np.arange(n)
         ax.bar(positions, softmax(self.alpha), width=0.7, color=COLORS["sky"], label=r"softmax($\alpha$)")
-        ax.plot(positions, self.argmax_frequency, ls="none", marker="_", ms=22, mew=3, color=COLORS["black"],
-                label=f"argmax frequency ({self.many.shape[0]} draws)")
-        (self.mean_marks,) = ax.plot([], [], ls="none", marker="o", color=COLORS["vermillion"],
-                                     label="mean relaxed sample at T")
+        ax.plot(
+            positions,
+            self.argmax_frequency,
+            ls="none",
+            marker="_",
+            ms=22,
+            mew=3,
+            color=COLORS["black"],
+            label=f"argmax frequency ({self.many.shape[0]} draws)",
+        )
+        (self.mean_marks,) = ax.plot(
+            [], [], ls="none", marker="o", color=COLORS["vermillion"], label="mean relaxed sample at T"
+        )
         ax.set_xticks(positions, self.labels)
         ax.set_ylim(0, 1.0)
         ax.set_ylabel("probability / weight")

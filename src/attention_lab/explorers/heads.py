@@ -25,17 +25,27 @@ def _check_weights(weights, tokens):
         raise ValueError(f"weights must have shape (examples, layers, heads, n, n), got {weights.shape}")
     n = weights.shape[-1]
     if len(tokens) != weights.shape[0] or any(len(t) != n for t in tokens):
-        raise ValueError(f"tokens must hold one list of {n} tokens per example ({weights.shape[0]}), got "
-                         f"{len(tokens)} lists of lengths {sorted({len(t) for t in tokens})}")
+        raise ValueError(
+            f"tokens must hold one list of {n} tokens per example ({weights.shape[0]}), got "
+            f"{len(tokens)} lists of lengths {sorted({len(t) for t in tokens})}"
+        )
     return weights
 
 
 def plot_head(ax, tokens, weights, *, colorbar=True, fontsize=9):
     """A static heatmap of one head on one example: queries down, keys across, both labelled with tokens."""
     tokens = [str(t) for t in tokens]
-    return token_heatmap(ax, tokens, tokens, weights, xlabel="key (token read)", ylabel="query (token reading)",
-                         colorbar_label=r"weight $\lambda_{ij}$" if colorbar else None, aspect="equal",
-                         fontsize=fontsize)
+    return token_heatmap(
+        ax,
+        tokens,
+        tokens,
+        weights,
+        xlabel="key (token read)",
+        ylabel="query (token reading)",
+        colorbar_label=r"weight $\lambda_{ij}$" if colorbar else None,
+        aspect="equal",
+        fontsize=fontsize,
+    )
 
 
 def heads_small_multiples(weights, tokens, *, example=0):
@@ -79,8 +89,11 @@ class HeadExplorer(Explorer):
         controls = {
             "layer": widgets.SelectionSlider(options=_numbered(n_layers), description="layer", **slider),
             "head": widgets.SelectionSlider(options=_numbered(n_heads), description="head", **slider),
-            "example": widgets.Dropdown(options=[(label, i) for i, label in enumerate(labels)],
-                                        description="example", layout=widgets.Layout(width="300px")),
+            "example": widgets.Dropdown(
+                options=[(label, i) for i, label in enumerate(labels)],
+                description="example",
+                layout=widgets.Layout(width="300px"),
+            ),
         }
         super().__init__(controls, interactive=interactive, values={"layer": layer, "head": head, "example": example})
 
@@ -89,10 +102,12 @@ class HeadExplorer(Explorer):
         self.ax_example, self.ax_mean = self.figure.subplots(1, 2)
         ax = self.ax_example
         self.image = ax.imshow(np.zeros((n, n)), cmap=CMAP, vmin=0, vmax=1, aspect="equal", interpolation="nearest")
-        self.x_tokens = [ax.text(j, n - 0.35, "", ha="center", va="top", fontsize=10, fontfamily=FONT_FAMILY)
-                         for j in range(n)]
-        self.y_tokens = [ax.text(-0.75, i, "", ha="right", va="center", fontsize=10, fontfamily=FONT_FAMILY)
-                         for i in range(n)]
+        self.x_tokens = [
+            ax.text(j, n - 0.35, "", ha="center", va="top", fontsize=10, fontfamily=FONT_FAMILY) for j in range(n)
+        ]
+        self.y_tokens = [
+            ax.text(-0.75, i, "", ha="right", va="center", fontsize=10, fontfamily=FONT_FAMILY) for i in range(n)
+        ]
         ax.set_xlim(-0.5, n - 0.5)
         ax.set_ylim(n - 0.5, -0.5)
         ax.set_xticks([])
@@ -103,8 +118,9 @@ class HeadExplorer(Explorer):
         self.example_title = ax.set_title("")
 
         ax = self.ax_mean
-        self.mean_image = ax.imshow(np.zeros((n, n)), cmap=CMAP, vmin=0, vmax=1, aspect="equal",
-                                    interpolation="nearest")
+        self.mean_image = ax.imshow(
+            np.zeros((n, n)), cmap=CMAP, vmin=0, vmax=1, aspect="equal", interpolation="nearest"
+        )
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
         ax.set_xlabel("key position j")

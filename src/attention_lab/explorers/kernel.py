@@ -26,8 +26,14 @@ from ..plots import CMAP, COLORS
 from ..regression_data import RegressionData, make_regression_data, true_function
 from .base import Explorer
 
-__all__ = ["BANDWIDTH_RANGE", "TRAIN_SIZES", "KernelExplorer", "weight_image", "fit_and_weights_columns",
-           "kernel_small_multiples"]
+__all__ = [
+    "BANDWIDTH_RANGE",
+    "TRAIN_SIZES",
+    "KernelExplorer",
+    "weight_image",
+    "fit_and_weights_columns",
+    "kernel_small_multiples",
+]
 
 BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
 TRAIN_SIZES = (50, 500, 1000)  # the experiment of the original post on Nadaraya-Watson
@@ -37,8 +43,9 @@ _WEIGHT_CMAP = matplotlib.colormaps[CMAP].with_extremes(under="white", bad="whit
 
 def weight_image(ax, x_keys, x_query, weights):
     """lambda_i(x) as an image with keys along x and queries down y, both in x units (keys are not evenly spaced)."""
-    image = NonUniformImage(ax, interpolation="nearest", cmap=_WEIGHT_CMAP,
-                            norm=LogNorm(WEIGHT_FLOOR, 1.0), extent=(0, 5, 5, 0))
+    image = NonUniformImage(
+        ax, interpolation="nearest", cmap=_WEIGHT_CMAP, norm=LogNorm(WEIGHT_FLOOR, 1.0), extent=(0, 5, 5, 0)
+    )
     image.set_data(x_keys, x_query, np.maximum(weights, 0.0))
     ax.add_image(image)
     ax.set_xlim(0, 5)
@@ -60,20 +67,34 @@ class KernelExplorer(Explorer):
     figsize = (11.0, 3.7)
     static_controls = ("n_train",)
 
-    def __init__(self, datasets: dict | None = None, *, bandwidth=0.3, kernel="gaussian", n_train=50, query=None,
-                 seed=0, interactive=True):
+    def __init__(
+        self,
+        datasets: dict | None = None,
+        *,
+        bandwidth=0.3,
+        kernel="gaussian",
+        n_train=50,
+        query=None,
+        seed=0,
+        interactive=True,
+    ):
         if datasets is None:
             datasets = {n: make_regression_data(n, seed=check_seed(seed)) for n in TRAIN_SIZES}
-        if not isinstance(datasets, dict) or not datasets \
-                or not all(isinstance(d, RegressionData) for d in datasets.values()):
+        if (
+            not isinstance(datasets, dict)
+            or not datasets
+            or not all(isinstance(d, RegressionData) for d in datasets.values())
+        ):
             raise ValueError(f"datasets must map sizes to RegressionData, got {type(datasets).__name__}")
         for n in datasets:
             check_count(n, "each size in datasets (its keys)", 1)
         self.datasets = {int(n): d for n, d in datasets.items()}
         for n, d in self.datasets.items():
             if d.x_train.ndim != 1 or d.x_train.shape != d.y_train.shape or d.x_train.size == 0:
-                raise ValueError(f"datasets[{n}] must have 1-D x_train and y_train of one length >= 1, got shapes "
-                                 f"{d.x_train.shape} and {d.y_train.shape}")
+                raise ValueError(
+                    f"datasets[{n}] must have 1-D x_train and y_train of one length >= 1, got shapes "
+                    f"{d.x_train.shape} and {d.y_train.shape}"
+                )
             if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in d):
                 raise ValueError(f"datasets[{n}] must hold finite numbers only")
         first = next(iter(self.datasets.values()))
@@ -82,16 +103,29 @@ class KernelExplorer(Explorer):
             raise ValueError("every data set in datasets must have the same queries x_test")
         low, high = BANDWIDTH_RANGE
         controls = {
-            "bandwidth": widgets.FloatLogSlider(value=1.0, base=10, min=np.log10(low), max=np.log10(high),
-                                                step=0.05, description="h", readout_format=".3g",
-                                                continuous_update=True, layout=widgets.Layout(width="380px")),
-            "query": widgets.SelectionSlider(options=[(f"{x:.1f}", float(x)) for x in self.x_test],
-                                             description="query x", continuous_update=True,
-                                             layout=widgets.Layout(width="330px")),
-            "kernel": widgets.ToggleButtons(options=list(KERNELS), description="kernel",
-                                            style={"button_width": "96px"}),
-            "n_train": widgets.ToggleButtons(options=[(str(n), n) for n in self.datasets], description="points",
-                                             style={"button_width": "56px"}),
+            "bandwidth": widgets.FloatLogSlider(
+                value=1.0,
+                base=10,
+                min=np.log10(low),
+                max=np.log10(high),
+                step=0.05,
+                description="h",
+                readout_format=".3g",
+                continuous_update=True,
+                layout=widgets.Layout(width="380px"),
+            ),
+            "query": widgets.SelectionSlider(
+                options=[(f"{x:.1f}", float(x)) for x in self.x_test],
+                description="query x",
+                continuous_update=True,
+                layout=widgets.Layout(width="330px"),
+            ),
+            "kernel": widgets.ToggleButtons(
+                options=list(KERNELS), description="kernel", style={"button_width": "96px"}
+            ),
+            "n_train": widgets.ToggleButtons(
+                options=[(str(n), n) for n in self.datasets], description="points", style={"button_width": "56px"}
+            ),
         }
         if query is None:  # the middle query (2.5 for the course's data)
             query = float(self.x_test[len(self.x_test) // 2])
@@ -108,14 +142,17 @@ class KernelExplorer(Explorer):
 
     def _build(self) -> list:
         self.ax_fit, self.ax_heat, self.ax_profile = self.figure.subplots(
-            1, 3, gridspec_kw={"width_ratios": [1.15, 1.0, 1.0]})
+            1, 3, gridspec_kw={"width_ratios": [1.15, 1.0, 1.0]}
+        )
         ax = self.ax_fit
         dense = np.linspace(0, 5, 201)
         ax.plot(dense, true_function(dense), color=COLORS["black"], lw=1.5, label="truth f(x)")
-        (self.points,) = ax.plot([], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"],
-                                 label=r"training $(x_i, y_i)$")
-        (self.curve,) = ax.plot([], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5,
-                                label=r"prediction $\hat f(x)$")
+        (self.points,) = ax.plot(
+            [], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"], label=r"training $(x_i, y_i)$"
+        )
+        (self.curve,) = ax.plot(
+            [], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5, label=r"prediction $\hat f(x)$"
+        )
         self.fit_query = ax.axvline(0, color=COLORS["orange"], lw=1, ls="--")
         all_y = np.concatenate([d.y_train for d in self.datasets.values()])
         ax.set_ylim(min(all_y.min(), -1.0) - 0.3, all_y.max() + 1.2)
@@ -143,8 +180,17 @@ class KernelExplorer(Explorer):
         self.profile_title = ax.set_title("")
         # The training points are not animated: they change only with their number (a static control, one
         # full redraw), so a bandwidth or query step does not redraw up to 1000 markers.
-        return [self.curve, self.fit_query, self.fit_title, self.image, self.heat_query,
-                self.profile, self.profile_query, self.profile_text, self.profile_title]
+        return [
+            self.curve,
+            self.fit_query,
+            self.fit_title,
+            self.image,
+            self.heat_query,
+            self.profile,
+            self.profile_query,
+            self.profile_text,
+            self.profile_title,
+        ]
 
     def update(self):
         h, kernel, n = (self.controls[name].value for name in ("bandwidth", "kernel", "n_train"))
@@ -167,12 +213,14 @@ class KernelExplorer(Explorer):
         self.profile_title.set_text(f"weights of query x = {x:.1f}")
         if top > 0:
             self.profile.set_data(data.x_train, lam / top)
-            self.profile_text.set_text(rf"max $\lambda_i$ = {top:.3g}" "\n"
-                                       rf"effective keys $1/\sum\lambda_i^2$ = {effective_keys(lam):.1f} of {n}")
+            self.profile_text.set_text(
+                rf"max $\lambda_i$ = {top:.3g}"
+                "\n"
+                rf"effective keys $1/\sum\lambda_i^2$ = {effective_keys(lam):.1f} of {n}"
+            )
         else:
             self.profile.set_data([], [])
-            self.profile_text.set_text(f"no key within h = {h:.3g} of x = {x:.1f}:\n"
-                                       "0/0, no prediction here")
+            self.profile_text.set_text(f"no key within h = {h:.3g} of x = {x:.1f}:\n0/0, no prediction here")
 
 
 def fit_and_weights_columns(data: RegressionData, columns) -> Figure:

@@ -24,18 +24,35 @@ class LookupExplorer(Explorer):
 
     figsize = (11.0, 3.3)
 
-    def __init__(self, keys, values, labels, queries: dict, *, feature_names=("feature 1", "feature 2"),
-                 value_names=None, bandwidth=1.0, temperature=1.0, interactive=True):
+    def __init__(
+        self,
+        keys,
+        values,
+        labels,
+        queries: dict,
+        *,
+        feature_names=("feature 1", "feature 2"),
+        value_names=None,
+        bandwidth=1.0,
+        temperature=1.0,
+        interactive=True,
+    ):
         self.keys = as_float_array(keys, "keys", min_ndim=2)  # (n, 2)
         self.values = as_float_array(values, "values", min_ndim=2)  # (n, d_v)
         if self.keys.ndim != 2 or self.keys.shape[1] != 2 or len(self.keys) == 0:
             raise ValueError(f"keys must be 2-D points of shape (n, 2) to be drawn, got shape {self.keys.shape}")
         if self.values.ndim != 2 or self.values.shape[1] == 0:
             raise ValueError(f"values must have shape (n, d_v) with d_v >= 1, got shape {self.values.shape}")
-        if isinstance(labels, str) or not hasattr(labels, "__len__") or len(labels) != len(self.keys) \
-                or len(self.values) != len(self.keys):
-            raise ValueError(f"keys, values and labels must have one entry per key; got {len(self.keys)} keys, "
-                             f"{len(self.values)} values and labels {labels!r:.60}")
+        if (
+            isinstance(labels, str)
+            or not hasattr(labels, "__len__")
+            or len(labels) != len(self.keys)
+            or len(self.values) != len(self.keys)
+        ):
+            raise ValueError(
+                f"keys, values and labels must have one entry per key; got {len(self.keys)} keys, "
+                f"{len(self.values)} values and labels {labels!r:.60}"
+            )
         self.labels = check_labels(labels, len(self.keys))
         if not isinstance(queries, dict) or not queries:
             raise ValueError(f"queries must be a non-empty dict from names to points (x, y), got {queries!r:.60}")
@@ -47,8 +64,9 @@ class LookupExplorer(Explorer):
             if self.queries[name].shape != (2,):
                 raise ValueError(f"queries[{name!r}] must be one point (x, y), got shape {self.queries[name].shape}")
         self.feature_names = check_labels(feature_names, 2, "feature_names")
-        self.value_names = check_labels(value_names, self.values.shape[1], "value_names") or \
-            [f"v[{j}]" for j in range(self.values.shape[1])]
+        self.value_names = check_labels(value_names, self.values.shape[1], "value_names") or [
+            f"v[{j}]" for j in range(self.values.shape[1])
+        ]
         self.bandwidth = check_positive(bandwidth, "bandwidth")
         controls = {
             "query": widgets.Dropdown(options=list(self.queries), description="query q"),
@@ -65,7 +83,8 @@ class LookupExplorer(Explorer):
     def _build(self) -> list:
         fig = self.figure
         self.ax_keys, self.ax_scores, self.ax_weights, self.ax_out = fig.subplots(
-            1, 4, gridspec_kw={"width_ratios": [1.1, 1, 1, 1.1]})
+            1, 4, gridspec_kw={"width_ratios": [1.1, 1, 1, 1.1]}
+        )
         colors = [CYCLE[i % len(CYCLE)] for i in range(len(self.labels))]
         ax = self.ax_keys
         ax.scatter(self.keys[:, 0], self.keys[:, 1], s=90, c=colors, zorder=3)
@@ -94,16 +113,24 @@ class LookupExplorer(Explorer):
         self.weights_title = self.ax_weights.set_title("")
 
         self.out_bars = bar_chart(self.ax_out, self.value_names, np.zeros(len(self.value_names)), [COLORS["green"]])
-        (self.lookup_marks,) = self.ax_out.plot([], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"],
-                                                label="value of the nearest key")
+        (self.lookup_marks,) = self.ax_out.plot(
+            [], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"], label="value of the nearest key"
+        )
         low, high = min(0.0, self.values.min()), max(0.0, self.values.max())
         pad = 0.15 * (high - low) or 1.0
         self.ax_out.set_ylim(low - (pad if low < 0 else 0), high + pad)
         self.ax_out.set_ylabel(r"output $\sum_i \lambda_i v_i$")
         self.ax_out.set_title("3. average of the values")
         self.ax_out.legend(loc="upper right")
-        return [self.query_marker, *self.score_bars, *self.weight_bars, *self.weight_texts, self.weights_title,
-                *self.out_bars, self.lookup_marks]
+        return [
+            self.query_marker,
+            *self.score_bars,
+            *self.weight_bars,
+            *self.weight_texts,
+            self.weights_title,
+            *self.out_bars,
+            self.lookup_marks,
+        ]
 
     def update(self):
         query, temperature = self.controls["query"].value, self.controls["temperature"].value

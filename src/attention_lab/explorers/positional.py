@@ -34,16 +34,19 @@ class PositionalEncodingExplorer(Explorer):
 
     figsize = (11.5, 3.6)
 
-    def __init__(self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position=None,
-                 interactive: bool = True):
+    def __init__(
+        self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position=None, interactive: bool = True
+    ):
         self.pe, self.frequencies = _encoding(n_positions, d_model)
         self.n_positions, self.d_model = self.pe.shape
-        slider = {"continuous_update": True, "style": {"description_width": "initial"},
-                  "layout": widgets.Layout(width="400px")}
+        slider = {
+            "continuous_update": True,
+            "style": {"description_width": "initial"},
+            "layout": widgets.Layout(width="400px"),
+        }
         controls = {
             "dimension": widgets.IntSlider(min=0, max=d_model - 1, description="dimension", **slider),
-            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position pos",
-                                          **slider),
+            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position pos", **slider),
         }
         position = min(20, n_positions - 1) if position is None else position  # default: position 20 where it exists
         super().__init__(controls, interactive=interactive, values={"dimension": dimension, "position": position})
@@ -51,7 +54,8 @@ class PositionalEncodingExplorer(Explorer):
     def _build(self) -> list:
         n, d = self.n_positions, self.d_model
         self.ax_map, self.ax_curve, self.ax_dot = self.figure.subplots(
-            1, 3, gridspec_kw={"width_ratios": [1.0, 1.1, 1.1]})
+            1, 3, gridspec_kw={"width_ratios": [1.0, 1.1, 1.1]}
+        )
         ax = self.ax_map
         image = ax.imshow(self.pe, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
         self.figure.colorbar(image, ax=ax, label="PE value")
@@ -74,10 +78,17 @@ class PositionalEncodingExplorer(Explorer):
 
         ax = self.ax_dot
         offsets = np.arange(-(n - 1), n)
-        ax.plot(offsets, offset_dot_products(self.frequencies, offsets, d), color=COLORS["grey"], lw=5, alpha=0.5,
-                label=r"$\sum_f \cos(\Delta\,\omega_f)$")
-        (self.dots,) = ax.plot(offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5,
-                               label=r"PE(pos)$\cdot$PE(pos$'$)")
+        ax.plot(
+            offsets,
+            offset_dot_products(self.frequencies, offsets, d),
+            color=COLORS["grey"],
+            lw=5,
+            alpha=0.5,
+            label=r"$\sum_f \cos(\Delta\,\omega_f)$",
+        )
+        (self.dots,) = ax.plot(
+            offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5, label=r"PE(pos)$\cdot$PE(pos$'$)"
+        )
         ax.axvline(0, color=COLORS["grey"], lw=0.8, ls="--")
         ax.set_xlim(-(n - 1), n - 1)
         reference = offset_dot_products(self.frequencies, offsets, d)
@@ -102,8 +113,9 @@ class PositionalEncodingExplorer(Explorer):
         self.dot_title.set_text(f"pos = {p}: dot products vs offset")
 
 
-def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30),
-                               positions=(0, 20, 50)):
+def positional_small_multiples(
+    n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30), positions=(0, 20, 50)
+):
     """Static twin: a few dimensions as functions of position (top); dot products vs offset for a few pos (bottom)."""
     pe, omega = _encoding(n_positions, d_model)
     fig = Figure(figsize=(2.8 * len(dimensions), 5.2), layout="constrained")
@@ -119,10 +131,15 @@ def positional_small_multiples(n_positions: int = 64, d_model: int = 32, dimensi
             ax.set_ylabel("PE[pos, dimension]")
     ax = fig.add_subplot(grid[1, :])
     offsets = np.arange(-(n_positions - 1), n_positions)
-    ax.plot(offsets, offset_dot_products(omega, offsets, d_model), color=COLORS["grey"], lw=6, alpha=0.5,
-            label=r"$\sum_f \cos(\Delta\,\omega_f)$")
-    for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]),
-                        strict=False):
+    ax.plot(
+        offsets,
+        offset_dot_products(omega, offsets, d_model),
+        color=COLORS["grey"],
+        lw=6,
+        alpha=0.5,
+        label=r"$\sum_f \cos(\Delta\,\omega_f)$",
+    )
+    for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]), strict=False):
         p = check_count(p, "positions", 0, n_positions - 1)
         ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(pos')")
     ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")

@@ -61,12 +61,23 @@ class SamplingExplorer(Explorer):
 
     figsize = (11.0, 3.9)
 
-    def __init__(self, logits, tokens, *, prompt: str = "", continuation=None, temperature=1.0, top_k=None,
-                 top_p=1.0, interactive=True):
+    def __init__(
+        self,
+        logits,
+        tokens,
+        *,
+        prompt: str = "",
+        continuation=None,
+        temperature=1.0,
+        top_k=None,
+        top_p=1.0,
+        interactive=True,
+    ):
         self.alpha, tokens = _check(logits, tokens)
         if continuation is not None and not callable(continuation):
-            raise ValueError(f"continuation must be a function (T, top_k, top_p) -> text, or None, got "
-                             f"{type(continuation).__name__}")
+            raise ValueError(
+                f"continuation must be a function (T, top_k, top_p) -> text, or None, got {type(continuation).__name__}"
+            )
         if not isinstance(prompt, str):
             raise ValueError(f"prompt must be a string, got {type(prompt).__name__}")
         self.prompt, self.continuation = prompt, continuation
@@ -80,8 +91,11 @@ class SamplingExplorer(Explorer):
             "top_k": widgets.SelectionSlider(options=top_k_options(n), description="top-k", **slider),
             "top_p": widgets.SelectionSlider(options=TOP_P_OPTIONS, description="top-p", **slider),
         }
-        super().__init__(controls, interactive=interactive,
-                         values={"temperature": temperature, "top_k": n if top_k is None else top_k, "top_p": top_p})
+        super().__init__(
+            controls,
+            interactive=interactive,
+            values={"temperature": temperature, "top_k": n if top_k is None else top_k, "top_p": top_p},
+        )
 
     def distribution(self, temperature, top_k, top_p) -> np.ndarray:
         """The sampler's distribution over the vocabulary, in the logits' own order: (V,)."""
@@ -103,8 +117,9 @@ class SamplingExplorer(Explorer):
         ax.legend(loc="upper right")
         self.title = ax.set_title("")
         self.ax_text.set_axis_off()
-        self.text = self.ax_text.text(0.0, 1.0, "", va="top", ha="left", fontsize=10, family="monospace",
-                                      transform=self.ax_text.transAxes)
+        self.text = self.ax_text.text(
+            0.0, 1.0, "", va="top", ha="left", fontsize=10, family="monospace", transform=self.ax_text.transAxes
+        )
         return [*self.bars, self.title, self.text]
 
     def update(self):
@@ -113,8 +128,10 @@ class SamplingExplorer(Explorer):
         for bar, height in zip(self.bars, probs[self.order], strict=True):
             bar.set_height(height)
         kept = int(np.count_nonzero(probs))
-        self.title.set_text(f"T = {temperature_label(temperature)}, top-k = {k}, top-p = {p:g}: {kept} token(s) "
-                            f"kept, entropy {entropy(probs):.2f} nats")
+        self.title.set_text(
+            f"T = {temperature_label(temperature)}, top-k = {k}, top-p = {p:g}: {kept} token(s) "
+            f"kept, entropy {entropy(probs):.2f} nats"
+        )
         if self.continuation is not None:
             if (temperature, k, p) not in self._written:
                 self._written[temperature, k, p] = str(self.continuation(temperature, k, p))
@@ -124,9 +141,20 @@ class SamplingExplorer(Explorer):
             self.text.set_text(_wrap(self.prompt))
 
 
-def sampling_small_multiples(logits, tokens, settings=((0.0, None, 1.0), (0.5, None, 1.0), (1.0, None, 1.0),
-                                                       (1.0, 5, 1.0), (1.0, None, 0.8), (np.inf, None, 1.0)),
-                             *, shown=20):
+def sampling_small_multiples(
+    logits,
+    tokens,
+    settings=(
+        (0.0, None, 1.0),
+        (0.5, None, 1.0),
+        (1.0, None, 1.0),
+        (1.0, 5, 1.0),
+        (1.0, None, 0.8),
+        (np.inf, None, 1.0),
+    ),
+    *,
+    shown=20,
+):
     """Static twin of :class:`SamplingExplorer`: the distribution for each (T, top-k, top-p) in ``settings``.
 
     Shows the ``shown`` tokens with the largest logits (the rest get little or nothing except at large T;
@@ -145,8 +173,13 @@ def sampling_small_multiples(logits, tokens, settings=((0.0, None, 1.0), (0.5, N
         ax.set_xticks(np.arange(len(order)), labels, fontsize=7, fontfamily=FONT_FAMILY)
         ax.grid(axis="x", visible=False)
         rest = max(0.0, 1.0 - float(probs[order].sum()))
-        ax.set_title(f"T = {temperature_label(t)}" + (f", k = {k}" if k else "") + (f", p = {p:g}" if p < 1 else "")
-                     + f"\n(not shown: {rest:.2f})", fontsize=9)
+        ax.set_title(
+            f"T = {temperature_label(t)}"
+            + (f", k = {k}" if k else "")
+            + (f", p = {p:g}" if p < 1 else "")
+            + f"\n(not shown: {rest:.2f})",
+            fontsize=9,
+        )
         ax.set_xlabel("next token")
     axes[0].set_ylim(0, 1.02)
     axes[0].set_ylabel(r"probability $p_i$ (grey: T = 1)")

@@ -25,11 +25,15 @@ def _check_snapshots(snapshots, data):
     expected = (len(data.x_test), len(data.x_train))
     for i, s in enumerate(snapshots):
         if not isinstance(s, dict) or any(key not in s for key in SNAPSHOT_KEYS):
-            raise ValueError(f"snapshots[{i}] must be a dict from attention_lab.training.snapshot with keys "
-                             f"{list(SNAPSHOT_KEYS)}, got {type(s).__name__}")
+            raise ValueError(
+                f"snapshots[{i}] must be a dict from attention_lab.training.snapshot with keys "
+                f"{list(SNAPSHOT_KEYS)}, got {type(s).__name__}"
+            )
         if np.shape(s["weights"]) != expected or np.shape(s["y_hat"]) != expected[:1]:
-            raise ValueError(f"snapshots[{i}] does not match data: weights must have shape (queries, keys) = "
-                             f"{expected}, got {np.shape(s['weights'])}")
+            raise ValueError(
+                f"snapshots[{i}] does not match data: weights must have shape (queries, keys) = "
+                f"{expected}, got {np.shape(s['weights'])}"
+            )
 
 
 class TrainingScrubber(Explorer):
@@ -45,14 +49,20 @@ class TrainingScrubber(Explorer):
         if not isinstance(title, str):
             raise ValueError(f"title must be a string, got {type(title).__name__}")
         self.snapshots, self.data, self.title = list(snapshots), data, title
-        controls = {"epoch": widgets.SelectionSlider(options=[(str(s["epoch"]), i) for i, s in enumerate(snapshots)],
-                                                     description="epoch", continuous_update=True,
-                                                     layout=widgets.Layout(width="520px"))}
+        controls = {
+            "epoch": widgets.SelectionSlider(
+                options=[(str(s["epoch"]), i) for i, s in enumerate(snapshots)],
+                description="epoch",
+                continuous_update=True,
+                layout=widgets.Layout(width="520px"),
+            )
+        }
         super().__init__(controls, interactive=interactive, values={"epoch": epoch})
 
     def _build(self) -> list:
         self.ax_fit, self.ax_heat, self.ax_curve = self.figure.subplots(
-            1, 3, gridspec_kw={"width_ratios": [1.1, 1.0, 1.0]})
+            1, 3, gridspec_kw={"width_ratios": [1.1, 1.0, 1.0]}
+        )
         d = self.data
         ax = self.ax_fit
         ax.plot(d.x_train, d.y_train, "o", ms=3.5, alpha=0.5, color=COLORS["grey"], label="training")
@@ -82,8 +92,11 @@ class TrainingScrubber(Explorer):
         d = self.data
         self.curve.set_data(d.x_test, s["y_hat"])
         w = s["w"]
-        width = f"w = {w[0]:.2f}, h = 1/w = {1 / w[0]:.3f}" if np.ptp(w) < 1e-9 else \
-            f"w(x) from {w.min():.2f} to {w.max():.2f}"
+        width = (
+            f"w = {w[0]:.2f}, h = 1/w = {1 / w[0]:.3f}"
+            if np.ptp(w) < 1e-9
+            else f"w(x) from {w.min():.2f} to {w.max():.2f}"
+        )
         self.fit_title.set_text(f"{self.title}epoch {s['epoch']}:\n{width}")  # two lines: fits the panel
         self.image.set_data(d.x_train, d.x_test, s["weights"])
         self.now.set_xdata([s["epoch"], s["epoch"]])
@@ -100,6 +113,7 @@ def training_small_multiples(snapshots: list, data: RegressionData, epochs=None)
     missing = [e for e in epochs if e not in by_epoch]
     if missing:
         raise ValueError(f"epochs {missing} have no snapshot; available: {sorted(by_epoch)[:5]} ... {max(by_epoch)}")
-    columns = [(f"epoch {e}: w = {by_epoch[e]['w'].mean():.2f}", by_epoch[e]["y_hat"], by_epoch[e]["weights"])
-               for e in epochs]
+    columns = [
+        (f"epoch {e}: w = {by_epoch[e]['w'].mean():.2f}", by_epoch[e]["y_hat"], by_epoch[e]["weights"]) for e in epochs
+    ]
     return fit_and_weights_columns(data, columns)

@@ -33,13 +33,25 @@ class TemperatureExplorer(Explorer):
 
     figsize = (11.0, 3.6)
 
-    def __init__(self, scores, values, labels=None, *, k=2, n_samples=8, seed=0, temperature=1.0,
-                 normaliser="softmax", interactive=True):
+    def __init__(
+        self,
+        scores,
+        values,
+        labels=None,
+        *,
+        k=2,
+        n_samples=8,
+        seed=0,
+        temperature=1.0,
+        normaliser="softmax",
+        interactive=True,
+    ):
         self.alpha = as_float_array(scores, "scores", min_ndim=1)
         self.values = as_float_array(values, "values", min_ndim=2)
         if self.alpha.ndim != 1 or self.values.shape != (self.alpha.size, 2):
-            raise ValueError(f"scores must have shape (n,) and values shape (n, 2); got {self.alpha.shape} and "
-                             f"{self.values.shape}")
+            raise ValueError(
+                f"scores must have shape (n,) and values shape (n, 2); got {self.alpha.shape} and {self.values.shape}"
+            )
         n = self.alpha.size
         if n < 2:
             raise ValueError(f"scores must hold at least 2 keys for the temperature to matter, got {n}")
@@ -50,11 +62,13 @@ class TemperatureExplorer(Explorer):
         self.curve_t = 10.0 ** np.linspace(-2, 2, 161)
         controls = {
             "temperature": temperature_slider(),
-            "normaliser": widgets.ToggleButtons(options=list(NORMALISERS), description="normaliser",
-                                                style={"button_width": "100px"}),
+            "normaliser": widgets.ToggleButtons(
+                options=list(NORMALISERS), description="normaliser", style={"button_width": "100px"}
+            ),
         }
-        super().__init__(controls, interactive=interactive, values={"temperature": temperature,
-                                                                    "normaliser": normaliser})
+        super().__init__(
+            controls, interactive=interactive, values={"temperature": temperature, "normaliser": normaliser}
+        )
 
     def weights(self, temperature, normaliser="softmax"):
         return NORMALISERS[normaliser](self.alpha, temperature)
@@ -66,7 +80,8 @@ class TemperatureExplorer(Explorer):
 
     def _build(self) -> list:
         self.ax_scores, self.ax_weights, self.ax_entropy, self.ax_values = self.figure.subplots(
-            1, 4, gridspec_kw={"width_ratios": [0.8, 0.9, 1.0, 1.3]})
+            1, 4, gridspec_kw={"width_ratios": [0.8, 0.9, 1.0, 1.3]}
+        )
         n = self.alpha.size
         top = int(np.argmax(self.alpha))
         colors = [COLORS["vermillion"] if i == top else COLORS["grey"] for i in range(n)]
@@ -75,8 +90,9 @@ class TemperatureExplorer(Explorer):
         self.ax_scores.set_title("scores (argmax in red)")
 
         self.weight_bars = bar_chart(self.ax_weights, self.labels, np.zeros(n))
-        (self.topk_marks,) = self.ax_weights.plot([], [], ls="none", marker="_", ms=18, mew=3,
-                                                  color=COLORS["vermillion"], label=f"top-{self.k}")
+        (self.topk_marks,) = self.ax_weights.plot(
+            [], [], ls="none", marker="_", ms=18, mew=3, color=COLORS["vermillion"], label=f"top-{self.k}"
+        )
         self.ax_weights.set_ylim(0, 1.05)
         self.ax_weights.set_ylabel(r"weight $\lambda_i$")
         self.ax_weights.legend(loc="upper left")
@@ -99,30 +115,58 @@ class TemperatureExplorer(Explorer):
         for label, (x, y) in zip(self.labels, v, strict=True):
             ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points")
         (self.path,) = ax.plot([], [], color=COLORS["blue"], lw=1.5, alpha=0.6, label="output as T varies")
-        ax.plot(*v[top], ls="none", marker="s", ms=11, mfc="none", mew=2, color=COLORS["vermillion"],
-                label="argmax value")
+        ax.plot(
+            *v[top], ls="none", marker="s", ms=11, mfc="none", mew=2, color=COLORS["vermillion"], label="argmax value"
+        )
         topk_mean = hard_attention(self.alpha, self.k) @ v
-        ax.plot(*topk_mean, ls="none", marker="^", ms=10, mfc="none", mew=2, color=COLORS["orange"],
-                label=f"top-{self.k} mean")
-        ax.plot(*v.mean(axis=0), ls="none", marker="D", ms=9, mfc="none", mew=2, color=COLORS["green"],
-                label="mean (uniform)")
-        (self.sample_one,) = ax.plot([], [], ls="none", marker="x", ms=10, mew=2, color=COLORS["purple"],
-                                     label="one sample")
-        (self.sample_mean,) = ax.plot([], [], ls="none", marker="P", ms=10, color=COLORS["purple"],
-                                      label=f"mean of {self.uniforms.size} samples")
-        (self.output,) = ax.plot([], [], ls="none", marker="o", ms=12, color=COLORS["blue"],
-                                 label=r"soft output $\sum_i\lambda_i v_i$")
+        ax.plot(
+            *topk_mean,
+            ls="none",
+            marker="^",
+            ms=10,
+            mfc="none",
+            mew=2,
+            color=COLORS["orange"],
+            label=f"top-{self.k} mean",
+        )
+        ax.plot(
+            *v.mean(axis=0),
+            ls="none",
+            marker="D",
+            ms=9,
+            mfc="none",
+            mew=2,
+            color=COLORS["green"],
+            label="mean (uniform)",
+        )
+        (self.sample_one,) = ax.plot(
+            [], [], ls="none", marker="x", ms=10, mew=2, color=COLORS["purple"], label="one sample"
+        )
+        (self.sample_mean,) = ax.plot(
+            [], [], ls="none", marker="P", ms=10, color=COLORS["purple"], label=f"mean of {self.uniforms.size} samples"
+        )
+        (self.output,) = ax.plot(
+            [], [], ls="none", marker="o", ms=12, color=COLORS["blue"], label=r"soft output $\sum_i\lambda_i v_i$"
+        )
         pad = 0.12 * np.ptp(v, axis=0)
         ax.set_ylim(v[:, 1].min() - pad[1], v[:, 1].max() + pad[1])
         ax.set_xlabel("value coordinate 1")
         ax.set_ylabel("value coordinate 2")
         ax.set_title("the output in value space")
         ax.set_xlim(v[:, 0].min() - pad[0], v[:, 0].max() + 3.2 * pad[0] + 0.4 * np.ptp(v[:, 0]))  # legend room
-        ax.legend(loc="lower right", fontsize=7.5, framealpha=0.85, handlelength=1.2, borderpad=0.3,
-                  labelspacing=0.25)
+        ax.legend(loc="lower right", fontsize=7.5, framealpha=0.85, handlelength=1.2, borderpad=0.3, labelspacing=0.25)
         self._normaliser_drawn = None
-        return [*self.weight_bars, self.weights_title, self.entropy_curve, self.entropy_ends, self.entropy_now,
-                self.path, self.sample_one, self.sample_mean, self.output]
+        return [
+            *self.weight_bars,
+            self.weights_title,
+            self.entropy_curve,
+            self.entropy_ends,
+            self.entropy_now,
+            self.path,
+            self.sample_one,
+            self.sample_mean,
+            self.output,
+        ]
 
     def _draw_normaliser_curves(self, normaliser):
         """The entropy curve and the output path depend on the normaliser only, not on T: drawn once each."""
@@ -152,8 +196,9 @@ class TemperatureExplorer(Explorer):
         self.sample_mean.set_data([drawn[:, 0].mean()], [drawn[:, 1].mean()])
 
 
-def temperature_small_multiples(scores, values, temperatures=(0.0, 0.3, 1.0, 3.0, np.inf), *, labels=None,
-                                normaliser="softmax"):
+def temperature_small_multiples(
+    scores, values, temperatures=(0.0, 0.3, 1.0, 3.0, np.inf), *, labels=None, normaliser="softmax"
+):
     """Static twin of :class:`TemperatureExplorer`: weights (top row) and output point (bottom row) per T."""
     alpha = as_float_array(scores, "scores", min_ndim=1)
     v = as_float_array(values, "values", min_ndim=2)

@@ -33,8 +33,28 @@ from .transformer import (
     sinusoidal_positional_encoding,
 )
 
-__all__ = ["gumbel_softmax", "NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out", "masked_softmax",
-           "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention", "AttentionPooling",
-           "sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN", "TransformerBlock",
-           "TinyTransformer", "reversal_data", "DotAttentionPooling",
-           "DecoderBlock", "TransformerSeq2Seq", "CharTransformer", "KVCache", "generate"]
+__all__ = [
+    "gumbel_softmax",
+    "NWKernelRegression",
+    "AdaptiveNWKernelRegression",
+    "leave_one_out",
+    "masked_softmax",
+    "padding_mask",
+    "DotProductAttention",
+    "AdditiveAttention",
+    "GeneralAttention",
+    "AttentionPooling",
+    "sinusoidal_positional_encoding",
+    "causal_mask",
+    "MultiHeadAttention",
+    "PositionWiseFFN",
+    "TransformerBlock",
+    "TinyTransformer",
+    "reversal_data",
+    "DotAttentionPooling",
+    "DecoderBlock",
+    "TransformerSeq2Seq",
+    "CharTransformer",
+    "KVCache",
+    "generate",
+]

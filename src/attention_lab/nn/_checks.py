@@ -52,12 +52,15 @@ def check_ids(ids, name: str, vocab_size: int, what: str):
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise ValueError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
     if ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise ValueError(f"{name} of shape {tuple(ids.shape)} is empty: it needs at least one sequence with at "
-                         f"least one token")
+        raise ValueError(
+            f"{name} of shape {tuple(ids.shape)} is empty: it needs at least one sequence with at least one token"
+        )
     low, high = int(ids.min()), int(ids.max())
     if low < 0 or high >= vocab_size:
-        raise ValueError(f"{name} holds token ids from {low} to {high}, but the vocabulary has {vocab_size} tokens "
-                         f"(ids 0..{vocab_size - 1})")
+        raise ValueError(
+            f"{name} holds token ids from {low} to {high}, but the vocabulary has {vocab_size} tokens "
+            f"(ids 0..{vocab_size - 1})"
+        )
     return ids
 
 

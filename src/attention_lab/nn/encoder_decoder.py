@@ -56,15 +56,22 @@ class DecoderBlock(torch.nn.Module):
     def from_torch(cls, layer: torch.nn.TransformerDecoderLayer) -> DecoderBlock:
         """A copy of a ``torch.nn.TransformerDecoderLayer`` (``norm_first=True``, ReLU, no dropout at eval)."""
         if not isinstance(layer, torch.nn.TransformerDecoderLayer) or not layer.norm_first:
-            raise ValueError("layer must be a torch.nn.TransformerDecoderLayer built with norm_first=True (pre-LN, "
-                             f"like this block), got {type(layer).__name__}")
+            raise ValueError(
+                "layer must be a torch.nn.TransformerDecoderLayer built with norm_first=True (pre-LN, "
+                f"like this block), got {type(layer).__name__}"
+            )
         d_model, d_ff = layer.linear1.in_features, layer.linear1.out_features
         copy = cls(d_model, layer.self_attn.num_heads, d_ff)
         copy.self_attention = MultiHeadAttention.from_torch(layer.self_attn)
         copy.cross_attention = MultiHeadAttention.from_torch(layer.multihead_attn)
         with torch.no_grad():
-            for mine, theirs in ((copy.ffn.net[0], layer.linear1), (copy.ffn.net[2], layer.linear2),
-                                 (copy.norm1, layer.norm1), (copy.norm2, layer.norm2), (copy.norm3, layer.norm3)):
+            for mine, theirs in (
+                (copy.ffn.net[0], layer.linear1),
+                (copy.ffn.net[2], layer.linear2),
+                (copy.norm1, layer.norm1),
+                (copy.norm2, layer.norm2),
+                (copy.norm3, layer.norm3),
+            ):
                 mine.weight.copy_(theirs.weight)
                 mine.bias.copy_(theirs.bias)
         return copy
@@ -72,12 +79,15 @@ class DecoderBlock(torch.nn.Module):
 
 def _check_ids(ids, name: str, vocab_size: int):
     if not torch.is_tensor(ids) or ids.dim() != 2 or ids.is_floating_point() or ids.dtype == torch.bool:
-        raise ValueError(f"{name} must be a 2-D integer tensor of token ids (batch, length), got "
-                         f"{tuple(ids.shape) if torch.is_tensor(ids) else type(ids).__name__}")
+        raise ValueError(
+            f"{name} must be a 2-D integer tensor of token ids (batch, length), got "
+            f"{tuple(ids.shape) if torch.is_tensor(ids) else type(ids).__name__}"
+        )
     if ids.numel() == 0 or int(ids.min()) < 0 or int(ids.max()) >= vocab_size:
-        raise ValueError(f"{name} must hold ids in 0..{vocab_size - 1} (and at least one), got shape "
-                         f"{tuple(ids.shape)}" + (f" with ids from {int(ids.min())} to {int(ids.max())}"
-                                                  if ids.numel() else ""))
+        raise ValueError(
+            f"{name} must hold ids in 0..{vocab_size - 1} (and at least one), got shape "
+            f"{tuple(ids.shape)}" + (f" with ids from {int(ids.min())} to {int(ids.max())}" if ids.numel() else "")
+        )
 
 
 class TransformerSeq2Seq(torch.nn.Module):
@@ -89,8 +99,17 @@ class TransformerSeq2Seq(torch.nn.Module):
     weights of the last call are in :meth:`cross_attention_weights`: (b, num_layers, num_heads, m, n).
     """
 
-    def __init__(self, src_vocab: int, tgt_vocab: int, *, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
-                 d_ff: int = 128, max_len: int = 64):
+    def __init__(
+        self,
+        src_vocab: int,
+        tgt_vocab: int,
+        *,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 128,
+        max_len: int = 64,
+    ):
         super().__init__()
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
         self.src_embedding = torch.nn.Embedding(src_vocab, d_model)
@@ -134,8 +153,9 @@ class TransformerSeq2Seq(torch.nn.Module):
     def loss(self, src, src_lens, tgt):
         """Mean cross-entropy of the next character over the non-padding targets."""
         logits = self.forward(src, src_lens, tgt)
-        return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1),
-                                                 ignore_index=Vocab.PAD)
+        return torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=Vocab.PAD
+        )
 
     @torch.no_grad()
     def greedy(self, src, src_lens, max_len: int = 12):

@@ -10,8 +10,14 @@ from ._checks import as_float_tensor
 __all__ = ["gumbel_softmax"]
 
 
-def gumbel_softmax(scores: torch.Tensor, temperature: float = 1.0, *, hard: bool = False,
-                   generator: torch.Generator | None = None, dim: int = -1) -> torch.Tensor:
+def gumbel_softmax(
+    scores: torch.Tensor,
+    temperature: float = 1.0,
+    *,
+    hard: bool = False,
+    generator: torch.Generator | None = None,
+    dim: int = -1,
+) -> torch.Tensor:
     """Differentiable relaxed sample: lambda = softmax((alpha + g) / T), g_i ~ Gumbel(0, 1).
 
     With ``hard=True`` the forward value is the one-hot argmax(alpha + g), an exact sample from

@@ -103,8 +103,9 @@ def _differences(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 def _keys_per_query(queries, keys, values):
     """Check shapes; return keys and values as (n_q, n_k), one key set per query (broadcast if shared)."""
-    queries, keys, values = (as_float_tensor(t, n, check_values=True) for t, n in
-                             ((queries, "queries"), (keys, "keys"), (values, "values")))
+    queries, keys, values = (
+        as_float_tensor(t, n, check_values=True) for t, n in ((queries, "queries"), (keys, "keys"), (values, "values"))
+    )
     if queries.dim() != 1:
         raise ValueError(f"queries must have shape (n_q,), got {tuple(queries.shape)}")
     if keys.shape != values.shape:

@@ -49,10 +49,26 @@ class KVCache:
 class CharTransformer(TinyTransformer):
     """A causal :class:`~attention_lab.nn.TinyTransformer` over characters, with a cached :meth:`step`."""
 
-    def __init__(self, vocab_size: int, max_len: int, *, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
-                 d_ff: int = 128):
-        super().__init__(vocab_size, max_len, d_model=d_model, num_heads=num_heads, num_layers=num_layers,
-                         d_ff=d_ff, positional=True, causal=True)
+    def __init__(
+        self,
+        vocab_size: int,
+        max_len: int,
+        *,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 128,
+    ):
+        super().__init__(
+            vocab_size,
+            max_len,
+            d_model=d_model,
+            num_heads=num_heads,
+            num_layers=num_layers,
+            d_ff=d_ff,
+            positional=True,
+            causal=True,
+        )
         self.vocab_size, self.max_len = vocab_size, max_len
 
     def step(self, tokens: torch.Tensor, cache: KVCache | None = None):
@@ -63,12 +79,14 @@ class CharTransformer(TinyTransformer):
         """
         cache = KVCache() if cache is None else cache
         if not torch.is_tensor(tokens) or tokens.dim() != 2 or tokens.is_floating_point() or tokens.shape[1] == 0:
-            raise ValueError(f"tokens must be a 2-D integer tensor (batch, n_new) with n_new >= 1, got "
-                             f"{tuple(tokens.shape) if torch.is_tensor(tokens) else type(tokens).__name__}")
+            raise ValueError(
+                f"tokens must be a 2-D integer tensor (batch, n_new) with n_new >= 1, got "
+                f"{tuple(tokens.shape) if torch.is_tensor(tokens) else type(tokens).__name__}"
+            )
         t, n_new = cache.length, tokens.shape[1]
         if t + n_new > self.max_len:
             raise ValueError(f"the cache holds {t} positions and {n_new} more do not fit in max_len={self.max_len}")
-        x = self.embedding(tokens) + self.pe[t:t + n_new]  # (b, n_new, d_model)
+        x = self.embedding(tokens) + self.pe[t : t + n_new]  # (b, n_new, d_model)
         mask = torch.ones(n_new, t + n_new, dtype=torch.bool).tril(t)  # (n_new, t + n_new): new i reads j <= t + i
         new = KVCache()
         for layer, block in enumerate(self.blocks):
@@ -92,14 +110,26 @@ class CharTransformer(TinyTransformer):
 def _pick(logits: torch.Tensor, temperature, top_k, top_p, rng) -> torch.Tensor:
     """One next token per row from logits (b, V): greedy at T = 0, else sampled with numpy's generator."""
     alpha = logits.detach().to(torch.float64).numpy()
-    chosen = greedy_tokens(alpha) if temperature == 0 else sample_tokens(alpha, temperature, top_k=top_k,
-                                                                        top_p=top_p, rng=rng)
+    chosen = (
+        greedy_tokens(alpha)
+        if temperature == 0
+        else sample_tokens(alpha, temperature, top_k=top_k, top_p=top_p, rng=rng)
+    )
     return torch.as_tensor(np.asarray(chosen), dtype=torch.long).reshape(-1, 1)  # (b, 1)
 
 
 @torch.no_grad()
-def generate(model: CharTransformer, prompt: torch.Tensor, n_new: int, *, temperature: float = 1.0, top_k=None,
-             top_p=None, rng=None, use_cache: bool = True) -> torch.Tensor:
+def generate(
+    model: CharTransformer,
+    prompt: torch.Tensor,
+    n_new: int,
+    *,
+    temperature: float = 1.0,
+    top_k=None,
+    top_p=None,
+    rng=None,
+    use_cache: bool = True,
+) -> torch.Tensor:
     """The prompt (b, n_0) followed by ``n_new`` generated tokens: (b, n_0 + n_new).
 
     ``temperature=0`` is greedy decoding; otherwise each token is drawn with
@@ -110,8 +140,10 @@ def generate(model: CharTransformer, prompt: torch.Tensor, n_new: int, *, temper
     if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
         raise ValueError(f"n_new must be a whole number >= 0, got {n_new!r}")
     if not torch.is_tensor(prompt) or prompt.dim() != 2 or prompt.shape[1] == 0:
-        raise ValueError(f"prompt must be a 2-D tensor of token ids (batch, n_0) with n_0 >= 1, got "
-                         f"{tuple(prompt.shape) if torch.is_tensor(prompt) else type(prompt).__name__}")
+        raise ValueError(
+            f"prompt must be a 2-D tensor of token ids (batch, n_0) with n_0 >= 1, got "
+            f"{tuple(prompt.shape) if torch.is_tensor(prompt) else type(prompt).__name__}"
+        )
     if prompt.shape[1] + n_new > model.max_len:
         raise ValueError(f"prompt ({prompt.shape[1]}) + n_new ({n_new}) exceed the model's max_len={model.max_len}")
     generator = as_rng(rng)

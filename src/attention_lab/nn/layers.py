@@ -11,8 +11,14 @@ import torch
 from .._checks import check_count
 from ._checks import as_bool_mask, as_float_tensor, check_dropout, check_entries, describe
 
-__all__ = ["masked_softmax", "padding_mask", "DotProductAttention", "AdditiveAttention", "GeneralAttention",
-           "AttentionPooling"]
+__all__ = [
+    "masked_softmax",
+    "padding_mask",
+    "DotProductAttention",
+    "AdditiveAttention",
+    "GeneralAttention",
+    "AttentionPooling",
+]
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -31,8 +37,9 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     try:
         mask = mask.expand_as(scores)
     except RuntimeError:
-        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
-                         f"{tuple(scores.shape)}") from None
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {tuple(scores.shape)}"
+        ) from None
     filled = scores.masked_fill(~mask, float("-inf"))  # (..., n_k); what the mask hides is never looked at
     check_entries(filled, "scores", allow_neg_inf=True, where=" where the mask allows attention")
     top = filled.amax(dim=-1, keepdim=True).detach()
@@ -52,8 +59,9 @@ def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
         raise ValueError(f"valid_lens must be a 1-D torch tensor of lengths, got {describe(valid_lens)}")
     if valid_lens.dtype == torch.bool or valid_lens.is_complex():
         raise ValueError(f"valid_lens must hold whole numbers, got dtype {valid_lens.dtype}")
-    if valid_lens.is_floating_point() and not (torch.isfinite(valid_lens).all()
-                                               and (valid_lens == valid_lens.round()).all()):
+    if valid_lens.is_floating_point() and not (
+        torch.isfinite(valid_lens).all() and (valid_lens == valid_lens.round()).all()
+    ):
         raise ValueError(f"valid_lens must hold whole numbers, got {valid_lens.tolist()}")
     if ((valid_lens < 0) | (valid_lens > n_keys)).any():
         raise ValueError(f"valid_lens must lie between 0 and n_keys = {n_keys}, got {valid_lens.tolist()}")
@@ -67,20 +75,25 @@ def _check_batched(queries, keys, values, *, same_d: bool = False):
             raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got {describe(tensor)}")
         as_float_tensor(tensor, name)
     if not queries.shape[0] == keys.shape[0] == values.shape[0] or keys.shape[1] != values.shape[1]:
-        raise ValueError(f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) with one batch "
-                         f"size and one value per key; got {tuple(queries.shape)}, {tuple(keys.shape)}, "
-                         f"{tuple(values.shape)}")
+        raise ValueError(
+            f"shapes must be (batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) with one batch "
+            f"size and one value per key; got {tuple(queries.shape)}, {tuple(keys.shape)}, "
+            f"{tuple(values.shape)}"
+        )
     if keys.shape[1] == 0:
         raise ValueError(f"keys must hold at least one key per sequence (n_k >= 1), got shape {tuple(keys.shape)}")
     if same_d and queries.shape[-1] != keys.shape[-1]:
-        raise ValueError(f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} "
-                         f"and {keys.shape[-1]}")
+        raise ValueError(
+            f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} and {keys.shape[-1]}"
+        )
 
 
 def _check_features(tensor, name: str, expected: int, layer):
     if tensor.shape[-1] != expected:
-        raise ValueError(f"{name} must have {expected} features (last axis), as this {type(layer).__name__} was "
-                         f"built for; got shape {tuple(tensor.shape)}")
+        raise ValueError(
+            f"{name} must have {expected} features (last axis), as this {type(layer).__name__} was "
+            f"built for; got shape {tuple(tensor.shape)}"
+        )
 
 
 class DotProductAttention(torch.nn.Module):

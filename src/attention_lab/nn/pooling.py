@@ -79,8 +79,9 @@ class DotAttentionPooling(torch.nn.Module):
         if mask is not None:
             mask = as_bool_mask(mask)
             if tuple(mask.shape) != tuple(x.shape[:2]):
-                raise ValueError(f"mask must have shape (batch, n) = {tuple(x.shape[:2])} (True = real step), got "
-                                 f"{describe(mask)}")
+                raise ValueError(
+                    f"mask must have shape (batch, n) = {tuple(x.shape[:2])} (True = real step), got {describe(mask)}"
+                )
             x = torch.where(mask[..., None], x, torch.zeros((), dtype=x.dtype))  # padding content never leaks
         scores = (x @ self.W) @ self.query  # (batch, n): alpha_t = (x_t W) . q
         weights = masked_softmax(scores, mask)  # (batch, n)

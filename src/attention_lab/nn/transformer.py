@@ -22,8 +22,15 @@ from ..positional import sinusoidal_encoding
 from ._checks import as_float_tensor, check_dropout
 from .layers import masked_softmax
 
-__all__ = ["sinusoidal_positional_encoding", "causal_mask", "MultiHeadAttention", "PositionWiseFFN",
-           "TransformerBlock", "TinyTransformer", "reversal_data"]
+__all__ = [
+    "sinusoidal_positional_encoding",
+    "causal_mask",
+    "MultiHeadAttention",
+    "PositionWiseFFN",
+    "TransformerBlock",
+    "TinyTransformer",
+    "reversal_data",
+]
 
 
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
@@ -63,8 +70,10 @@ class MultiHeadAttention(torch.nn.Module):
         super().__init__()
         d_model, num_heads = check_count(d_model, "d_model", 1), check_count(num_heads, "num_heads", 1)
         if d_model % num_heads:
-            raise ValueError(f"d_model must be divisible by num_heads (each head gets d_model / num_heads "
-                             f"features), got d_model={d_model} and num_heads={num_heads}")
+            raise ValueError(
+                f"d_model must be divisible by num_heads (each head gets d_model / num_heads "
+                f"features), got d_model={d_model} and num_heads={num_heads}"
+            )
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
         self.W_q = torch.nn.Linear(d_model, d_model, bias=bias)
         self.W_k = torch.nn.Linear(d_model, d_model, bias=bias)
@@ -82,11 +91,14 @@ class MultiHeadAttention(torch.nn.Module):
         for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
             as_float_tensor(tensor, name)
             if tensor.dim() != 3 or tensor.shape[-1] != self.d_model:
-                raise ValueError(f"{name} must have shape (batch, n, d_model={self.d_model}), got "
-                                 f"{tuple(tensor.shape)}")
+                raise ValueError(
+                    f"{name} must have shape (batch, n, d_model={self.d_model}), got {tuple(tensor.shape)}"
+                )
         if keys.shape[:2] != values.shape[:2] or queries.shape[0] != keys.shape[0]:
-            raise ValueError(f"queries (b, n_q, d), keys and values (b, n_k, d) must agree in b and n_k; got "
-                             f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}")
+            raise ValueError(
+                f"queries (b, n_q, d), keys and values (b, n_k, d) must agree in b and n_k; got "
+                f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}"
+            )
         if mask is not None and torch.is_tensor(mask) and mask.dim() == 3:
             mask = mask[:, None]  # (b, 1, n_q or 1, n_k): the same mask for every head
         q = self.split_heads(self.W_q(queries))  # (b, heads, n_q, d_k)
@@ -109,9 +121,9 @@ class MultiHeadAttention(torch.nn.Module):
         copy = cls(d, module.num_heads, bias=module.in_proj_bias is not None)
         with torch.no_grad():
             for index, layer in enumerate((copy.W_q, copy.W_k, copy.W_v)):
-                layer.weight.copy_(module.in_proj_weight[index * d:(index + 1) * d])  # rows of [W_q; W_k; W_v]
+                layer.weight.copy_(module.in_proj_weight[index * d : (index + 1) * d])  # rows of [W_q; W_k; W_v]
                 if layer.bias is not None:
-                    layer.bias.copy_(module.in_proj_bias[index * d:(index + 1) * d])
+                    layer.bias.copy_(module.in_proj_bias[index * d : (index + 1) * d])
             copy.W_o.weight.copy_(module.out_proj.weight)
             if copy.W_o.bias is not None:
                 copy.W_o.bias.copy_(module.out_proj.bias)
@@ -162,8 +174,18 @@ class TinyTransformer(torch.nn.Module):
     of the last call: (b, num_layers, num_heads, n, n).
     """
 
-    def __init__(self, vocab_size: int, max_len: int, *, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
-                 d_ff: int = 128, positional: bool = True, causal: bool = False):
+    def __init__(
+        self,
+        vocab_size: int,
+        max_len: int,
+        *,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 128,
+        positional: bool = True,
+        causal: bool = False,
+    ):
         super().__init__()
         self.embedding = torch.nn.Embedding(check_count(vocab_size, "vocab_size", 1), d_model)
         self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model), persistent=False)
@@ -174,8 +196,10 @@ class TinyTransformer(torch.nn.Module):
 
     def forward(self, tokens):
         if not torch.is_tensor(tokens) or tokens.dim() != 2 or tokens.is_floating_point():
-            raise ValueError(f"tokens must be a 2-D integer tensor (batch, n), got "
-                             f"{tuple(tokens.shape) if torch.is_tensor(tokens) else type(tokens).__name__}")
+            raise ValueError(
+                f"tokens must be a 2-D integer tensor (batch, n), got "
+                f"{tuple(tokens.shape) if torch.is_tensor(tokens) else type(tokens).__name__}"
+            )
         n = tokens.shape[1]
         if n > self.pe.shape[0]:
             raise ValueError(f"sequences of length {n} are longer than max_len={self.pe.shape[0]}")

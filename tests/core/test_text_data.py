@@ -32,9 +32,13 @@ def test_subset_cuts_at_the_last_blank_line():
 def test_the_command_checks_its_input_and_fails_in_one_line(tmp_path):
     wrong = tmp_path / "input.txt"
     wrong.write_text("Not Shakespeare.\n\nAt all.\n", encoding="utf-8")
-    for args, expected in (([str(wrong), str(tmp_path)], "is not the expected input.txt"),
-                           ([str(tmp_path / "missing.txt")], "no file"), ([], "usage:")):
-        result = subprocess.run([sys.executable, "-m", "attention_lab.text_data", *args], capture_output=True,
-                                encoding="utf-8", cwd=ROOT)
+    for args, expected in (
+        ([str(wrong), str(tmp_path)], "is not the expected input.txt"),
+        ([str(tmp_path / "missing.txt")], "no file"),
+        ([], "usage:"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "attention_lab.text_data", *args], capture_output=True, encoding="utf-8", cwd=ROOT
+        )
         assert result.returncode != 0 and expected in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / TEXT_FILE).exists()

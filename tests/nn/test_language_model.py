@@ -26,7 +26,7 @@ def test_the_cache_gives_the_full_passs_logits_in_any_chunks(b, chunks, seed):
         full = net(tokens)  # (b, n, V)
         pieces, cache, at = [], None, 0
         for size in chunks:
-            logits, cache = net.step(tokens[:, at:at + size], cache)
+            logits, cache = net.step(tokens[:, at : at + size], cache)
             pieces.append(logits)
             at += size
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=1e-4)
@@ -64,8 +64,12 @@ def test_cache_memory_is_two_layers_widths_per_position():
 
 def test_generate_is_the_same_with_and_without_the_cache_and_greedy_is_deterministic():
     net, prompt = model(), torch.tensor([[1, 2, 3], [4, 5, 6]])
-    for kwargs in ({"temperature": 0.0}, {"temperature": 1.0, "rng": 3}, {"temperature": 0.7, "top_k": 4, "rng": 3},
-                   {"temperature": 1.5, "top_p": 0.8, "rng": 3}):
+    for kwargs in (
+        {"temperature": 0.0},
+        {"temperature": 1.0, "rng": 3},
+        {"temperature": 0.7, "top_k": 4, "rng": 3},
+        {"temperature": 1.5, "top_p": 0.8, "rng": 3},
+    ):
         fast = generate(net, prompt, 12, use_cache=True, **kwargs)
         slow = generate(net, prompt, 12, use_cache=False, **kwargs)
         assert fast.shape == (2, 15) and torch.equal(fast[:, :3], prompt) and torch.equal(fast, slow), kwargs
@@ -84,16 +88,19 @@ def test_sampled_tokens_follow_the_distribution():
     assert np.abs(shares - p).max() < 4 * np.sqrt(p.max() / len(firsts)) + 1e-3
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda net: net.step(torch.tensor([[1.0]])), "tokens must be a 2-D integer tensor"),
-    (lambda net: net.step(torch.zeros(1, 25, dtype=torch.long)), "do not fit in max_len=24"),
-    (lambda net: generate(net, torch.tensor([[1]]), -1), "n_new must be a whole number >= 0"),
-    (lambda net: generate(net, torch.tensor([1, 2]), 3), "prompt must be a 2-D tensor"),
-    (lambda net: generate(net, torch.tensor([[1, 2]]), 30), "exceed the model's max_len=24"),
-    (lambda net: generate(net, torch.tensor([[1, 2]]), 3, temperature=-1.0), "temperature must be a number >= 0"),
-    (lambda net: generate(net, torch.tensor([[1, 2]]), 3, top_p=2.0), r"top_p must be a number in \(0, 1\]"),
-    (lambda net: generate(net, torch.tensor([[1, 2]]), 3, rng="x"), "rng must be None, an integer seed"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda net: net.step(torch.tensor([[1.0]])), "tokens must be a 2-D integer tensor"),
+        (lambda net: net.step(torch.zeros(1, 25, dtype=torch.long)), "do not fit in max_len=24"),
+        (lambda net: generate(net, torch.tensor([[1]]), -1), "n_new must be a whole number >= 0"),
+        (lambda net: generate(net, torch.tensor([1, 2]), 3), "prompt must be a 2-D tensor"),
+        (lambda net: generate(net, torch.tensor([[1, 2]]), 30), "exceed the model's max_len=24"),
+        (lambda net: generate(net, torch.tensor([[1, 2]]), 3, temperature=-1.0), "temperature must be a number >= 0"),
+        (lambda net: generate(net, torch.tensor([[1, 2]]), 3, top_p=2.0), r"top_p must be a number in \(0, 1\]"),
+        (lambda net: generate(net, torch.tensor([[1, 2]]), 3, rng="x"), "rng must be None, an integer seed"),
+    ],
+)
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call(model())

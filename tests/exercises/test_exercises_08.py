@@ -37,8 +37,9 @@ def test_reference_answers_agree_with_the_library(nb08):
         for p_top in (0.2, 0.5, 0.9, 1.0):
             np.testing.assert_allclose(nb08.top_p(p, p_top), next_token_distribution(alpha, top_p=p_top), atol=1e-12)
         for temperature in (0.3, 2.0):
-            np.testing.assert_allclose(nb08.reheat(p, temperature), next_token_distribution(alpha, temperature),
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                nb08.reheat(p, temperature), next_token_distribution(alpha, temperature), atol=1e-12
+            )
 
 
 def test_the_memory_formula_is_what_the_library_holds(nb08):
@@ -66,6 +67,7 @@ def test_cached_attention_reference_matches_the_library_layer(nb08):
 
 # --- catalogues of wrong implementations ------------------------------------------------------------------
 
+
 def _top_p_by(keep_rule, *, renormalise=True, descending=True, unsort=True):
     def top_p(probs, p_top):
         order = np.argsort(-probs if descending else probs, kind="stable")
@@ -75,13 +77,14 @@ def _top_p_by(keep_rule, *, renormalise=True, descending=True, unsort=True):
         kept = np.where(keep, probs, 0.0)
         kept = kept / kept.sum() if renormalise else kept
         return kept if unsort else kept[order]
+
     return top_p
 
 
 def _top_p_by_count(probs, p_top):
     order = np.argsort(-probs, kind="stable")
     keep = np.zeros(probs.shape, dtype=bool)
-    keep[order[:max(1, round(p_top * probs.size))]] = True
+    keep[order[: max(1, round(p_top * probs.size))]] = True
     return np.where(keep, probs, 0) / np.where(keep, probs, 0).sum()
 
 
@@ -110,6 +113,7 @@ def test_top_p_check_names_each_mistake(mistake, fn, hint):
 def _reheat_by(formula):
     def reheat(p, temperature):
         return formula(np.asarray(p, dtype=float), temperature)
+
     return reheat
 
 
@@ -133,6 +137,7 @@ def _cached_by(step):
     def cached_attention(q, K_cache, V_cache, k_new, v_new):
         K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])
         return step(q, K_cache, V_cache, k_new, v_new, K, V), (K, V)
+
     return cached_attention
 
 
@@ -141,16 +146,24 @@ def _scaled(q):
 
 
 CACHED_MISTAKES = [
-    ("forgets the new key", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(Kc @ q / _scaled(q)) @ Vc),
-     "must also read itself"),
+    (
+        "forgets the new key",
+        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(Kc @ q / _scaled(q)) @ Vc),
+        "must also read itself",
+    ),
     ("no scaling", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q) @ V), "divide q . k by sqrt(d_k)"),
-    ("divides by d_k", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / q.shape[0]) @ V),
-     "not by d_k"),
-    ("appends k_new to the values",
-     _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q)) @ np.vstack([Vc, k])), "append v_new"),
+    ("divides by d_k", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / q.shape[0]) @ V), "not by d_k"),
+    (
+        "appends k_new to the values",
+        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q)) @ np.vstack([Vc, k])),
+        "append v_new",
+    ),
     ("no softmax", _cached_by(lambda q, Kc, Vc, k, v, K, V: (K @ q / _scaled(q)) @ V), "softmax first"),
-    ("old values only", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q))[:-1] @ Vc),
-     "all t + 1 values"),
+    (
+        "old values only",
+        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q))[:-1] @ Vc),
+        "all t + 1 values",
+    ),
 ]
 
 
@@ -164,8 +177,10 @@ def _cache_not_updated(q, K_cache, V_cache, k_new, v_new):
     return softmax(K @ q / _scaled(q)) @ V, (K_cache, V_cache)
 
 
-CACHED_MISTAKES += [("new position first", _new_first, "*last*"),
-                    ("cache not updated", _cache_not_updated, "appended as a last row")]
+CACHED_MISTAKES += [
+    ("new position first", _new_first, "*last*"),
+    ("cache not updated", _cache_not_updated, "appended as a last row"),
+]
 
 
 @pytest.mark.parametrize(("mistake", "fn", "hint"), CACHED_MISTAKES, ids=[m[0] for m in CACHED_MISTAKES])
@@ -199,9 +214,10 @@ def test_wrong_predictions_get_a_hint_and_letters_are_read_leniently(answer):
 
 # --- stubs and garbage ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("check", FUNCTION_CHECKS + [ex.check_mask_and_cache_prediction])
 def test_stubs_are_not_attempted(check):
-    for answer in ((stub, ..., None) if check in FUNCTION_CHECKS else (..., None)):
+    for answer in (stub, ..., None) if check in FUNCTION_CHECKS else (..., None):
         feedback = check(answer)
         assert not feedback.passed and not feedback.attempted
 

@@ -33,12 +33,14 @@ def nucleus_by_definition(probs, alpha, p):
 
 # --- the distribution ------------------------------------------------------------------------------------
 
+
 def test_plain_sampling_is_the_softmax_of_notebook_02():
     alpha = [2.0, 1.0, -0.5, 0.0]
     for temperature in (0.3, 1.0, 5.0):
         expected = [math.exp(a / temperature) for a in alpha]
-        np.testing.assert_allclose(next_token_distribution(alpha, temperature),
-                                   np.array(expected) / sum(expected), rtol=1e-12)
+        np.testing.assert_allclose(
+            next_token_distribution(alpha, temperature), np.array(expected) / sum(expected), rtol=1e-12
+        )
 
 
 def test_top_k_and_top_p_by_hand():
@@ -76,12 +78,15 @@ def test_huge_temperatures_are_uniform_without_overflow(alpha, temperature):
 
 @given(logit_arrays, st.floats(1e-3, 1e3), st.floats(-1e5, 1e5))
 def test_a_shift_of_every_logit_changes_nothing(alpha, temperature, shift):
-    np.testing.assert_allclose(next_token_distribution(alpha + shift, temperature),
-                               next_token_distribution(alpha, temperature), atol=1e-6)
+    np.testing.assert_allclose(
+        next_token_distribution(alpha + shift, temperature), next_token_distribution(alpha, temperature), atol=1e-6
+    )
 
 
-@given(arrays(np.float64, array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=8),
-              elements=st.floats(-30, 30)), st.data())
+@given(
+    arrays(np.float64, array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=8), elements=st.floats(-30, 30)),
+    st.data(),
+)
 def test_top_k_keeps_exactly_the_k_largest(alpha, data):
     k = data.draw(st.integers(1, alpha.shape[-1]))
     mask = top_k_mask(alpha, k)
@@ -93,13 +98,20 @@ def test_top_k_keeps_exactly_the_k_largest(alpha, data):
         assert np.array_equal(next_token_distribution(alpha, temperature, top_k=k) > 0, mask)
 
 
-@given(arrays(np.float64, array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=8),
-              elements=st.floats(-20, 20)), st.floats(0.2, 3.0), top_ps)
+@given(
+    arrays(np.float64, array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=8), elements=st.floats(-20, 20)),
+    st.floats(0.2, 3.0),
+    top_ps,
+)
 def test_top_p_keeps_the_smallest_prefix_that_reaches_p(alpha, temperature, p):
     probs = softmax(alpha, temperature)
     mask = top_p_mask(alpha, p, temperature)
-    for row_probs, row_alpha, kept in zip(probs.reshape(-1, alpha.shape[-1]), alpha.reshape(-1, alpha.shape[-1]),
-                                          mask.reshape(-1, alpha.shape[-1]), strict=True):
+    for row_probs, row_alpha, kept in zip(
+        probs.reshape(-1, alpha.shape[-1]),
+        alpha.reshape(-1, alpha.shape[-1]),
+        mask.reshape(-1, alpha.shape[-1]),
+        strict=True,
+    ):
         kept_set = set(np.flatnonzero(kept))
         mass = row_probs[kept].sum()
         assert mass >= p - 1e-12 or p == 1.0  # the crossing token is in
@@ -107,7 +119,7 @@ def test_top_p_keeps_the_smallest_prefix_that_reaches_p(alpha, temperature, p):
         assert mass - smallest < p or len(kept_set) == 1 or p == 1.0  # without the last one, short of p
         # the prefix is taken in the order of the logits (the same as the probabilities' at T > 0)
         order = sorted(range(row_alpha.size), key=lambda i: (-row_alpha[i], i))
-        assert kept_set == set(order[:len(kept_set)])
+        assert kept_set == set(order[: len(kept_set)])
         if p < 1:
             by_definition = nucleus_by_definition(row_probs, row_alpha, p)
             assert kept_set == by_definition or np.isclose(mass - smallest, p, atol=1e-12)
@@ -146,23 +158,27 @@ def test_banned_tokens_and_inputs_left_alone():
 
 # --- bad input ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: next_token_distribution([1.0, 2.0], -0.5), "temperature must be a number >= 0"),
-    (lambda: next_token_distribution([1.0, 2.0], float("nan")), "temperature must be a number >= 0"),
-    (lambda: next_token_distribution([1.0, 2.0], top_k=0), "top_k must be an integer >= 1"),
-    (lambda: next_token_distribution([1.0, 2.0], top_k=3), "top_k must be an integer >= 1 and <= 2, got 3"),
-    (lambda: next_token_distribution([1.0, 2.0], top_k=1.5), "top_k must be an integer"),
-    (lambda: next_token_distribution([1.0, 2.0], top_p=0.0), r"top_p must be a number in \(0, 1\]"),
-    (lambda: next_token_distribution([1.0, 2.0], top_p=1.2), r"top_p must be a number in \(0, 1\]"),
-    (lambda: next_token_distribution([1.0, 2.0], top_p=float("nan")), r"top_p must be a number in \(0, 1\]"),
-    (lambda: next_token_distribution([1.0, 2.0], top_p=True), r"top_p must be a number"),
-    (lambda: next_token_distribution(np.zeros((2, 0))), "empty vocabulary"),
-    (lambda: next_token_distribution([1.0, float("nan")]), "logits must not contain NaN"),
-    (lambda: next_token_distribution([-np.inf, -np.inf]), "every logit -inf"),
-    (lambda: sample_tokens([1.0, 2.0], 0.0, top_k=5), "top_k must be an integer >= 1 and <= 2"),
-    (lambda: sample_tokens([1.0, 2.0], 1.0, rng="seed"), "rng must be None, an integer seed"),
-    (lambda: greedy_tokens("abc"), "logits must be an array of numbers"),
-])
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: next_token_distribution([1.0, 2.0], -0.5), "temperature must be a number >= 0"),
+        (lambda: next_token_distribution([1.0, 2.0], float("nan")), "temperature must be a number >= 0"),
+        (lambda: next_token_distribution([1.0, 2.0], top_k=0), "top_k must be an integer >= 1"),
+        (lambda: next_token_distribution([1.0, 2.0], top_k=3), "top_k must be an integer >= 1 and <= 2, got 3"),
+        (lambda: next_token_distribution([1.0, 2.0], top_k=1.5), "top_k must be an integer"),
+        (lambda: next_token_distribution([1.0, 2.0], top_p=0.0), r"top_p must be a number in \(0, 1\]"),
+        (lambda: next_token_distribution([1.0, 2.0], top_p=1.2), r"top_p must be a number in \(0, 1\]"),
+        (lambda: next_token_distribution([1.0, 2.0], top_p=float("nan")), r"top_p must be a number in \(0, 1\]"),
+        (lambda: next_token_distribution([1.0, 2.0], top_p=True), r"top_p must be a number"),
+        (lambda: next_token_distribution(np.zeros((2, 0))), "empty vocabulary"),
+        (lambda: next_token_distribution([1.0, float("nan")]), "logits must not contain NaN"),
+        (lambda: next_token_distribution([-np.inf, -np.inf]), "every logit -inf"),
+        (lambda: sample_tokens([1.0, 2.0], 0.0, top_k=5), "top_k must be an integer >= 1 and <= 2"),
+        (lambda: sample_tokens([1.0, 2.0], 1.0, rng="seed"), "rng must be None, an integer seed"),
+        (lambda: greedy_tokens("abc"), "logits must be an array of numbers"),
+    ],
+)
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -23,8 +23,11 @@ def test_every_control_moves_the_picture_in_place_and_shows_the_library_distribu
     explorer = SamplingExplorer(LOGITS, TOKENS, prompt="ab", continuation=written, interactive=interactive)
     figure, count = explorer.figure, artist_count(explorer)
     order = np.argsort(-LOGITS, kind="stable")
-    for name, options in (("temperature", [v for _, v in TEMPERATURE_OPTIONS][::4]),
-                          ("top_k", [v for _, v in top_k_options(9)]), ("top_p", [v for _, v in TOP_P_OPTIONS])):
+    for name, options in (
+        ("temperature", [v for _, v in TEMPERATURE_OPTIONS][::4]),
+        ("top_k", [v for _, v in top_k_options(9)]),
+        ("top_p", [v for _, v in TOP_P_OPTIONS]),
+    ):
         before = pixels(explorer)
         for value in options[1:]:
             explorer.set(**{name: value})
@@ -75,10 +78,12 @@ def test_bad_values_are_refused():
     for bad in ({"top_k": 4}, {"top_p": 0.0}, {"temperature": -1.0}, {"top_p": "1"}):
         with pytest.raises(ValueError):
             explorer.set(**bad)
-    for args, kwargs, match in (((LOGITS, TOKENS[:3]), {}, "tokens must be a list of 9 strings"),
-                                (([1.0], ["a"]), {}, "V >= 2"),
-                                ((LOGITS, TOKENS), {"continuation": "text"}, "continuation must be a function"),
-                                ((LOGITS, TOKENS), {"prompt": 3}, "prompt must be a string")):
+    for args, kwargs, match in (
+        ((LOGITS, TOKENS[:3]), {}, "tokens must be a list of 9 strings"),
+        (([1.0], ["a"]), {}, "V >= 2"),
+        ((LOGITS, TOKENS), {"continuation": "text"}, "continuation must be a function"),
+        ((LOGITS, TOKENS), {"prompt": 3}, "prompt must be a string"),
+    ):
         with pytest.raises(ValueError, match=match):
             SamplingExplorer(*args, interactive=False, **kwargs)
 
@@ -93,8 +98,20 @@ def test_static_twin_draws_the_same_distributions():
         np.testing.assert_allclose(heights, next_token_distribution(LOGITS, t, top_k=k, top_p=p)[order])
 
 
-BAD = {"NaN": np.nan, "inf": np.inf, "-inf": -np.inf, "negative": -1.0, "huge": 1e9, "text": "x", "None": None,
-       "True": True, "complex": 1 + 1j, "list": [1.0], "unknown option": "nonsense", "off the grid": 0.33}
+BAD = {
+    "NaN": np.nan,
+    "inf": np.inf,
+    "-inf": -np.inf,
+    "negative": -1.0,
+    "huge": 1e9,
+    "text": "x",
+    "None": None,
+    "True": True,
+    "complex": 1 + 1j,
+    "list": [1.0],
+    "unknown option": "nonsense",
+    "off the grid": 0.33,
+}
 
 
 @pytest.mark.parametrize("control", ["temperature", "top_k", "top_p"])

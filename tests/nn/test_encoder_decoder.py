@@ -9,8 +9,13 @@ from attention_lab.nn import DecoderBlock, MultiHeadAttention, TransformerSeq2Se
 
 
 @settings(max_examples=15)
-@given(st.integers(1, 3), st.integers(1, 5), st.integers(1, 6), st.sampled_from([(8, 2), (12, 3), (16, 4)]),
-       st.integers(0, 2**16))
+@given(
+    st.integers(1, 3),
+    st.integers(1, 5),
+    st.integers(1, 6),
+    st.sampled_from([(8, 2), (12, 3), (16, 4)]),
+    st.integers(0, 2**16),
+)
 def test_multi_head_attention_as_cross_attention_agrees_with_torch(b, m, n, sizes, seed):
     d_model, heads = sizes
     torch.manual_seed(seed)
@@ -29,8 +34,9 @@ def test_multi_head_attention_as_cross_attention_agrees_with_torch(b, m, n, size
 @given(st.integers(1, 3), st.integers(1, 6), st.integers(1, 7), st.integers(0, 2**16))
 def test_decoder_block_agrees_with_torchs_pre_ln_decoder_layer(b, m, n, seed):
     torch.manual_seed(seed)
-    layer = torch.nn.TransformerDecoderLayer(16, 4, dim_feedforward=24, dropout=0.0, batch_first=True,
-                                             norm_first=True).eval()
+    layer = torch.nn.TransformerDecoderLayer(
+        16, 4, dim_feedforward=24, dropout=0.0, batch_first=True, norm_first=True
+    ).eval()
     block = DecoderBlock.from_torch(layer)
     x, memory = torch.randn(b, m, 16), torch.randn(b, n, 16)
     allowed = padding_mask(torch.randint(1, n + 1, (b,)), n)
@@ -92,13 +98,19 @@ def test_training_lowers_the_loss():
     assert loss.item() < 0.5 * first
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda m: m.encode(torch.tensor([[1.0, 2.0]]), torch.tensor([2])), "src must be a 2-D integer tensor"),
-    (lambda m: m.encode(torch.tensor([[1, 20]]), torch.tensor([2])), r"src must hold ids in 0..8"),
-    (lambda m: m.encode(torch.tensor([[1, 2]]), torch.tensor([3])), "valid_lens must lie between 0 and n_keys"),
-    (lambda m: m.greedy(torch.tensor([[4, 5]]), torch.tensor([2]), max_len=0), r"max_len must be an int in \[1, 15\]"),
-    (lambda m: m.encode(torch.zeros(1, 20, dtype=torch.long), torch.tensor([20])), "longer than max_len=16"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda m: m.encode(torch.tensor([[1.0, 2.0]]), torch.tensor([2])), "src must be a 2-D integer tensor"),
+        (lambda m: m.encode(torch.tensor([[1, 20]]), torch.tensor([2])), r"src must hold ids in 0..8"),
+        (lambda m: m.encode(torch.tensor([[1, 2]]), torch.tensor([3])), "valid_lens must lie between 0 and n_keys"),
+        (
+            lambda m: m.greedy(torch.tensor([[4, 5]]), torch.tensor([2]), max_len=0),
+            r"max_len must be an int in \[1, 15\]",
+        ),
+        (lambda m: m.encode(torch.zeros(1, 20, dtype=torch.long), torch.tensor([20])), "longer than max_len=16"),
+    ],
+)
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call(small_model())
