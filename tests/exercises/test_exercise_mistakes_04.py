@@ -175,7 +175,7 @@ def test_laplace_forward_check_accepts_correct_variants():
 
     for fn in (load_solution("notebook_04").laplace_forward, kernel_ratio, shifted):
         feedback = ex.check_laplace_forward(fn)
-        assert feedback.passed and "gradient with respect to w match" in text(feedback), text(feedback)
+        assert feedback.passed and "gradient of their sum with respect to w, match" in text(feedback), text(feedback)
 
 
 def test_failing_feedback_never_prints_the_expected_predictions():

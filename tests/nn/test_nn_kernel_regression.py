@@ -91,3 +91,20 @@ def test_nw_module_input_errors(args, message):
         nn.NWKernelRegression()(*args)
     with pytest.raises(ValueError, match="x and y must be 1-D with the same length >= 2"):
         nn.leave_one_out(torch.zeros(1), torch.zeros(1))
+
+
+def test_a_subclass_scores_differently_through_shifted_scores():
+    """Notebook 04, section 6: a subclass that overrides shifted_scores changes the model (the Laplace kernel)."""
+
+    class Laplace(nn.NWKernelRegression):
+        @staticmethod
+        def shifted_scores(diff, w):
+            return -diff.abs() * w
+
+    x = torch.tensor([0.0, 0.5, 1.7, 3.0])
+    y = torch.tensor([1.0, -1.0, 2.0, 0.5])
+    q = torch.tensor([0.2, 2.2])
+    laplace, gaussian = Laplace(2.0), nn.NWKernelRegression(2.0)
+    expected = torch.softmax(-2.0 * (q[:, None] - x).abs(), dim=1) @ y
+    torch.testing.assert_close(laplace(q, x, y), expected)
+    assert not torch.allclose(gaussian(q, x, y), expected)

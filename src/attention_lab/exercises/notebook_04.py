@@ -133,10 +133,10 @@ def check_loo_predictions(name, fn) -> Feedback:
         name,
         True,
         [
-            "Your predictions and their gradient with respect to w match those from the (n, n - 1) leave-one-out keys "
-            "of section 2, on two small data sets: masking the diagonal's scores removes each point from its own "
-            "softmax. A diagonal score of 0 would change nothing: alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the "
-            "largest score in every row."
+            "Your predictions, and the gradient of their sum with respect to w, match those from the (n, n - 1) "
+            "leave-one-out keys of section 2, on two small data sets, as masking the diagonal's scores does: it "
+            "removes each point from its own softmax. A diagonal score of 0 would change nothing: "
+            "alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the largest score in every row."
         ],
     )
 

@@ -165,11 +165,13 @@ def check_laplace_prediction(name, choice) -> Feedback:
         return Feedback(name, False, [f'Answer with one letter in quotes, "a", "b", "c" or "d"; got {choice!r:.40}.'])
     hints = {
         "b": "Right; the cell after the next exercise measures it. exp(-w |x - x_i|) has a corner at x = x_i (slope "
-        "+w just left of it, -w just right), and the weighted average keeps a corner there: its slope jumps. "
+        "+w just left of it, -w just right), and the weighted average keeps a corner there, its slope jumps (unless "
+        "y_i equals the fit there: the jump is -2 w lambda_i(x_i) (y_i - f(x_i)), measured below). "
         "The Gaussian exp(-((x - x_i) w)^2 / 2) has slope 0 at x = x_i and no corner.",
         "a": "Look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is its slope just "
         "left of x_i, and just right of it? Compare with exp(-((x - x_i) w)^2 / 2), whose slope at x_i is 0.",
-        "c": "A staircase is the limit w -> infinity, nearest-neighbour regression. At a finite w every weight "
+        "c": "A staircase is the limit w -> infinity, nearest-neighbour regression, and even that one jumps midway "
+        "between neighbouring keys, not at them. At a finite w every weight "
         "exp(-w |x - x_i|) changes continuously with x, so the fit has no jumps in its value. Look at its "
         "slope instead as x passes a key.",
         "d": "Between two neighbouring keys every kernel value exp(-w |x - x_i|) is a constant times e^(w x) or "
@@ -292,7 +294,7 @@ def check_laplace_forward(name, fn) -> Feedback:
         name,
         True,
         [
-            "Your predictions and their gradient with respect to w match softmax_i(-w |x - x_i|)"
+            "Your predictions, and the gradient of their sum with respect to w, match softmax_i(-w |x - x_i|)"
             "-weighted averages of the values, for two sets of queries and keys."
         ],
     )

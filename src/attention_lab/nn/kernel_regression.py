@@ -20,10 +20,16 @@ class _NadarayaWatson(torch.nn.Module):
         """w(x) for each query, shape (n_q, 1), > 0."""
         raise NotImplementedError
 
+    @staticmethod
+    def shifted_scores(diff: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """The Gaussian scores -(diff w)^2 / 2, shifted per row (the softmax ignores it); a subclass may score
+        differently (notebook 04, section 6, gives the Laplace kernel's -w |x - x_i|)."""
+        return _shifted_gaussian_scores(diff, w)
+
     def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         keys, values = _keys_per_query(queries, keys, values)  # (n_q, n_k) each, checked
         diff = _differences(queries, keys)  # x - x_i: (n_q, n_k)
-        scores = _shifted_gaussian_scores(diff, self.inverse_width(queries))  # -((x - x_i) w)^2 / 2 + const per row
+        scores = self.shifted_scores(diff, self.inverse_width(queries))  # -((x - x_i) w)^2 / 2 + const per row
         weights = torch.softmax(scores, dim=1)  # lambda_i(x): (n_q, n_k), rows sum to 1
         self.attention_weights = weights.detach()
         return (weights * values).sum(dim=1)  # f(x) = sum_i lambda_i(x) y_i: (n_q,)
