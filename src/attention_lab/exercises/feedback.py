@@ -23,6 +23,7 @@ __all__ = [
     "to_float_array",
     "as_numbers",
     "as_tensor_result",
+    "one_number_per_case",
     "not_finite",
     "SMALL_SCORES_NOT_FINITE",
     "close",
@@ -217,6 +218,21 @@ def as_numbers(exercise, fn, *args, finite_advice: str | None = None):
         if bad is not None:
             return None, bad
     return array, None
+
+
+def one_number_per_case(exercise, fn, cases, what: str):
+    """``fn(*case)`` for each case, each one number: (an array of the numbers, None) or (None, the feedback).
+
+    ``what`` names the number in the message for an answer that is not one number, e.g. "bytes"."""
+    answers = []
+    for case in cases:
+        got, problem = as_numbers(exercise, fn, *case)
+        if problem is not None:
+            return None, problem
+        if got.size != 1:
+            return None, Feedback(exercise, False, [f"Return one number ({what}), got an array of shape {got.shape}."])
+        answers.append(float(got.reshape(())))
+    return np.array(answers), None
 
 
 def not_finite(exercise, got, advice):

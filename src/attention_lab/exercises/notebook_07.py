@@ -18,6 +18,7 @@ from .feedback import (
     known_mistake,
     not_attempted,
     not_finite,
+    one_number_per_case,
     to_float_array,
     unanswered,
 )
@@ -258,15 +259,9 @@ def check_causal_influence(name, two_causal_layers, one_window_layer, two_window
 def check_head_score_variance(name, fn) -> Feedback:
     """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
     cases = [(64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5), (96, 3, 2.0)]
-    answers = []
-    for case in cases:
-        got, problem = as_numbers(name, fn, *case)
-        if problem is not None:
-            return problem
-        if got.size != 1:
-            return Feedback(name, False, [f"Return one number (a variance), got an array of shape {got.shape}."])
-        answers.append(float(got.reshape(())))
-    got = np.array(answers)
+    got, problem = one_number_per_case(name, fn, cases, "a variance")
+    if problem is not None:
+        return problem
     bad = not_finite(name, got, "A variance here is a finite positive number.")
     if bad is not None:
         return bad

@@ -10,7 +10,17 @@ import math
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .feedback import (
+    Feedback,
+    as_numbers,
+    close,
+    exercise,
+    known_mistake,
+    not_finite,
+    one_number_per_case,
+    run_student,
+    to_float_array,
+)
 
 __all__ = [
     "check_top_p",
@@ -228,15 +238,9 @@ def check_reheat(name, fn) -> Feedback:
 def check_kv_cache_bytes(name, fn) -> Feedback:
     """Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number."""
     cases = [(2, 64, 4, 4), (32, 4096, 32, 2), (12, 768, 12, 4), (1, 8, 2, 1)]
-    answers = []
-    for case in cases:
-        got, problem = as_numbers(name, fn, *case)
-        if problem is not None:
-            return problem
-        if got.size != 1:
-            return Feedback(name, False, [f"Return one number (bytes), got an array of shape {got.shape}."])
-        answers.append(float(got.reshape(())))
-    got = np.array(answers)
+    got, problem = one_number_per_case(name, fn, cases, "bytes")
+    if problem is not None:
+        return problem
     layers, width, heads, size = (np.array(c, dtype=np.float64) for c in zip(*cases, strict=True))
     expected = 2 * layers * width * size
     if np.allclose(got, expected, rtol=1e-9):
