@@ -24,6 +24,7 @@ from pathlib import Path
 
 import live_pages
 import nbformat
+import site_kit
 from execute import Executed, execute
 
 from attention_lab.plots import CJK_FONT
@@ -141,8 +142,10 @@ def _local_links(page: str) -> str:
 def deck_html(nb, title: str, exporter=None) -> str:
     """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks)."""
     exporter = exporter or _exporter()
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    body = live_pages.install(_local_links(body))
+    resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
+    body = site_kit.finish_page(live_pages.install(_local_links(body)))
     found = external_resources(body)
     if found:  # the template loads nothing from the network; a new nbconvert that does must not pass unseen
         raise RuntimeError(f"the deck {title!r} would load {found[0]} from the network")

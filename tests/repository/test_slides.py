@@ -15,6 +15,7 @@ import pytest
 import slide_metadata
 from conftest import NOTEBOOKS, ROOT
 from decks import REVEAL, deck_name, external_resources, lecture_notebook
+from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
 
@@ -205,13 +206,6 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------
 
 
-def _mathjax_probe(message) -> bool:  # the two known MathJax 2 font probes (see test_live_site.py)
-    url = message.location.get("url", "")
-    if message.text.startswith("Access to font at 'about:blank'"):
-        return True
-    return message.text.startswith("Failed to load resource") and (url == "about:blank" or "/mathjax/fonts/" in url)
-
-
 @pytest.mark.browser
 @pytest.mark.notebook
 def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
@@ -233,11 +227,7 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
         page.route("**/*", only_files)
         page.on(
             "console",
-            lambda m: (
-                errors.append(f"{m.text} ({m.location.get('url')})")
-                if m.type == "error" and not _mathjax_probe(m)
-                else None
-            ),
+            lambda m: errors.append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None,
         )
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(deck.as_uri(), wait_until="load")
@@ -252,6 +242,12 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
             seen.append(page.evaluate("Reveal.getSlidePastCount()"))
         assert seen == list(range(1, total)), "each ArrowRight shows the next slide, through the whole deck"
         assert page.evaluate("Reveal.isLastSlide()")
+        # a jump (the overview, a slide number typed in the URL) typesets the slide's math through MathJax's queue
+        for index in (3, total // 2, 1):
+            page.evaluate(f"Reveal.slide({index})")
+            page.wait_for_function(MATHJAX_DONE, timeout=30_000)
+            assert "Math Processing Error" not in page.evaluate("Reveal.getCurrentSlide().innerText"), index
+        assert "Math Processing Error" not in page.evaluate("document.body.innerText")
         # a live explorer: its slider takes the arrow keys while focused, and the slide stays
         root = page.locator(".live-explorer").first
         page.evaluate(
@@ -266,3 +262,49 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
         assert page.evaluate("Reveal.getSlidePastCount()") == slide, "the slide stayed while the slider moved"
     assert not outside, f"requests left the deck: {outside[:5]}"
     assert not errors, f"console errors: {errors[:5]}"
+
+
+@pytest.mark.browser
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property):
+    """Every slide at once: reveal.js's print layout (``?print-pdf``) shows them all, so axe-core sees each."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not browser.chromium_available():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
+    errors = []
+    with browser.chromium(1280, 800) as page:
+        page.on(
+            "console",
+            lambda m: errors.append(f"{m.text[:200]} ({m.location.get('url')})") if m.type == "error" else None,
+        )
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.goto((site / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
+        page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
+        page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+        page.wait_for_timeout(500)  # late font and frame loads report their errors by now
+        shown = page.evaluate("document.querySelectorAll('.pdf-page').length")
+        page.evaluate(AXE_SCRIPT)
+        # preload: false, as axe cannot fetch the deck's style sheets from file:// (it would log that as an error)
+        result = page.evaluate(
+            "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'], "
+            "preload: false})",
+            WCAG_21_AA,
+        )
+        math_errors = page.evaluate("document.body.innerText.split('Math Processing Error').length - 1")
+    violations = [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements, e.g. {v['nodes'][0]['target']})"
+        for v in result["violations"]
+    ]
+    record_property("axe_violations", len(violations))
+    record_property("console_errors", len(errors))
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
+    assert shown >= kinds.count("slide") + kinds.count("subslide"), "every slide laid out for axe to see"
+    assert result["testEngine"]["version"].startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
+    assert not violations, f"axe-core {result['testEngine']['version']} finds: " + "; ".join(violations)
+    assert not errors, f"console errors from file://: {errors[:5]}"
+    assert math_errors == 0, "MathJax could not typeset some math"
