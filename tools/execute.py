@@ -8,6 +8,9 @@ explorers' frames); its output is returned apart and never counts as the noteboo
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from traitlets.config import Config
 
 __all__ = ["Executed", "execute", "run_problems"]
 
@@ -49,7 +53,31 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
     path = Path(path)
     nb = nbformat.read(path, as_version=4) if nb is None else nb
     workdir = Path(workdir) if workdir is not None else path.parent
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(workdir)}})
+    with _local_sockets() as config:
+        client = NotebookClient(
+            nb, timeout=timeout, kernel_name="python3", config=config, resources={"metadata": {"path": str(workdir)}}
+        )
+        return _run(client, path, nb, after)
+
+
+@contextlib.contextmanager
+def _local_sockets():
+    """Configuration for the kernel: on Linux and macOS it talks over local sockets in a private folder.
+
+    Over TCP (Windows has no other choice), ipykernel 7 warns on stderr that the connection is unencrypted:
+    harmless on one machine, but a command that builds the site would print it for every notebook.
+    """
+    config = Config()
+    if os.name != "posix":
+        yield config
+        return
+    with tempfile.TemporaryDirectory(prefix="attention-lab-kernel-") as folder:
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(folder, "kernel")
+        yield config
+
+
+def _run(client: NotebookClient, path: Path, nb, after: str | None) -> Executed:
     result = Executed(path, nb)
     start = time.perf_counter()
     with client.setup_kernel():
