@@ -15,10 +15,11 @@ from matplotlib.text import Text
 
 import attention_lab as al
 from attention_lab import diagrams
-from attention_lab.diagrams import lookup
+from attention_lab.diagrams import course, lookup
 
 # the glossary's symbols each diagram must show (mathtext as written in the labels)
 NOTATION = {
+    "course_map": ["01", "08", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
     "three_steps": [r"q", r"k_1", r"\alpha_1", r"\lambda_1", r"v_1", r"\sum_i \lambda_i v_i", "$T$"],
     "hard_vs_soft": [r"q", r"k_1", r"v_1", r"\lambda_{i^*}", r"\mathrm{softmax}(\alpha)_i", r"\sum_i \lambda_i v_i"],
     "nadaraya_watson_pooling": [
@@ -39,6 +40,7 @@ NOTATION = {
 FOREIGN = [r"h_j", r"h_t", r"h_{t", r"e_{ij}", r"a_{ij}", r"\alpha_{ij}", r"w_{ij}", r"\alpha_i v_i"]
 # where each diagram is shown: the notebook, and a phrase of the markdown cell it follows
 PLACES = {
+    "course_map": ("00", "## The course map"),
     "three_steps": ("01", "## 2. A soft lookup in three steps"),
     "hard_vs_soft": ("02", "## 2. Hard attention: pick, don't blend"),
     "nadaraya_watson_pooling": ("03", "## 2. Average pooling, then Nadaraya-Watson"),
@@ -165,6 +167,11 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert np.isclose(prediction, weights @ values) and np.isclose(weights.sum(), 1.0)
     near = np.abs(lookup.NW_KEYS - lookup.NW_QUERY) <= lookup.NW_BANDWIDTH
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
+
+
+def test_the_course_map_names_every_notebook_in_order():
+    numbers = sorted(path.name[:2] for path in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb") if path.name[:2] != "00")
+    assert [number for number, *_ in course.NOTEBOOKS] == numbers
 
 
 def test_a_diagram_shown_twice_under_the_course_style_draws_without_a_warning():

@@ -7,6 +7,7 @@ shows by calling it in a cell, e.g. ``al.diagrams.three_steps()``. The labels us
 ======================  ========  ===============================================================
 function                notebook  shows
 ======================  ========  ===============================================================
+course_map              00        notebooks 01-08 as a path, each box naming its notebook
 three_steps             01        score -> softmax -> weighted sum
 hard_vs_soft            02        one-hot weights (pick one value) against softmax weights (blend)
 nadaraya_watson_pooling 03        kernel weights over keys on the x-axis for one query
@@ -17,8 +18,9 @@ self_vs_cross           07        where Q, K, V come from in self- and in cross-
 ======================  ========  ===============================================================
 """
 
-from . import lookup, models
+from . import course, lookup, models
 from ._draw import FONT_SIZE, Diagram
+from .course import course_map
 from .lookup import hard_vs_soft, nadaraya_watson_pooling, three_steps
 from .models import encoder_decoder, multi_head, self_vs_cross, transformer_block
 
@@ -27,6 +29,7 @@ __all__ = [
     "DIAGRAMS",
     "FONT_SIZE",
     "Diagram",
+    "course_map",
     "encoder_decoder",
     "hard_vs_soft",
     "multi_head",
@@ -36,5 +39,6 @@ __all__ = [
     "transformer_block",
 ]
 
-ALT_TEXT = {**lookup.ALT_TEXT, **models.ALT_TEXT}
-DIAGRAMS = {name: getattr(module, name) for module in (lookup, models) for name in module.ALT_TEXT}
+MODULES = (course, lookup, models)  # in the order of the notebooks
+ALT_TEXT = {name: alt for module in MODULES for name, alt in module.ALT_TEXT.items()}
+DIAGRAMS = {name: getattr(module, name) for module in MODULES for name in module.ALT_TEXT}
