@@ -31,6 +31,7 @@ NOTATION = {
         "$2h$",
         "query $x$",
     ],
+    "leave_one_out": [r"x_i", r"x_j", r"\lambda_j(x_i)", r"2h = 2/w", "query $x_i$", r"n - 1", r"w \to \infty"],
     "encoder_decoder": [r"e_1", r"s_{t-1}", r"s_t", r"\alpha_{tj}", r"\lambda_{tj}", r"c_t", r"y_{t-1}"],
     "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
@@ -44,6 +45,7 @@ PLACES = {
     "three_steps": ("01", "## 2. A soft lookup in three steps"),
     "hard_vs_soft": ("02", "## 2. Hard attention: pick, don't blend"),
     "nadaraya_watson_pooling": ("03", "## 2. Average pooling, then Nadaraya-Watson"),
+    "leave_one_out": ("04", "## 2. Which keys does a training point see?"),
     "encoder_decoder": ("06", "## 2. A context per output step"),
     "multi_head": ("07", "## 5. Multi-head attention"),
     "transformer_block": ("07", "## 7. The Transformer block"),
@@ -167,6 +169,17 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert np.isclose(prediction, weights @ values) and np.isclose(weights.sum(), 1.0)
     near = np.abs(lookup.NW_KEYS - lookup.NW_QUERY) <= lookup.NW_BANDWIDTH
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
+
+
+def test_leave_one_out_draws_the_library_weights_of_both_sets_of_keys():
+    lam_all, lam_loo = lookup._loo_example()
+    i = lookup.LOO_POINT
+    assert np.isclose(lam_all.sum(), 1.0) and np.isclose(lam_loo.sum(), 1.0)
+    assert np.argmax(lam_all) == i, "with every key, the point's own key (distance 0) has the largest weight"
+    # leaving one key out renormalises the others: their weights keep their ratios
+    assert np.allclose(lam_loo, np.delete(lam_all, i) / (1 - lam_all[i]))
+    alt = diagrams.ALT_TEXT["leave_one_out"]
+    assert f"the largest weight, {lam_all[i]:.2f}" in alt and f"largest {lam_loo.max():.2f}" in alt
 
 
 def test_the_course_map_names_every_notebook_in_order():

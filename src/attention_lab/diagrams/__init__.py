@@ -11,6 +11,7 @@ course_map              00        notebooks 01-08 as a path, each box naming its
 three_steps             01        score -> softmax -> weighted sum
 hard_vs_soft            02        one-hot weights (pick one value) against softmax weights (blend)
 nadaraya_watson_pooling 03        kernel weights over keys on the x-axis for one query
+leave_one_out           04        the keys a training point sees: all n (itself too) or the other n - 1
 encoder_decoder         06        Bahdanau's decoder step: the previous decoder state is the query
 multi_head              07        split, attend, concatenate, project
 transformer_block       07        the pre-LN block with its residual connections
@@ -21,7 +22,7 @@ self_vs_cross           07        where Q, K, V come from in self- and in cross-
 from . import course, lookup, models
 from ._draw import FONT_SIZE, Diagram
 from .course import course_map
-from .lookup import hard_vs_soft, nadaraya_watson_pooling, three_steps
+from .lookup import hard_vs_soft, leave_one_out, nadaraya_watson_pooling, three_steps
 from .models import encoder_decoder, multi_head, self_vs_cross, transformer_block
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "course_map",
     "encoder_decoder",
     "hard_vs_soft",
+    "leave_one_out",
     "multi_head",
     "nadaraya_watson_pooling",
     "self_vs_cross",
