@@ -48,6 +48,17 @@ NOTATION = {
     "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
     "self_vs_cross": [r"Q = XW_q", r"K = XW_k", r"V = XW_v", r"e_j", r"\sqrt{d_k}"],
+    "generation_loop": [
+        r"y_1, \dots, y_t",
+        r"y_{t+1}",
+        r"\alpha",
+        r"n_{\mathrm{vocab}}",
+        r"\mathrm{softmax}(\alpha / T)",
+        r"k_{\mathrm{top}}",
+        r"p_{\mathrm{top}}",
+        r"K_{1:t}",
+        r"V_{1:t}",
+    ],
 }
 # other sources' symbols the course does not use (glossary.md: "Beware when you read elsewhere")
 FOREIGN = [r"h_j", r"h_t", r"h_{t", r"e_{ij}", r"a_{ij}", r"\alpha_{ij}", r"w_{ij}", r"\alpha_i v_i"]
@@ -63,6 +74,7 @@ PLACES = {
     "multi_head": ("07", "## 5. Multi-head attention"),
     "transformer_block": ("07", "## 7. The Transformer block"),
     "self_vs_cross": ("07", "## 1. Self-attention is attention pooling over the sequence itself"),
+    "generation_loop": ("08", "## 4. Generation: a character model that writes"),
 }
 
 

@@ -17,12 +17,14 @@ encoder_decoder         06        Bahdanau's decoder step: the previous decoder 
 multi_head              07        split, attend, concatenate, project
 transformer_block       07        the pre-LN block with its residual connections
 self_vs_cross           07        where Q, K, V come from in self- and in cross-attention
+generation_loop         08        autoregressive generation: score, sample, append, again
 ======================  ========  ===============================================================
 """
 
-from . import course, lookup, models, scoring
+from . import course, generation, lookup, models, scoring
 from ._draw import FONT_SIZE, Diagram
 from .course import course_map
+from .generation import generation_loop
 from .lookup import hard_vs_soft, leave_one_out, nadaraya_watson_pooling, three_steps
 from .models import encoder_decoder, multi_head, self_vs_cross, transformer_block
 from .scoring import scoring_functions
@@ -34,6 +36,7 @@ __all__ = [
     "Diagram",
     "course_map",
     "encoder_decoder",
+    "generation_loop",
     "hard_vs_soft",
     "leave_one_out",
     "multi_head",
@@ -44,6 +47,6 @@ __all__ = [
     "transformer_block",
 ]
 
-MODULES = (course, lookup, scoring, models)  # in the order of the notebooks
+MODULES = (course, lookup, scoring, models, generation)  # in the order of the notebooks
 ALT_TEXT = {name: alt for module in MODULES for name, alt in module.ALT_TEXT.items()}
 DIAGRAMS = {name: getattr(module, name) for module in MODULES for name in module.ALT_TEXT}
