@@ -15,10 +15,11 @@ from matplotlib.text import Text
 
 import attention_lab as al
 from attention_lab import diagrams
-from attention_lab.diagrams import lookup
+from attention_lab.diagrams import course, lookup
 
 # the glossary's symbols each diagram must show (mathtext as written in the labels)
 NOTATION = {
+    "course_map": ["01", "08", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
     "three_steps": [r"q", r"k_1", r"\alpha_1", r"\lambda_1", r"v_1", r"\sum_i \lambda_i v_i", "$T$"],
     "hard_vs_soft": [r"q", r"k_1", r"v_1", r"\lambda_{i^*}", r"\mathrm{softmax}(\alpha)_i", r"\sum_i \lambda_i v_i"],
     "nadaraya_watson_pooling": [
@@ -30,22 +31,50 @@ NOTATION = {
         "$2h$",
         "query $x$",
     ],
+    "leave_one_out": [r"x_i", r"x_j", r"\lambda_j(x_i)", r"2h = 2/w", "query $x_i$", r"n - 1", r"w \to \infty"],
+    "scoring_functions": [
+        r"q",
+        r"k_i",
+        r"W_q q",
+        r"W_k k_i",
+        r"w_v^\top",
+        r"\tanh",
+        r"\sqrt{d}",
+        r"\alpha_i = a(q, k_i)",
+        r"\lambda_i",
+        r"d_h",
+    ],
     "encoder_decoder": [r"e_1", r"s_{t-1}", r"s_t", r"\alpha_{tj}", r"\lambda_{tj}", r"c_t", r"y_{t-1}"],
     "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
     "self_vs_cross": [r"Q = XW_q", r"K = XW_k", r"V = XW_v", r"e_j", r"\sqrt{d_k}"],
+    "generation_loop": [
+        r"y_1, \dots, y_t",
+        r"y_{t+1}",
+        r"\alpha",
+        r"n_{\mathrm{vocab}}",
+        r"\mathrm{softmax}(\alpha / T)",
+        r"k_{\mathrm{top}}",
+        r"p_{\mathrm{top}}",
+        r"K_{1:t}",
+        r"V_{1:t}",
+    ],
 }
 # other sources' symbols the course does not use (glossary.md: "Beware when you read elsewhere")
 FOREIGN = [r"h_j", r"h_t", r"h_{t", r"e_{ij}", r"a_{ij}", r"\alpha_{ij}", r"w_{ij}", r"\alpha_i v_i"]
 # where each diagram is shown: the notebook, and a phrase of the markdown cell it follows
 PLACES = {
+    "course_map": ("00", "## The course map"),
     "three_steps": ("01", "## 2. A soft lookup in three steps"),
     "hard_vs_soft": ("02", "## 2. Hard attention: pick, don't blend"),
     "nadaraya_watson_pooling": ("03", "## 2. Average pooling, then Nadaraya-Watson"),
+    "leave_one_out": ("04", "## 2. Which keys does a training point see?"),
+    "scoring_functions": ("05", "## 1. Five ways to score a key"),
     "encoder_decoder": ("06", "## 2. A context per output step"),
     "multi_head": ("07", "## 5. Multi-head attention"),
     "transformer_block": ("07", "## 7. The Transformer block"),
     "self_vs_cross": ("07", "## 1. Self-attention is attention pooling over the sequence itself"),
+    "generation_loop": ("08", "## 4. Generation: a character model that writes"),
 }
 
 
@@ -165,6 +194,22 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert np.isclose(prediction, weights @ values) and np.isclose(weights.sum(), 1.0)
     near = np.abs(lookup.NW_KEYS - lookup.NW_QUERY) <= lookup.NW_BANDWIDTH
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
+
+
+def test_leave_one_out_draws_the_library_weights_of_both_sets_of_keys():
+    lam_all, lam_loo = lookup._loo_example()
+    i = lookup.LOO_POINT
+    assert np.isclose(lam_all.sum(), 1.0) and np.isclose(lam_loo.sum(), 1.0)
+    assert np.argmax(lam_all) == i, "with every key, the point's own key (distance 0) has the largest weight"
+    # leaving one key out renormalises the others: their weights keep their ratios
+    assert np.allclose(lam_loo, np.delete(lam_all, i) / (1 - lam_all[i]))
+    alt = diagrams.ALT_TEXT["leave_one_out"]
+    assert f"the largest weight, {lam_all[i]:.2f}" in alt and f"largest {lam_loo.max():.2f}" in alt
+
+
+def test_the_course_map_names_every_notebook_in_order():
+    numbers = sorted(path.name[:2] for path in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb") if path.name[:2] != "00")
+    assert [number for number, *_ in course.NOTEBOOKS] == numbers
 
 
 def test_a_diagram_shown_twice_under_the_course_style_draws_without_a_warning():

@@ -1,4 +1,5 @@
-"""Diagrams of attention as a lookup: the three steps (notebook 01), hard vs soft (02), Nadaraya-Watson (03).
+"""Diagrams of attention as a lookup: the three steps (notebook 01), hard vs soft (02), Nadaraya-Watson (03),
+and the keys a training point sees when its width w = 1/h is learned (04).
 
 Numbers a diagram shows (weights, a prediction) are computed here by the library from the example it
 states, never typed in.
@@ -15,12 +16,13 @@ from ..normalisers import hard_attention, softmax
 from ..regression_data import true_function
 from ._draw import FONT_SIZE, ROLE, Diagram, arrow, box, canvas, text
 
-__all__ = ["ALT_TEXT", "three_steps", "hard_vs_soft", "nadaraya_watson_pooling"]
+__all__ = ["ALT_TEXT", "three_steps", "hard_vs_soft", "nadaraya_watson_pooling", "leave_one_out"]
 
 # the examples the diagrams draw
 LOOKUP_SCORES = np.array([1.0, 2.5, 0.5, 1.5])  # hard_vs_soft: scores alpha_i of four keys, (4,)
 NW_KEYS = np.array([0.3, 0.8, 1.3, 1.9, 2.2, 2.6, 3.3, 3.9, 4.6])  # nadaraya_watson_pooling: keys x_i, (9,)
 NW_QUERY, NW_BANDWIDTH = 2.4, 0.4
+LOO_POINT, LOO_W = 4, 2.5  # leave_one_out: the training point x_i = NW_KEYS[4] as the query; w = 1/h
 
 
 def _nw_example():
@@ -28,6 +30,14 @@ def _nw_example():
     y_values = true_function(NW_KEYS) + np.random.default_rng(0).normal(0, 0.4, NW_KEYS.shape)  # values y_i, (9,)
     y_hat, weights = nadaraya_watson(np.array([NW_QUERY]), NW_KEYS, y_values, bandwidth=NW_BANDWIDTH)  # (1,), (1, 9)
     return y_values, y_hat[0], weights[0]
+
+
+def _loo_example():
+    """The weights of ``leave_one_out``: query x_i over all n keys (n,), and over the other n - 1 keys (n - 1,)."""
+    x_i, others = NW_KEYS[LOO_POINT], np.delete(NW_KEYS, LOO_POINT)  # (), (n - 1,)
+    lam_all = nadaraya_watson(np.array([x_i]), NW_KEYS, NW_KEYS, bandwidth=1 / LOO_W)[1][0]  # (n,)
+    lam_loo = nadaraya_watson(np.array([x_i]), others, others, bandwidth=1 / LOO_W)[1][0]  # (n - 1,)
+    return lam_all, lam_loo
 
 
 def _numbers(values, style: str = ".2f") -> str:
@@ -56,6 +66,16 @@ ALT_TEXT = {
         f"the weighted average of the values ({_nw_example()[1]:.2f}). Bottom: the weights lambda_i(x) of the keys "
         f"as stems under a Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the query: the keys within h "
         f"of the query carry {_nw_example()[2][np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum():.0%} of the weight."
+    ),
+    "leave_one_out": (
+        f"Which keys a training point sees, in two panels with the keys x_j on the horizontal axis and their weights "
+        f"lambda_j(x_i) as stems, for the training point x_i = {NW_KEYS[LOO_POINT]} as the query, marked by a dashed "
+        f"vertical line, and a Gaussian kernel of width h = 1/w with w = {LOO_W}. Left, all n = {len(NW_KEYS)} keys: "
+        f"x_i is one of its own keys, at distance 0, and takes the largest weight, {_loo_example()[0][LOO_POINT]:.2f}; "
+        "as w grows it tends to 1, so the point copies its own value y_i. Right, leave-one-out: the same query sees "
+        f"the other n - 1 = {len(NW_KEYS) - 1} keys only; its own key is crossed out with weight 0, and the weight "
+        f"goes to its neighbours (largest {_loo_example()[1].max():.2f}), so the prediction f-hat_{{-i}}(x_i) "
+        "comes from the other points."
     ),
 }
 
@@ -165,3 +185,43 @@ def nadaraya_watson_pooling() -> Diagram:
     bottom.set_ylim(0, 0.55)
     bottom.set_xlim(0, 5.15)  # room for the last tick label
     return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])
+
+
+def leave_one_out() -> Diagram:
+    """The keys a training point x_i sees: all n, itself included, or the other n - 1 (notebook 04)."""
+    x_i, w = NW_KEYS[LOO_POINT], LOO_W
+    lam_all, lam_loo = _loo_example()
+    others = np.delete(NW_KEYS, LOO_POINT)
+    figure = Figure(figsize=(12.6, 4.9), dpi=100, layout="constrained", facecolor="white")
+    FigureCanvasAgg(figure)
+    left, right = figure.subplots(1, 2, sharey=True)
+    grid = np.linspace(0, 5, 401)
+    kernel = KERNELS["gaussian"]
+    panels = [
+        (left, "all $n$ keys: $x_i$ is one of them", NW_KEYS, lam_all),
+        (right, "leave-one-out: the other $n - 1$", others, lam_loo),
+    ]
+    for ax, title, keys, lam in panels:
+        ax.axvline(x_i, color=ROLE["query"], lw=2.5, ls="--")
+        # the kernel divided by this panel's normaliser: the weights lie on it
+        ax.plot(grid, kernel((x_i - grid) * w) / kernel((x_i - keys) * w).sum(), color=ROLE["plain"], lw=2.5)
+        ax.vlines(keys, 0, lam, color=ROLE["weight"], lw=5)
+        ax.plot(keys, lam, "o", color=ROLE["weight"], ms=9)
+        ax.set_title(title, fontsize=FONT_SIZE, fontweight="bold")
+        ax.set_xlabel("keys $x_j$", fontsize=FONT_SIZE)
+        ax.tick_params(labelsize=FONT_SIZE)
+        ax.grid(alpha=0.3)
+        ax.set_xlim(0, 5.15)
+        ax.set_ylim(0, 0.8)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.text(x_i - 0.08, 0.74, "query $x_i$", fontsize=FONT_SIZE, ha="right", va="center")
+        ax.annotate("", (x_i - 1 / w, 0.1), (x_i + 1 / w, 0.1), arrowprops={"arrowstyle": "<->", "lw": 2})
+        ax.text(x_i + 1 / w + 0.1, 0.1, "$2h = 2/w$", fontsize=FONT_SIZE, va="center")
+    left.set_ylabel("weights $\\lambda_j(x_i)$", fontsize=FONT_SIZE)
+    own = "its own key: weight\n$\\to 1$ as $w \\to \\infty$"
+    left.plot([x_i], [lam_all[LOO_POINT]], "o", color=ROLE["query"], ms=13, mec="black", label=own)
+    right.plot([x_i], [0], "X", color=ROLE["query"], ms=16, mec="black", clip_on=False, label="its own key:\nleft out")
+    for ax in (left, right):
+        ax.legend(loc="upper left", bbox_to_anchor=(0.53, 0.82), fontsize=FONT_SIZE, frameon=False, handletextpad=0.3)
+    return Diagram("leave_one_out", figure, ALT_TEXT["leave_one_out"])

@@ -1,0 +1,60 @@
+"""The diagram of the course itself: the map of notebooks 01-08 (notebook 00)."""
+
+from __future__ import annotations
+
+from ._draw import Diagram, arrow, box, canvas, text
+
+__all__ = ["ALT_TEXT", "course_map"]
+
+# each notebook: its number, its title on the map, and one line in the course's notation
+NOTEBOOKS = [
+    ("01", "a lookup, made soft", "$q, k_i, v_i \\;\\to\\; \\sum_i \\lambda_i v_i$"),
+    ("02", "from hard to soft", "one-hot $\\to$ softmax at $T$"),
+    ("03", "kernel regression", "nonparametric: $h$ chosen"),
+    ("04", "parametric pooling", "learned $w = 1/h$"),
+    ("05", "scoring and masking", "$a(q, k)$: dot, additive"),
+    ("06", "Bahdanau seq2seq", "query $s_{t-1}$, keys $e_j$"),
+    ("07", "self-attention", "$Q = XW_q$; the Transformer"),
+    ("08", "Transformers that write", "cross-attention, KV cache"),
+]
+ROWS = [
+    (3.55, "attention as a lookup, then as regression"),
+    (1.05, "attention inside neural networks"),
+]
+
+ALT_TEXT = {
+    "course_map": (
+        "The map of the course: eight boxes, one per notebook, in two rows joined by arrows in reading order. "
+        "Top row, attention as a lookup, then as regression: 01, a lookup made soft (query q, keys k_i, values v_i "
+        "to the output, the sum over i of lambda_i v_i); 02, from hard to soft (one-hot weights to a softmax at "
+        "temperature T); 03, kernel regression, nonparametric, with a bandwidth h chosen, not learned; 04, "
+        "parametric pooling, a learned w = 1/h. An arrow leads from 04 down to the bottom row, attention inside "
+        "neural networks: 05, scoring and masking (the scoring function a(q, k): dot product, additive); 06, "
+        "Bahdanau's seq2seq model, whose query is the decoder state s_{t-1} and whose keys are the encoder states "
+        "e_j; 07, self-attention, Q = X W_q, and the Transformer; 08, Transformers that write: cross-attention and "
+        "the KV cache."
+    ),
+}
+
+
+def course_map() -> Diagram:
+    """The course as a path through notebooks 01-08, each box naming its notebook (notebook 00)."""
+    figure, ax = canvas(13.6, 5.0)
+    width, height, gap = 3.05, 1.5, 0.35
+    xs = [0.2 + width / 2 + i * (width + gap) for i in range(4)]
+    for row, (y, heading) in enumerate(ROWS):
+        text(ax, (13.4, y + height / 2 + 0.3), heading, ha="right", fontweight="bold")
+        for column, x in enumerate(xs):
+            number, title, detail = NOTEBOOKS[4 * row + column]
+            box(ax, (x, y), "", "plain", width=width, height=height)  # no role colour: a box is a notebook
+            text(ax, (x, y + 0.47), number, fontweight="bold")
+            text(ax, (x, y + 0.04), title)
+            text(ax, (x, y - 0.4), detail)
+            if column:
+                arrow(ax, (x - width / 2 - gap, y), (x - width / 2, y))
+    # from 04, at the end of the top row, to 05, at the start of the bottom one: down, left, down
+    top, bottom = ROWS[0][0] - height / 2, ROWS[1][0] + height / 2
+    middle = top - 0.35
+    ax.plot([xs[3], xs[3], xs[0]], [top, middle, middle], color="black", lw=2.0)
+    arrow(ax, (xs[0], middle), (xs[0], bottom))
+    return Diagram("course_map", figure, ALT_TEXT["course_map"])

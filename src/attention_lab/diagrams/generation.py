@@ -1,0 +1,63 @@
+"""Diagrams of generation: the loop that writes one token at a time (notebook 08)."""
+
+from __future__ import annotations
+
+from ._draw import Diagram, arrow, box, canvas, text
+
+__all__ = ["ALT_TEXT", "generation_loop"]
+
+ALT_TEXT = {
+    "generation_loop": (
+        "The loop that generates text, one token per turn. Left, the tokens y_1 to y_t: the prompt, then each token "
+        "written so far. They go into the decoder-only Transformer, which reads them with its causal mask and gives "
+        "the logits alpha at the last position t, one score for each of the n_vocab tokens. A sampler turns the "
+        "logits into a distribution p = softmax(alpha / T), keeps, if they are set, only the top k_top tokens and "
+        "then the top-p nucleus of mass p_top, renormalises, and draws one token, y_{t+1}; at T = 0 it takes the "
+        "largest logit instead (greedy decoding). An arrow along the bottom appends y_{t+1} to the tokens, t becomes "
+        "t + 1, and the loop runs again. A dashed note under the Transformer says that with a KV cache (section 5) "
+        "the keys and values K_{1:t} and V_{1:t} of the positions so far are kept, so the next turn runs "
+        "position t + 1 alone."
+    ),
+}
+
+
+def generation_loop() -> Diagram:
+    """Autoregressive generation: read the tokens, score the next one, sample it, append it (notebook 08)."""
+    figure, ax = canvas(13.5, 4.5)
+    y = 3.35
+    box(ax, (1.55, y), "$y_1, \\dots, y_t$:\nthe prompt, then\neach token written", "plain", width=2.9, height=1.35)
+    box(ax, (5.0, y), "decoder-only\nTransformer,\ncausal mask", "plain", width=2.6, height=1.35)
+    box(
+        ax,
+        (8.2, y),
+        "logits $\\alpha$ at\nposition $t$:\n$n_{\\mathrm{vocab}}$ scores",
+        "weight",
+        width=2.5,
+        height=1.35,
+    )
+    box(
+        ax,
+        (11.65, y),
+        "sampler\n$p = \\mathrm{softmax}(\\alpha / T)$\ntop-$k_{\\mathrm{top}}$, top-$p_{\\mathrm{top}}$ if set\n"
+        "draw one ($T = 0$: greedy)",
+        "weight",
+        width=3.3,
+        height=1.9,
+    )
+    for start, end in ((3.0, 3.7), (6.3, 6.95), (9.45, 10.0)):
+        arrow(ax, (start, y), (end, y))
+    box(ax, (11.65, 0.75), "next token $y_{t+1}$", "output", width=2.6, height=0.6)
+    arrow(ax, (11.65, y - 0.95), (11.65, 1.05))
+    # appended and fed back: left along the bottom, up into the tokens
+    ax.plot([10.35, 1.55], [0.75, 0.75], color="black", lw=2.0)
+    arrow(ax, (1.55, 0.75), (1.55, y - 0.675))
+    text(ax, (6.0, 0.45), "append $y_{t+1}$; $t \\leftarrow t + 1$; again")
+    note = box(ax, (5.0, 1.65), "", "plain", width=5.6, height=0.95)
+    note.set_linestyle((0, (4, 3)))
+    text(
+        ax,
+        (5.0, 1.65),
+        "KV cache (section 5): $K_{1:t}$, $V_{1:t}$ are kept,\nso the next turn runs position $t + 1$ alone",
+    )
+    ax.plot([5.0, 5.0], [2.125, y - 0.675], color="black", lw=1.5, ls=(0, (4, 3)))
+    return Diagram("generation_loop", figure, ALT_TEXT["generation_loop"])
