@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from traitlets.config import Config
 
-__all__ = ["Executed", "execute", "run_problems"]
+__all__ = ["Executed", "execute", "kernel_config", "run_problems"]
 
 TIMEOUT_PER_CELL = 180  # seconds; a guard against hangs, not a performance target
 
@@ -53,7 +53,7 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
     path = Path(path)
     nb = nbformat.read(path, as_version=4) if nb is None else nb
     workdir = Path(workdir) if workdir is not None else path.parent
-    with _local_sockets() as config:
+    with kernel_config() as config:
         client = NotebookClient(
             nb, timeout=timeout, kernel_name="python3", config=config, resources={"metadata": {"path": str(workdir)}}
         )
@@ -61,7 +61,7 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
 
 
 @contextlib.contextmanager
-def _local_sockets():
+def kernel_config():
     """Configuration for the kernel: on Linux and macOS it talks over local sockets in a private folder.
 
     Over TCP (Windows has no other choice), ipykernel 7 warns on stderr that the connection is unencrypted:

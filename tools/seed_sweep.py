@@ -90,12 +90,13 @@ def instrument(nb, name: str) -> dict:
 
 def run_once(path: str, offset: int, timeout: int = 600) -> dict:
     """One notebook under one seed offset: {"asserts": {key: source}, "outcomes": {key: held}, "errors": [...]}."""
+    from execute import kernel_config
     from nbclient import NotebookClient
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     asserts = instrument(nb, path.stem[:2])
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, kernel_config() as config:
         record = Path(tmp) / "record.jsonl"
         record.touch()
         os.environ[OFFSET_VARIABLE], os.environ[RECORD_VARIABLE] = str(offset), str(record)
@@ -104,6 +105,7 @@ def run_once(path: str, offset: int, timeout: int = 600) -> dict:
             nb,
             timeout=timeout,
             kernel_name="python3",
+            config=config,
             allow_errors=True,
             resources={"metadata": {"path": str(path.parent)}},
         )
