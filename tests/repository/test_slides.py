@@ -82,6 +82,20 @@ def test_every_notebook_carries_its_slide_metadata(path):
     assert kinds[0] == "slide" and kinds.count("slide") >= 3
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_heading_starts_its_cell_so_every_section_starts_a_slide(path):
+    """Slides start at a cell: a heading in the middle of a markdown cell would not start one."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    buried = [
+        (index, line)
+        for index, cell in enumerate(nb["cells"])
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()[1:]
+        if re.match(r"#{1,3} ", line)
+    ]
+    assert not buried, f"headings inside a cell (split the cell there): {buried[:3]}"
+
+
 def test_the_tool_writes_exactly_the_committed_notebooks_and_check_fails_without_them(tmp_path, capsys):
     original = NOTEBOOKS[1]
     nb = json.loads(original.read_text(encoding="utf-8"))

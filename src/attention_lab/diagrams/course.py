@@ -8,14 +8,14 @@ __all__ = ["ALT_TEXT", "course_map"]
 
 # each notebook: its number, its title on the map, and one line in the course's notation
 NOTEBOOKS = [
-    ("01", "a lookup, made soft", "$q, k_i, v_i \\;\\to\\; \\sum_i \\lambda_i v_i$"),
-    ("02", "from hard to soft", "one-hot $\\to$ softmax at $T$"),
-    ("03", "kernel regression", "nonparametric: $h$ chosen"),
-    ("04", "parametric pooling", "learned $w = 1/h$"),
-    ("05", "scoring and masking", "$a(q, k)$: dot, additive"),
-    ("06", "Bahdanau seq2seq", "query $s_{t-1}$, keys $e_j$"),
-    ("07", "self-attention", "$Q = XW_q$; the Transformer"),
-    ("08", "Transformers that write", "cross-attention, KV cache"),
+    ("01", "queries, keys, values", "$q, k_i, v_i \\;\\to\\; \\sum_i \\lambda_i v_i$"),
+    ("02", "hard to soft attention", "one-hot $\\to$ softmax at $T$"),
+    ("03", "Nadaraya-Watson", "$h$ picked by leave-one-out"),
+    ("04", "parametric pooling", "$w = 1/h$ learned by descent"),
+    ("05", "scoring and masking", "$a(q, k)$: dot, additive, ..."),
+    ("06", "Bahdanau attention", "query $s_{t-1}$; keys, values $e_j$"),
+    ("07", "self-attention", "$Q = XW_q$, $K = XW_k$, $V = XW_v$"),
+    ("08", "read and write", "cross-attention; KV cache"),
 ]
 ROWS = [
     (3.55, "attention as a lookup, then as regression"),
@@ -25,14 +25,15 @@ ROWS = [
 ALT_TEXT = {
     "course_map": (
         "The map of the course: eight boxes, one per notebook, in two rows joined by arrows in reading order. "
-        "Top row, attention as a lookup, then as regression: 01, a lookup made soft (query q, keys k_i, values v_i "
-        "to the output, the sum over i of lambda_i v_i); 02, from hard to soft (one-hot weights to a softmax at "
-        "temperature T); 03, kernel regression, nonparametric, with a bandwidth h chosen, not learned; 04, "
-        "parametric pooling, a learned w = 1/h. An arrow leads from 04 down to the bottom row, attention inside "
-        "neural networks: 05, scoring and masking (the scoring function a(q, k): dot product, additive); 06, "
-        "Bahdanau's seq2seq model, whose query is the decoder state s_{t-1} and whose keys are the encoder states "
-        "e_j; 07, self-attention, Q = X W_q, and the Transformer; 08, Transformers that write: cross-attention and "
-        "the KV cache."
+        "Top row, attention as a lookup, then as regression: 01, queries, keys and values (query q, keys k_i, values "
+        "v_i to the output, the sum over i of lambda_i v_i); 02, from hard to soft attention (one-hot weights to a "
+        "softmax at temperature T); 03, Nadaraya-Watson kernel regression, with a bandwidth h picked from a grid by "
+        "leave-one-out; 04, parametric attention pooling, w = 1/h learned by gradient descent. An arrow leads from "
+        "04 down to the bottom row, attention inside neural networks: 05, scoring functions, scaling and masking "
+        "(the scoring function a(q, k): dot product, additive and others); 06, Bahdanau attention in a seq2seq "
+        "model, whose query is the decoder state s_{t-1} and whose keys and values are the encoder states e_j; 07, "
+        "self-attention (Q = X W_q, K = X W_k, V = X W_v) and the Transformer; 08, Transformers that read and "
+        "write: cross-attention and the KV cache."
     ),
 }
 

@@ -12,11 +12,13 @@ ALT_TEXT = {
         "written so far. They go into the decoder-only Transformer, which reads them with its causal mask and gives "
         "the logits alpha at the last position t, one score for each of the n_vocab tokens. A sampler turns the "
         "logits into a distribution p = softmax(alpha / T), keeps, if they are set, only the top k_top tokens and "
-        "then the top-p nucleus of mass p_top, renormalises, and draws one token, y_{t+1}; at T = 0 it takes the "
-        "largest logit instead (greedy decoding). An arrow along the bottom appends y_{t+1} to the tokens, t becomes "
-        "t + 1, and the loop runs again. A dashed note under the Transformer says that with a KV cache (section 5) "
-        "the keys and values K_{1:t} and V_{1:t} of the positions so far are kept, so the next turn runs "
-        "position t + 1 alone."
+        "then the smallest set of most likely tokens whose probabilities add up to at least p_top (top-p), "
+        "renormalises, and draws one token, y_{t+1}; at T = 0 it takes the largest logit instead (greedy "
+        "decoding). An arrow along the bottom appends y_{t+1} to the tokens, t becomes t + 1, and the loop runs "
+        "again, until n_new tokens are written. A dashed note under the Transformer says that with a KV cache "
+        "(explained in section 5) every layer and head keeps the keys and values K_{1:t} and V_{1:t} of the "
+        "positions so far, so after the first turn, which runs the whole prompt, each turn runs position t + 1 "
+        "alone."
     ),
 }
 
@@ -38,8 +40,8 @@ def generation_loop() -> Diagram:
     box(
         ax,
         (11.65, y),
-        "sampler\n$p = \\mathrm{softmax}(\\alpha / T)$\ntop-$k_{\\mathrm{top}}$, top-$p_{\\mathrm{top}}$ if set\n"
-        "draw one ($T = 0$: greedy)",
+        "sampler\n$p = \\mathrm{softmax}(\\alpha / T)$\ntop-k ($k_{\\mathrm{top}}$), then top-p\n"
+        "($p_{\\mathrm{top}}$), if set; draw one\n($T = 0$: greedy)",
         "weight",
         width=3.3,
         height=1.9,
@@ -51,13 +53,16 @@ def generation_loop() -> Diagram:
     # appended and fed back: left along the bottom, up into the tokens
     ax.plot([10.35, 1.55], [0.75, 0.75], color="black", lw=2.0)
     arrow(ax, (1.55, 0.75), (1.55, y - 0.675))
-    text(ax, (6.0, 0.45), "append $y_{t+1}$; $t \\leftarrow t + 1$; again")
-    note = box(ax, (5.0, 1.65), "", "plain", width=5.6, height=0.95)
+    text(
+        ax, (6.0, 0.45), "append $y_{t+1}$; $t \\leftarrow t + 1$; again, until $n_{\\mathrm{new}}$ tokens are written"
+    )
+    note = box(ax, (5.0, 1.7), "", "plain", width=5.6, height=1.3)
     note.set_linestyle((0, (4, 3)))
     text(
         ax,
-        (5.0, 1.65),
-        "KV cache (section 5): $K_{1:t}$, $V_{1:t}$ are kept,\nso the next turn runs position $t + 1$ alone",
+        (5.0, 1.7),
+        "KV cache (section 5): every layer and head\n"
+        "keeps $K_{1:t}$ and $V_{1:t}$, so the next\nturn runs position $t + 1$ alone",
     )
-    ax.plot([5.0, 5.0], [2.125, y - 0.675], color="black", lw=1.5, ls=(0, (4, 3)))
+    ax.plot([5.0, 5.0], [2.35, y - 0.675], color="black", lw=1.5, ls=(0, (4, 3)))
     return Diagram("generation_loop", figure, ALT_TEXT["generation_loop"])

@@ -11,16 +11,17 @@ ALT_TEXT = {
         "Two scoring functions a(q, k_i), one above the other, each turning a query q and a key k_i into one score "
         "alpha_i. Top, the additive (MLP) score: the query is projected to W_q q and the key to W_k k_i, both "
         "vectors of d_h numbers; they are added, passed through tanh, and the learned vector w_v turns the result "
-        "into the number alpha_i = w_v transposed tanh(W_q q + W_k k_i). W_q, W_k and w_v are learned, and q and "
-        "k_i may differ in size (d_q and d_k). Bottom, the scaled dot product: q transposed k_i divided by the "
-        "square root of d, with nothing learned, and q and k_i of one size d. On the right, both scores go into the "
-        "same softmax over the keys, which gives the weights lambda_i."
+        "into the number alpha_i = w_v transposed tanh(W_q q + W_k k_i). W_q, W_k and w_v are learnable (trained "
+        "with the model), and q and k_i may differ in size (d_q and d_k). Bottom, the scaled dot product: q "
+        "transposed k_i divided by the square root of d, with nothing learnable in the score itself, and q and k_i "
+        "of one size d (d = d_q = d_k). On the right of each row, that row's scores of all the keys go into a "
+        "softmax over the keys, which gives the weights lambda_i."
     ),
 }
 
 
 def scoring_functions() -> Diagram:
-    """The additive score and the scaled dot product, step by step, into one softmax (notebook 05)."""
+    """The additive score and the scaled dot product, step by step, each into a softmax over the keys (notebook 05)."""
     figure, ax = canvas(13.2, 6.1)
     rows = [  # (y of the title, y of the query, y of the key, y of the score): additive on top, scaled dot below
         (5.75, 4.45, 3.55, 4.0),
@@ -29,9 +30,13 @@ def scoring_functions() -> Diagram:
     titles = [
         (
             "additive (MLP): $\\alpha_i = w_v^\\top \\tanh(W_q q + W_k k_i)$",
-            "learned: $W_q$ $(d_h, d_q)$ and $W_k$ $(d_h, d_k)$, a vector $w_v$ of size $d_h$; $d_q \\neq d_k$ allowed",
+            "learnable: $W_q$ $(d_h, d_q)$ and $W_k$ $(d_h, d_k)$, a vector $w_v$ of size $d_h$; "
+            "$d_q \\neq d_k$ allowed",
         ),
-        ("scaled dot product: $\\alpha_i = q^\\top k_i / \\sqrt{d}$", "nothing learned; $q$ and $k_i$ of one size $d$"),
+        (
+            "scaled dot product: $\\alpha_i = q^\\top k_i / \\sqrt{d}$",
+            "nothing learnable in the score; $q$ and $k_i$ of one size $d = d_q = d_k$",
+        ),
     ]
     for (y_title, y_q, y_k, y_score), (name, note) in zip(rows, titles, strict=True):
         text(ax, (0.15, y_title), name, ha="left", fontweight="bold")
@@ -40,6 +45,8 @@ def scoring_functions() -> Diagram:
         box(ax, (0.8, y_k), "key $k_i$", "key", width=1.3, height=0.6)
         box(ax, (8.85, y_score), "$\\alpha_i = a(q, k_i)$", "weight", width=2.3, height=0.6)
         arrow(ax, (10.0, y_score), (10.95, y_score))
+        # each row's own softmax, over the scores of all the keys
+        box(ax, (12.05, y_score), "softmax over all\nkeys' $\\alpha_i$: $\\lambda_i$", "weight", width=2.1, height=1.0)
     # additive: project each, add, tanh, w_v^T
     y_q, y_k, y = rows[0][1:]
     box(ax, (2.75, y_q), "$W_q q$", "query", width=1.3, height=0.6)
@@ -60,7 +67,5 @@ def scoring_functions() -> Diagram:
         arrow(ax, (1.45, yy), (3.7, y))
     arrow(ax, (4.9, y), (5.8, y))
     arrow(ax, (6.9, y), (7.7, y))
-    # the rest is the same: a softmax over the keys
-    box(ax, (12.05, 2.425), "softmax\nover the\nkeys:\n$\\lambda_i$", "weight", width=2.1, height=4.0)
     ax.plot([0.15, 10.6], [2.95, 2.95], color=ROLE["plain"], lw=1.5)
     return Diagram("scoring_functions", figure, ALT_TEXT["scoring_functions"])
