@@ -196,6 +196,18 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
 
 
+def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):
+    bottom = drawn["nadaraya_watson_pooling"].figure.axes[1]
+    (curve,) = [line for line in bottom.lines if line.get_gid() == "normalised kernel"]
+    (stems,) = [c for c in bottom.collections if c.get_gid() == "weights"]
+    grid, heights = (np.asarray(a, dtype=float) for a in curve.get_data())
+    tips = [segment[np.argmax(segment[:, 1])] for segment in stems.get_segments()]  # (x_i, lambda_i) of each stem
+    assert np.allclose([y for _, y in tips], lookup._nw_example()[2]), "the stems are the library's weights"
+    for x, y in tips:
+        (at,) = np.flatnonzero(grid == x)  # the curve is drawn at every key
+        assert abs(heights[at] - y) < 1e-9, f"the stem at x = {x} ends at {y}, the curve passes at {heights[at]}"
+
+
 def test_leave_one_out_draws_the_library_weights_of_both_sets_of_keys():
     lam_all, lam_loo = lookup._loo_example()
     i = lookup.LOO_POINT

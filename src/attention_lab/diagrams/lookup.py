@@ -64,7 +64,9 @@ ALT_TEXT = {
         "points, keys x_i on the horizontal axis and values y_i on the vertical one, drawn larger the more weight "
         f"they get; a dashed vertical line marks the query x = {NW_QUERY}, and a star on it marks the prediction, "
         f"the weighted average of the values ({_nw_example()[1]:.2f}). Bottom: the weights lambda_i(x) of the keys "
-        f"as stems under a Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the query: the keys within h "
+        f"as stems whose tips lie on a curve, the Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the "
+        "query divided by its sum over the keys, so lambda_i(x) = kappa((x - x_i)/h) / sum over j of "
+        "kappa((x - x_j)/h): the keys within h "
         f"of the query carry {_nw_example()[2][np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum():.0%} of the weight."
     ),
     "leave_one_out": (
@@ -152,8 +154,8 @@ def nadaraya_watson_pooling() -> Diagram:
     figure = Figure(figsize=(11.5, 5.6), dpi=100, layout="constrained", facecolor="white")
     FigureCanvasAgg(figure)
     top, bottom = figure.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.25, 1]})
-    grid = np.linspace(0, 5, 401)
-    kernel = KERNELS["gaussian"]((x_query - grid) / h)
+    grid = np.union1d(np.linspace(0, 5, 401), x_keys)  # the keys are on the grid: the curve meets each stem tip
+    kernel = KERNELS["gaussian"]
     for ax in (top, bottom):
         ax.axvline(x_query, color=ROLE["query"], lw=2.5, ls="--")
         ax.tick_params(labelsize=FONT_SIZE)
@@ -172,17 +174,24 @@ def nadaraya_watson_pooling() -> Diagram:
     top.text(x_query - 0.07, 3.9, "query $x$", fontsize=FONT_SIZE, color="black", ha="right", va="center")
     top.set_ylabel("values $y_i$", fontsize=FONT_SIZE)
     top.set_ylim(-0.6, 4.4)
-    bottom.plot(grid, kernel / kernel.max() * lam.max(), color=ROLE["plain"], lw=2.5)
-    bottom.vlines(x_keys, 0, lam, color=ROLE["weight"], lw=5)
+    # the kernel divided by its sum over the keys: the weights lie on it
+    curve = kernel((x_query - grid) / h) / kernel((x_query - x_keys) / h).sum()  # (len(grid),)
+    bottom.plot(grid, curve, color=ROLE["plain"], lw=2.5, gid="normalised kernel")
+    bottom.vlines(x_keys, 0, lam, color=ROLE["weight"], lw=5, gid="weights")
     bottom.plot(x_keys, lam, "o", color=ROLE["weight"], ms=9)
     bottom.text(
-        0.2, 0.42, "kernel $\\kappa((x - x_i)/h)$,\nscaled to the largest weight", fontsize=FONT_SIZE, va="center"
+        0.05,
+        0.47,
+        "every weight lies on the normalised kernel:\n"
+        "$\\lambda_i(x) = \\kappa((x - x_i)/h) \\,/\\, \\sum_j \\kappa((x - x_j)/h)$",
+        fontsize=FONT_SIZE,
+        va="center",
     )
     bottom.annotate("", (x_query - h, 0.2), (x_query + h, 0.2), arrowprops={"arrowstyle": "<->", "lw": 2})
     bottom.text(x_query + h + 0.08, 0.2, "$2h$", fontsize=FONT_SIZE, va="center")
     bottom.set_ylabel("weights $\\lambda_i(x)$", fontsize=FONT_SIZE)
     bottom.set_xlabel("keys $x_i$ and the query $x$, on one axis", fontsize=FONT_SIZE)
-    bottom.set_ylim(0, 0.55)
+    bottom.set_ylim(0, 0.58)
     bottom.set_xlim(0, 5.15)  # room for the last tick label
     return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])
 
