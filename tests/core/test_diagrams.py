@@ -21,7 +21,16 @@ from attention_lab.diagrams import course, lookup
 NOTATION = {
     "course_map": ["01", "08", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
     "three_steps": [r"q", r"k_1", r"\alpha_1", r"\lambda_1", r"v_1", r"\sum_i \lambda_i v_i", "$T$"],
-    "hard_vs_soft": [r"q", r"k_1", r"v_1", r"\lambda_{i^*}", r"\mathrm{softmax}(\alpha)_i", r"\sum_i \lambda_i v_i"],
+    "hard_vs_soft": [
+        r"q",
+        r"k_1",
+        r"v_1",
+        r"\lambda_{i^*}",
+        r"\mathrm{argmax}_i",
+        r"\mathrm{softmax}(\alpha / T)_i",
+        "$T = 1$",
+        r"\sum_i \lambda_i v_i",
+    ],
     "nadaraya_watson_pooling": [
         r"x_i",
         r"y_i",
@@ -194,6 +203,16 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert np.isclose(prediction, weights @ values) and np.isclose(weights.sum(), 1.0)
     near = np.abs(lookup.NW_KEYS - lookup.NW_QUERY) <= lookup.NW_BANDWIDTH
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
+
+
+def test_hard_vs_soft_shows_every_score_and_weight_in_both_panels(drawn):
+    labels = [t.get_text() for t in texts(drawn["hard_vs_soft"].figure)]
+    for i, score in enumerate(lookup.LOOKUP_SCORES, start=1):
+        assert labels.count(f"$k_{i}, v_{i}$: $\\alpha_{i} = {score:g}$") == 2, f"score alpha_{i} not in both panels"
+    hard, soft = al.hard_attention(lookup.LOOKUP_SCORES), al.softmax(lookup.LOOKUP_SCORES)
+    assert sorted(label for label in labels if re.fullmatch(r"\d\.\d\d", label)) == sorted(
+        f"{weight:.2f}" for weight in [*hard, *soft]
+    ), "each panel writes its four weights"
 
 
 def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):

@@ -53,11 +53,11 @@ ALT_TEXT = {
     ),
     "hard_vs_soft": (
         f"Hard and soft lookup side by side, for one query q and four key-value pairs with scores "
-        f"{_numbers(LOOKUP_SCORES, 'g')}. Left, hard: the key with the largest "
-        f"score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0, so the output is its value "
-        f"v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft: every key gets a softmax weight "
-        f"({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the weights), and the output is the weighted "
-        "average of all the values."
+        f"{_numbers(LOOKUP_SCORES, 'g')}, written in the key boxes. Left, hard lookup by argmax: the key with the "
+        f"largest score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0 (dashed grey arrows), "
+        f"so the output is its value v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft lookup: every key gets a "
+        f"softmax weight at temperature T = 1 ({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the "
+        "weights), and the output is the weighted average of all the values."
     ),
     "nadaraya_watson_pooling": (
         f"Nadaraya-Watson regression as attention pooling over keys on the x-axis. Top: {len(NW_KEYS)} training "
@@ -112,38 +112,42 @@ def three_steps() -> Diagram:
 def hard_vs_soft() -> Diagram:
     """One query, four keys: hard attention picks one value, soft attention blends them all (notebook 02)."""
     alpha = LOOKUP_SCORES
-    figure, ax = canvas(13.2, 4.7)
+    best = int(np.argmax(alpha)) + 1
+    figure, ax = canvas(14.0, 5.6)
     panels = [
         (
             0.0,
-            "hard lookup: pick one key",
-            "$\\lambda_{i^*} = 1$ for the best key $i^*$, the others 0",
+            "hard lookup (argmax): pick one key",
+            "$\\lambda_{i^*} = 1$ for $i^* = \\mathrm{argmax}_i\\, \\alpha_i$, the others 0",
             hard_attention(alpha),
-            "output\n$v_{i^*} = v_2$",
+            f"output\n$v_{{i^*}} = v_{best}$",
         ),
         (
-            6.6,
+            7.1,
             "soft lookup: blend every key",
-            "$\\lambda_i = \\mathrm{softmax}(\\alpha)_i$, all above 0",
+            "$\\lambda_i = \\mathrm{softmax}(\\alpha / T)_i$ at $T = 1$, all above 0",
             softmax(alpha),
             "output\n$\\sum_i \\lambda_i v_i$",
         ),
     ]
-    rows = [3.2, 2.4, 1.6, 0.8]
-    centre = 2.0
+    rows = [3.65, 2.7, 1.75, 0.8]
+    centre = 2.225
     for x0, title, rule, lam, output in panels:
-        text(ax, (x0 + 3.2, 4.35), title, fontweight="bold")
-        text(ax, (x0 + 3.2, 3.9), rule)
-        box(ax, (x0 + 0.6, centre), "query\n$q$", "query", width=1.0, height=1.0)
-        box(ax, (x0 + 5.55, centre), output, "output", width=1.7, height=1.1)
-        for i, (y, weight) in enumerate(zip(rows, lam, strict=True)):
+        text(ax, (x0 + 3.45, 5.3), title, fontweight="bold")
+        text(ax, (x0 + 3.45, 4.8), rule)
+        text(ax, (x0 + 2.1, 4.3), "weights $\\lambda_i$")
+        box(ax, (x0 + 0.5, centre), "query\n$q$", "query", width=0.9, height=1.0)
+        box(ax, (x0 + 6.1, centre), output, "output", width=1.5, height=1.1)
+        for i, (y, score, weight) in enumerate(zip(rows, alpha, lam, strict=True)):
             used = weight > 0
             color = ROLE["weight"] if used else ROLE["plain"]
-            box(ax, (x0 + 3.25, y), f"$k_{i + 1}, v_{i + 1}$", "key" if used else "plain", width=1.3, height=0.56)
-            arrow(ax, (x0 + 1.1, centre), (x0 + 2.6, y), color=color, width=0.8 + 7 * weight, dashed=not used)
-            arrow(ax, (x0 + 3.9, y), (x0 + 4.7, centre), color=color, width=0.8 + 7 * weight, dashed=not used)
-            t = 0.62  # the weight's label sits on its arrow, 62% of the way from the query
-            text(ax, (x0 + 1.1 + t * 1.5, centre + t * (y - centre) + 0.2), f"{weight:.2f}", color="black")
+            label = f"$k_{i + 1}, v_{i + 1}$: $\\alpha_{i + 1} = {score:g}$"
+            box(ax, (x0 + 3.75, y), label, "key" if used else "plain", width=2.1, height=0.56)
+            arrow(ax, (x0 + 0.95, centre), (x0 + 2.7, y), color=color, width=0.8 + 7 * weight, dashed=not used)
+            arrow(ax, (x0 + 4.8, y), (x0 + 5.35, centre), color=color, width=0.8 + 7 * weight, dashed=not used)
+            t = 0.8  # the weight's label sits above its arrow, near the key
+            text(ax, (x0 + 0.95 + t * 1.75, centre + t * (y - centre) + 0.22), f"{weight:.2f}", color="black")
+    ax.plot([7.0, 7.0], [0.3, 5.5], color=ROLE["plain"], lw=1.5)
     return Diagram("hard_vs_soft", figure, ALT_TEXT["hard_vs_soft"])
 
 
