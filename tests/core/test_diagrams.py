@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import NOTEBOOK_DIR
 from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.text import Text
 
 import attention_lab as al
@@ -213,6 +214,27 @@ def test_hard_vs_soft_shows_every_score_and_weight_in_both_panels(drawn):
     assert sorted(label for label in labels if re.fullmatch(r"\d\.\d\d", label)) == sorted(
         f"{weight:.2f}" for weight in [*hard, *soft]
     ), "each panel writes its four weights"
+
+
+def box_around(figure: Figure, label: str) -> FancyBboxPatch:
+    """The box drawn around the text ``label`` (in the Axes' inches)."""
+    (ax,) = figure.axes
+    (position,) = [t.get_position() for t in ax.texts if t.get_text() == label]
+    (patch,) = [p for p in ax.patches if isinstance(p, FancyBboxPatch) and p.get_bbox().contains(*position)]
+    return patch
+
+
+def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t_with_solid_arrows(drawn):
+    figure = drawn["encoder_decoder"].figure
+    (ax,) = figure.axes
+    (to_read_out,) = [p for p in ax.patches if p.get_gid() == "c_t to read-out"]
+    start, end = to_read_out._posA_posB  # matplotlib keeps an arrow's two ends here
+    context = box_around(figure, r"$c_t = \sum_j \lambda_{tj}\, e_j$").get_bbox().expanded(1.05, 1.05)
+    read_out = box_around(figure, r"read-out" + "\n" + r"$W_{\mathrm{out}}[s_t; c_t]$").get_bbox().expanded(1.05, 1.05)
+    assert context.contains(*start) and read_out.contains(*end), "an arrow goes from c_t to the read-out"
+    # in hard_vs_soft a dashed arrow carries weight 0: here every arrow carries something
+    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    assert arrows and all(p.get_linestyle() in ("-", "solid") for p in arrows)
 
 
 def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):

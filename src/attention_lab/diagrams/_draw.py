@@ -127,8 +127,9 @@ def arrow(
     dashed: bool = False,
     shrink: float = 0.0,
     connection: str = "arc3",
+    gid: str | None = None,
 ):
-    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points."""
+    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points; ``gid`` names it."""
     patch = FancyArrowPatch(
         start,
         end,
@@ -140,6 +141,7 @@ def arrow(
         shrinkA=shrink,
         shrinkB=shrink,
         connectionstyle=connection,
+        gid=gid,
     )
     ax.add_patch(patch)
     return patch

@@ -14,7 +14,8 @@ ALT_TEXT = {
         "values. Top: the decoder. Its previous state s_{t-1} is the query: it is scored against every e_j, "
         "alpha_tj = a(s_{t-1}, e_j), and a softmax over j gives the weights lambda_tj. The context "
         "c_t = sum over j of lambda_tj e_j goes, with the previous output y_{t-1}, into the GRU step that makes "
-        "the new state s_t, from which the output y_t is predicted, here the Chinese word for am."
+        "the new state s_t. The read-out W_out [s_t; c_t] predicts the output y_t from s_t and c_t together, here "
+        "the Chinese word for am."
     ),
     "multi_head": (
         "Multi-head attention in four steps, left to right. The sequence X is projected to Q = X W_q, "
@@ -42,11 +43,12 @@ ALT_TEXT = {
 
 def encoder_decoder() -> Diagram:
     """One decoder step of Bahdanau attention: the query is the previous decoder state (notebook 06)."""
-    figure, ax = canvas(12.6, 5.3)
+    figure, ax = canvas(13.6, 5.8)
     xs, words = [2.6, 4.0, 5.4, 6.8], ["I", "am", "a", "student"]
+    top = 4.55  # the decoder's row
     text(ax, (0.1, 0.45), "input $x_j$", ha="left")
     text(ax, (0.1, 1.45), "encoder", ha="left")
-    text(ax, (0.1, 4.75), "decoder", ha="left")
+    text(ax, (0.1, top), "decoder", ha="left")
     for j, (x, word) in enumerate(zip(xs, words, strict=True)):
         text(ax, (x, 0.45), word)
         box(ax, (x, 1.45), f"$e_{j + 1}$", "key", width=0.9, height=0.6)
@@ -54,7 +56,7 @@ def encoder_decoder() -> Diagram:
         arrow(ax, (x, 1.75), (x, 2.55), color="black")
         if j:
             arrow(ax, (xs[j - 1] + 0.45, 1.45), (x - 0.45, 1.45), style="<|-|>", width=1.5)
-    text(ax, (9.85, 1.45), "keys and values:\nthe encoder states $e_j$")
+    text(ax, (10.3, 1.45), "keys and values:\nthe encoder states $e_j$")
     box(
         ax,
         (4.7, 3.05),
@@ -63,20 +65,25 @@ def encoder_decoder() -> Diagram:
         width=4.6,
         height=1.0,
     )
-    box(ax, (8.75, 3.05), "$c_t = \\sum_j \\lambda_{tj}\\, e_j$", "output", width=2.2, height=0.7)
-    arrow(ax, (7.0, 3.05), (7.65, 3.05))
-    box(ax, (6.6, 4.75), "$s_{t-1}$", "query", width=1.1, height=0.65)
-    box(ax, (10.3, 4.75), "$s_t$", "plain", width=1.0, height=0.65)
-    arrow(ax, (6.4, 4.42), (5.9, 3.55), color="black", dashed=True, width=2.5)
-    text(ax, (3.05, 4.1), "query: the previous decoder state $s_{t-1}$")
-    arrow(ax, (7.15, 4.75), (9.8, 4.75))
-    text(ax, (8.45, 5.05), "GRU step")
-    arrow(ax, (9.3, 3.4), (10.1, 4.42))
-    text(ax, (11.35, 3.05), "$y_{t-1}$")
-    arrow(ax, (11.2, 3.3), (10.55, 4.42))
-    arrow(ax, (10.8, 4.75), (11.5, 4.75))
-    text(ax, (11.85, 4.75), "$y_t$:")
-    text(ax, (12.3, 4.75), "是")
+    box(ax, (8.6, 3.05), "$c_t = \\sum_j \\lambda_{tj}\\, e_j$", "output", width=2.2, height=0.7)
+    arrow(ax, (7.0, 3.05), (7.5, 3.05))
+    # the decoder step: s_{t-1} (the query) -> GRU, fed y_{t-1} and c_t -> s_t -> read-out of [s_t; c_t] -> y_t
+    box(ax, (6.3, top), "$s_{t-1}$", "query", width=1.1, height=0.65)
+    arrow(ax, (6.05, top - 0.33), (5.6, 3.55), width=2.5)  # the query: solid, as every arrow that carries a value
+    text(ax, (2.9, 4.05), "query: the previous decoder state $s_{t-1}$")
+    box(ax, (8.15, top), "GRU", "plain", width=1.0, height=0.65)
+    text(ax, (8.15, 5.5), "$y_{t-1}$")
+    arrow(ax, (8.15, 5.3), (8.15, top + 0.33))
+    arrow(ax, (6.85, top), (7.65, top))
+    arrow(ax, (8.3, 3.4), (8.3, top - 0.33))  # c_t into the GRU step
+    box(ax, (9.8, top), "$s_t$", "plain", width=0.9, height=0.65)
+    arrow(ax, (8.65, top), (9.35, top))
+    box(ax, (11.55, top), "read-out\n$W_{\\mathrm{out}}[s_t; c_t]$", "plain", width=1.9, height=0.95)
+    arrow(ax, (10.25, top), (10.6, top))
+    arrow(ax, (9.7, 3.05), (11.3, top - 0.48), gid="c_t to read-out")  # the output reads c_t too
+    arrow(ax, (12.5, top), (12.85, top))
+    text(ax, (13.2, top + 0.3), "$y_t$")
+    text(ax, (13.2, top - 0.15), "是")
     return Diagram("encoder_decoder", figure, ALT_TEXT["encoder_decoder"])
 
 
