@@ -57,7 +57,16 @@ NOTATION = {
     "encoder_decoder": [r"e_1", r"s_{t-1}", r"s_t", r"\alpha_{tj}", r"\lambda_{tj}", r"c_t", r"y_{t-1}"],
     "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
-    "self_vs_cross": [r"Q = XW_q", r"K = XW_k", r"V = XW_v", r"e_j", r"\sqrt{d_k}"],
+    "self_vs_cross": [
+        r"Q = XW_q",
+        r"K = XW_k",
+        r"V = XW_v",
+        r"K = EW_k",
+        r"V = EW_v",
+        "encoder's outputs $E$ (rows $e_j$)",
+        "(n_queries, n_keys)",
+        r"\sqrt{d_k}",
+    ],
     "generation_loop": [
         r"y_1, \dots, y_t",
         r"y_{t+1}",
@@ -235,6 +244,15 @@ def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t_with_solid_arrows(dra
     # in hard_vs_soft a dashed arrow carries weight 0: here every arrow carries something
     arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
     assert arrows and all(p.get_linestyle() in ("-", "solid") for p in arrows)
+
+
+def test_self_vs_cross_projects_in_both_panels_and_speaks_the_transformers_words(drawn):
+    labels = [t.get_text() for t in texts(drawn["self_vs_cross"].figure)]
+    assert labels.count("$Q = XW_q$") == 2, "the cross-attention queries are projected too"
+    assert not [label for label in labels if "state" in label], "'states' is the RNN's word (notebook 06)"
+    alt = diagrams.ALT_TEXT["self_vs_cross"]
+    for claim in ("K = E W_k", "V = E W_v", "(n_queries, n_keys)", "one head", "additive score", "s_{t-1}"):
+        assert claim in alt, f"the alt text should say {claim!r}"
 
 
 def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):

@@ -33,10 +33,14 @@ ALT_TEXT = {
     ),
     "self_vs_cross": (
         "Self-attention and cross-attention side by side. Left, self-attention: the queries Q = X W_q, keys "
-        "K = X W_k and values V = X W_v all come from one sequence X. Right, cross-attention (the Transformer's "
-        "encoder-decoder attention): the queries come from the decoder's sequence, the keys and values from the "
-        "encoder's states e_j (the roles of notebook 06's Bahdanau decoder, which scores with the additive score "
-        "instead). Both panels compute softmax(Q K transposed / sqrt(d_k)) V."
+        "K = X W_k and values V = X W_v all come from one sequence X, and the weights form an n-by-n matrix. "
+        "Right, cross-attention (the Transformer's encoder-decoder attention): the queries Q = X W_q come from the "
+        "decoder's sequence X, the keys K = E W_k and values V = E W_v from the encoder's outputs E (rows e_j), "
+        "and the weights have shape (n_queries, n_keys), a row per decoder position and a column per encoder "
+        "position. Both panels compute softmax(Q K transposed / sqrt(d_k)) V. Notebook 06's Bahdanau decoder "
+        "gives the same roles to the decoder and the encoder, but differs in more than its additive score: it "
+        "has one head, uses the encoder states e_j themselves as keys and values (no W_v, no W_o; the additive "
+        "score carries its own W_q and W_k), and asks one query, the previous state s_{t-1}, at a time."
     ),
 }
 
@@ -168,25 +172,29 @@ def transformer_block() -> Diagram:
 
 def self_vs_cross() -> Diagram:
     """Where the queries, keys and values come from: one sequence (self) or two (cross) (notebook 07)."""
-    figure, ax = canvas(12.6, 5.2)
+    figure, ax = canvas(13.9, 5.6)
     formula = "$\\mathrm{softmax}(QK^\\top / \\sqrt{d_k})\\, V$"
-    text(ax, (3.0, 4.85), "self-attention", fontweight="bold")
-    text(ax, (3.0, 4.35), "$Q$, $K$, $V$ all from one sequence $X$")
-    box(ax, (3.0, 0.6), "sequence $X$", "plain", width=3.8, height=0.6)
-    for x, label, role in ((1.6, "$Q = XW_q$", "query"), (3.0, "$K = XW_k$", "key"), (4.4, "$V = XW_v$", "value")):
+    text(ax, (3.3, 5.3), "self-attention", fontweight="bold")
+    text(ax, (3.3, 4.8), "$Q$, $K$, $V$ all from one sequence $X$")
+    box(ax, (3.3, 0.6), "sequence $X$", "plain", width=3.8, height=0.6)
+    for x, label, role in ((1.9, "$Q = XW_q$", "query"), (3.3, "$K = XW_k$", "key"), (4.7, "$V = XW_v$", "value")):
         box(ax, (x, 2.3), label, role, width=1.3, height=0.6)
         arrow(ax, (x, 0.9), (x, 2.0))
-        arrow(ax, (x, 2.6), (x, 3.15))
-    box(ax, (3.0, 3.5), formula, "weight", width=4.1, height=0.6)
-    x0 = 6.6
-    text(ax, (x0 + 3.0, 4.85), "cross-attention (encoder-decoder)", fontweight="bold")
-    text(ax, (x0 + 3.0, 4.35), "$Q$ from the decoder; $K$, $V$ from the encoder")
-    box(ax, (x0 + 1.1, 0.6), "decoder states", "plain", width=2.2, height=0.6)
-    box(ax, (x0 + 4.3, 0.6), "encoder states $e_j$", "plain", width=2.9, height=0.6)
-    for x, label, role in ((x0 + 1.1, "$Q$", "query"), (x0 + 3.65, "$K$", "key"), (x0 + 4.95, "$V$", "value")):
-        box(ax, (x, 2.3), label, role, width=1.0, height=0.6)
+        arrow(ax, (x, 2.6), (x, 3.1))
+    box(ax, (3.3, 3.6), formula + "\nweights: (n, n)", "output", width=4.1, height=1.0)
+    x0 = 6.9
+    text(ax, (x0 + 3.5, 5.3), "cross-attention (encoder-decoder)", fontweight="bold")
+    text(ax, (x0 + 3.5, 4.8), "$Q$ from the decoder; $K$, $V$ from the encoder's outputs")
+    box(ax, (x0 + 1.4, 0.6), "decoder's sequence $X$", "plain", width=2.7, height=0.6)
+    box(ax, (x0 + 4.95, 0.6), "encoder's outputs $E$ (rows $e_j$)", "plain", width=3.8, height=0.6)
+    for x, label, role in (
+        (x0 + 1.4, "$Q = XW_q$", "query"),
+        (x0 + 4.2, "$K = EW_k$", "key"),
+        (x0 + 5.7, "$V = EW_v$", "value"),
+    ):
+        box(ax, (x, 2.3), label, role, width=1.3, height=0.6)
         arrow(ax, (x, 0.9), (x, 2.0))
-        arrow(ax, (x, 2.6), (x, 3.15))
-    box(ax, (x0 + 3.0, 3.5), formula, "weight", width=4.6, height=0.6)
-    ax.plot([6.3, 6.3], [0.2, 5.1], color=ROLE["plain"], lw=1.5)
+        arrow(ax, (x, 2.6), (x, 3.1))
+    box(ax, (x0 + 3.5, 3.6), formula + "\nweights: (n_queries, n_keys)", "output", width=4.9, height=1.0)
+    ax.plot([6.7, 6.7], [0.2, 5.5], color=ROLE["plain"], lw=1.5)
     return Diagram("self_vs_cross", figure, ALT_TEXT["self_vs_cross"])
