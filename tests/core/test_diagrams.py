@@ -10,6 +10,7 @@ import nbformat
 import numpy as np
 import pytest
 from conftest import NOTEBOOK_DIR
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.text import Text
@@ -55,7 +56,18 @@ NOTATION = {
         r"d_h",
     ],
     "encoder_decoder": [r"e_1", r"s_{t-1}", r"s_t", r"\alpha_{tj}", r"\lambda_{tj}", r"c_t", r"y_{t-1}"],
-    "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
+    "multi_head": [
+        r"W_q",
+        r"W_k",
+        r"W_v",
+        r"W_o",
+        r"Q_1",
+        r"K_1",
+        r"V_1",
+        r"d_k",
+        r"n_{\mathrm{heads}}",
+        r"d_{\mathrm{model}}",
+    ],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
     "self_vs_cross": [
         r"Q = XW_q",
@@ -253,6 +265,26 @@ def test_self_vs_cross_projects_in_both_panels_and_speaks_the_transformers_words
     alt = diagrams.ALT_TEXT["self_vs_cross"]
     for claim in ("K = E W_k", "V = E W_v", "(n_queries, n_keys)", "one head", "additive score", "s_{t-1}"):
         assert claim in alt, f"the alt text should say {claim!r}"
+
+
+def test_multi_head_names_its_five_steps_and_colours_roles_as_the_legend(drawn):
+    figure = drawn["multi_head"].figure
+    headings = [t.get_text() for t in texts(figure) if t.get_fontweight() == "bold"]
+    assert headings == ["project", "split", "attend", "concatenate", "project ($W_o$)"]
+    assert "five steps: project, split, attend, concatenate, project" in diagrams.ALT_TEXT["multi_head"]
+    roles = {
+        "$XW_q$": "query",
+        "$XW_k$": "key",
+        "$XW_v$": "value",
+        "$Q_1$": "query",
+        "$K_1$": "key",
+        "$V_1$": "value",
+        r"$\mathrm{head}_1$": "output",
+        r"$\mathrm{MultiHead}(X)$": "output",
+    }
+    for label, role in roles.items():
+        edge = box_around(figure, label).get_edgecolor()
+        assert np.allclose(edge, to_rgba(diagrams._draw.ROLE[role])), f"{label} should be drawn in the {role} colour"
 
 
 def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):

@@ -18,11 +18,11 @@ ALT_TEXT = {
         "the Chinese word for am."
     ),
     "multi_head": (
-        "Multi-head attention in four steps, left to right. The sequence X is projected to Q = X W_q, "
-        "K = X W_k and V = X W_v. Split: each is cut into n_heads slices of width d_k = d_model / n_heads "
-        "(three heads drawn). Attend: each head m computes softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. "
-        "Concatenate: the heads' outputs are put side by side, width d_model again. Project: W_o maps the "
-        "concatenation to the output MultiHead(X)."
+        "Multi-head attention, left to right, in five steps: project, split, attend, concatenate, project. "
+        "Project: the sequence X is projected to Q = X W_q, K = X W_k and V = X W_v. Split: each is cut into "
+        "n_heads slices of width d_k = d_model / n_heads (three heads drawn). Attend: each head m computes "
+        "softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. Concatenate: the heads' outputs are put side by "
+        "side, width d_model again. Project: W_o maps the concatenation to the output MultiHead(X)."
     ),
     "transformer_block": (
         "A pre-LN Transformer block, read from bottom to top. The input x goes through layer normalisation and "
@@ -92,29 +92,40 @@ def encoder_decoder() -> Diagram:
 
 
 def multi_head() -> Diagram:
-    """Multi-head attention: split, attend, concatenate, project (notebook 07)."""
-    figure, ax = canvas(12.6, 5.0)
+    """Multi-head attention: project, split, attend, concatenate, project (notebook 07)."""
+    figure, ax = canvas(13.0, 5.0)
     rows, centre = [3.6, 2.6, 1.6], 2.6
-    box(ax, (0.55, centre), "$X$", "plain", width=0.8, height=0.8)
-    box(ax, (2.1, centre), "$XW_q$\n$XW_k$\n$XW_v$", "key", width=1.3, height=1.7)
-    arrow(ax, (0.95, centre), (1.45, centre))
-    box(ax, (8.35, centre), "concatenate", "plain", width=0.75, height=2.9)
+    box(ax, (0.5, centre), "$X$", "plain", width=0.7, height=0.8)
+    projections = [(3.25, "$XW_q$", "query"), (2.6, "$XW_k$", "key"), (1.95, "$XW_v$", "value")]
+    for y, label, role in projections:
+        box(ax, (2.0, y), label, role, width=1.1, height=0.5)
+        arrow(ax, (0.85, centre), (1.45, y))
+        ax.plot([2.55, 2.8], [y, y], color="black", lw=2)
+    ax.plot([2.8, 2.8], [1.95, 3.25], color="black", lw=2)  # Q, K and V go on together
+    box(ax, (8.5, centre), "concatenate", "plain", width=0.75, height=2.9)
     ax.texts[-1].set_rotation(90)
-    box(ax, (9.75, centre), "$W_o$", "plain", width=0.9, height=0.8)
-    box(ax, (11.55, centre), "$\\mathrm{MultiHead}(X)$", "output", width=1.9, height=0.8)
-    arrow(ax, (8.72, centre), (9.3, centre))
-    arrow(ax, (10.2, centre), (10.6, centre))
+    box(ax, (10.0, centre), "$W_o$", "plain", width=0.9, height=0.8)
+    box(ax, (11.95, centre), "$\\mathrm{MultiHead}(X)$", "output", width=1.9, height=0.8)
+    arrow(ax, (8.87, centre), (9.55, centre))
+    arrow(ax, (10.45, centre), (11.0, centre))
     for m, y in enumerate(rows, start=1):
-        box(ax, (4.35, y), f"$Q_{m}, K_{m}, V_{m}$", "key", width=1.9, height=0.6)
-        box(ax, (6.75, y), f"$\\mathrm{{head}}_{m}$", "weight", width=1.3, height=0.6)
-        arrow(ax, (2.75, centre), (3.4, y))
-        arrow(ax, (5.3, y), (6.1, y))
-        arrow(ax, (7.4, y), (7.97, centre))
-    for x, label in ((4.35, "split"), (6.75, "attend"), (8.35, "concatenate"), (9.75, "project")):
+        for dx, letter, role in ((-0.62, "Q", "query"), (0.0, "K", "key"), (0.62, "V", "value")):
+            box(ax, (4.5 + dx, y), f"${letter}_{m}$", role, width=0.56, height=0.56)
+        box(ax, (6.9, y), f"$\\mathrm{{head}}_{m}$", "output", width=1.3, height=0.6)
+        arrow(ax, (2.8, centre), (3.58, y))
+        arrow(ax, (5.42, y), (6.25, y))
+        arrow(ax, (7.55, y), (8.12, centre))
+    for x, label in (
+        (2.0, "project"),
+        (4.5, "split"),
+        (6.9, "attend"),
+        (8.5, "concatenate"),
+        (10.25, "project ($W_o$)"),
+    ):
         text(ax, (x, 4.55), label, fontweight="bold")
     text(
         ax,
-        (6.3, 0.75),
+        (6.5, 0.75),
         "$\\mathrm{head}_m = \\mathrm{softmax}(Q_m K_m^\\top / \\sqrt{d_k})\\, V_m$, with "
         "$d_k = d_{\\mathrm{model}} / n_{\\mathrm{heads}}$ ($n_{\\mathrm{heads}} = 3$ drawn)",
     )
