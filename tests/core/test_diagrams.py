@@ -287,6 +287,11 @@ def test_multi_head_names_its_five_steps_and_colours_roles_as_the_legend(drawn):
         assert np.allclose(edge, to_rgba(diagrams._draw.ROLE[role])), f"{label} should be drawn in the {role} colour"
 
 
+def test_the_transformer_blocks_alt_text_adds_the_ffn_output_to_the_sum():
+    alt = diagrams.ALT_TEXT["transformer_block"]
+    assert "the FFN's output is added to that sum" in alt and "around the layer norm and the sub-layer" in alt
+
+
 def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):
     bottom = drawn["nadaraya_watson_pooling"].figure.axes[1]
     (curve,) = [line for line in bottom.lines if line.get_gid() == "normalised kernel"]

@@ -27,8 +27,9 @@ ALT_TEXT = {
     "transformer_block": (
         "A pre-LN Transformer block, read from bottom to top. The input x goes through layer normalisation and "
         "multi-head self-attention, and the result is added back to x (a residual connection drawn as a path "
-        "around the sub-layer). The sum goes through a second layer normalisation and the position-wise "
-        "feed-forward network, and is again added to its input. The output has the shape of the input, "
+        "around the layer norm and the sub-layer). The sum goes through a second layer normalisation and the "
+        "position-wise feed-forward network, and the FFN's output is added to that sum (a second residual path "
+        "around the second layer norm and the FFN). The output has the shape of the input, "
         "(n, d_model), so blocks stack."
     ),
     "self_vs_cross": (
@@ -141,7 +142,7 @@ def transformer_block() -> Diagram:
         (1.35, "layer norm", "plain"),
         (2.35, "multi-head self-attention", "weight"),
         (4.25, "layer norm", "plain"),
-        (5.25, "feed-forward network", "value"),
+        (5.25, "feed-forward network", "plain"),
     ]
     for y, label, role in stages:
         box(ax, (x, y), label, role, width=3.6, height=0.6)
@@ -158,7 +159,7 @@ def transformer_block() -> Diagram:
         (6.45, 6.85),
     ]:
         arrow(ax, (x, start), (x, end))
-    for branch, add in [(0.8, adds[0]), (3.7, adds[1])]:  # the residual connections: around each sub-layer
+    for branch, add in [(0.8, adds[0]), (3.7, adds[1])]:  # the residual connections: around LN and sub-layer
         ax.plot([x, x + 2.3, x + 2.3], [branch, branch, add], color="black", lw=2)
         arrow(ax, (x + 2.3, add), (x + 0.25, add))
     text(ax, (x, 7.15), "output: $(n, d_{\\mathrm{model}})$, to the next block")
