@@ -245,7 +245,7 @@ def box_around(figure: Figure, label: str) -> FancyBboxPatch:
     return patch
 
 
-def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t_with_solid_arrows(drawn):
+def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t(drawn):
     figure = drawn["encoder_decoder"].figure
     (ax,) = figure.axes
     (to_read_out,) = [p for p in ax.patches if p.get_gid() == "c_t to read-out"]
@@ -253,9 +253,14 @@ def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t_with_solid_arrows(dra
     context = box_around(figure, r"$c_t = \sum_j \lambda_{tj}\, e_j$").get_bbox().expanded(1.05, 1.05)
     read_out = box_around(figure, r"read-out" + "\n" + r"$W_{\mathrm{out}}[s_t; c_t]$").get_bbox().expanded(1.05, 1.05)
     assert context.contains(*start) and read_out.contains(*end), "an arrow goes from c_t to the read-out"
-    # in hard_vs_soft a dashed arrow carries weight 0: here every arrow carries something
-    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
-    assert arrows and all(p.get_linestyle() in ("-", "solid") for p in arrows)
+
+
+def test_a_dashed_arrow_means_weight_0_in_every_diagram(drawn):
+    unused = int((al.hard_attention(lookup.LOOKUP_SCORES) == 0).sum())  # keys with weight 0 in the hard panel
+    for name, diagram in drawn.items():
+        arrows = [p for ax in diagram.figure.axes for p in ax.patches if isinstance(p, FancyArrowPatch)]
+        dashed = [p for p in arrows if p.get_linestyle() not in ("-", "solid")]
+        assert len(dashed) == (2 * unused if name == "hard_vs_soft" else 0), f"{name}: dashed arrows carry weight 0"
 
 
 def test_self_vs_cross_projects_in_both_panels_and_speaks_the_transformers_words(drawn):

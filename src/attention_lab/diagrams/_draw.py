@@ -129,7 +129,10 @@ def arrow(
     connection: str = "arc3",
     gid: str | None = None,
 ):
-    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points; ``gid`` names it."""
+    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points; ``gid`` names it.
+
+    ``dashed`` has one meaning in every diagram: the arrow carries nothing (a key with weight 0).
+    """
     patch = FancyArrowPatch(
         start,
         end,
