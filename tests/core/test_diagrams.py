@@ -10,7 +10,9 @@ import nbformat
 import numpy as np
 import pytest
 from conftest import NOTEBOOK_DIR
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.text import Text
 
 import attention_lab as al
@@ -21,7 +23,16 @@ from attention_lab.diagrams import course, lookup
 NOTATION = {
     "course_map": ["01", "08", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
     "three_steps": [r"q", r"k_1", r"\alpha_1", r"\lambda_1", r"v_1", r"\sum_i \lambda_i v_i", "$T$"],
-    "hard_vs_soft": [r"q", r"k_1", r"v_1", r"\lambda_{i^*}", r"\mathrm{softmax}(\alpha)_i", r"\sum_i \lambda_i v_i"],
+    "hard_vs_soft": [
+        r"q",
+        r"k_1",
+        r"v_1",
+        r"\lambda_{i^*}",
+        r"\mathrm{argmax}_i",
+        r"\mathrm{softmax}(\alpha / T)_i",
+        "$T = 1$",
+        r"\sum_i \lambda_i v_i",
+    ],
     "nadaraya_watson_pooling": [
         r"x_i",
         r"y_i",
@@ -45,9 +56,29 @@ NOTATION = {
         r"d_h",
     ],
     "encoder_decoder": [r"e_1", r"s_{t-1}", r"s_t", r"\alpha_{tj}", r"\lambda_{tj}", r"c_t", r"y_{t-1}"],
-    "multi_head": [r"W_q", r"W_k", r"W_v", r"W_o", r"d_k", r"n_{\mathrm{heads}}", r"d_{\mathrm{model}}"],
+    "multi_head": [
+        r"W_q",
+        r"W_k",
+        r"W_v",
+        r"W_o",
+        r"Q_1",
+        r"K_1",
+        r"V_1",
+        r"d_k",
+        r"n_{\mathrm{heads}}",
+        r"d_{\mathrm{model}}",
+    ],
     "transformer_block": [r"d_{\mathrm{model}}", r"n_{\mathrm{heads}}", r"d_{\mathrm{ff}}", r"\mathrm{LN}"],
-    "self_vs_cross": [r"Q = XW_q", r"K = XW_k", r"V = XW_v", r"e_j", r"\sqrt{d_k}"],
+    "self_vs_cross": [
+        r"Q = XW_q",
+        r"K = XW_k",
+        r"V = XW_v",
+        r"K = EW_k",
+        r"V = EW_v",
+        "encoder's outputs $E$ (rows $e_j$)",
+        "(n_queries, n_keys)",
+        r"\sqrt{d_k}",
+    ],
     "generation_loop": [
         r"y_1, \dots, y_t",
         r"y_{t+1}",
@@ -194,6 +225,88 @@ def test_the_diagrams_numbers_come_from_the_library():
     assert np.isclose(prediction, weights @ values) and np.isclose(weights.sum(), 1.0)
     near = np.abs(lookup.NW_KEYS - lookup.NW_QUERY) <= lookup.NW_BANDWIDTH
     assert f"{weights[near].sum():.0%} of the weight" in diagrams.ALT_TEXT["nadaraya_watson_pooling"]
+
+
+def test_hard_vs_soft_shows_every_score_and_weight_in_both_panels(drawn):
+    labels = [t.get_text() for t in texts(drawn["hard_vs_soft"].figure)]
+    for i, score in enumerate(lookup.LOOKUP_SCORES, start=1):
+        assert labels.count(f"$k_{i}, v_{i}$: $\\alpha_{i} = {score:g}$") == 2, f"score alpha_{i} not in both panels"
+    hard, soft = al.hard_attention(lookup.LOOKUP_SCORES), al.softmax(lookup.LOOKUP_SCORES)
+    assert sorted(label for label in labels if re.fullmatch(r"\d\.\d\d", label)) == sorted(
+        f"{weight:.2f}" for weight in [*hard, *soft]
+    ), "each panel writes its four weights"
+
+
+def box_around(figure: Figure, label: str) -> FancyBboxPatch:
+    """The box drawn around the text ``label`` (in the Axes' inches)."""
+    (ax,) = figure.axes
+    (position,) = [t.get_position() for t in ax.texts if t.get_text() == label]
+    (patch,) = [p for p in ax.patches if isinstance(p, FancyBboxPatch) and p.get_bbox().contains(*position)]
+    return patch
+
+
+def test_the_encoder_decoder_predicts_y_t_from_s_t_and_c_t(drawn):
+    figure = drawn["encoder_decoder"].figure
+    (ax,) = figure.axes
+    (to_read_out,) = [p for p in ax.patches if p.get_gid() == "c_t to read-out"]
+    start, end = to_read_out._posA_posB  # matplotlib keeps an arrow's two ends here
+    context = box_around(figure, r"$c_t = \sum_j \lambda_{tj}\, e_j$").get_bbox().expanded(1.05, 1.05)
+    read_out = box_around(figure, r"read-out" + "\n" + r"$W_{\mathrm{out}}[s_t; c_t]$").get_bbox().expanded(1.05, 1.05)
+    assert context.contains(*start) and read_out.contains(*end), "an arrow goes from c_t to the read-out"
+
+
+def test_a_dashed_arrow_means_weight_0_in_every_diagram(drawn):
+    unused = int((al.hard_attention(lookup.LOOKUP_SCORES) == 0).sum())  # keys with weight 0 in the hard panel
+    for name, diagram in drawn.items():
+        arrows = [p for ax in diagram.figure.axes for p in ax.patches if isinstance(p, FancyArrowPatch)]
+        dashed = [p for p in arrows if p.get_linestyle() not in ("-", "solid")]
+        assert len(dashed) == (2 * unused if name == "hard_vs_soft" else 0), f"{name}: dashed arrows carry weight 0"
+
+
+def test_self_vs_cross_projects_in_both_panels_and_speaks_the_transformers_words(drawn):
+    labels = [t.get_text() for t in texts(drawn["self_vs_cross"].figure)]
+    assert labels.count("$Q = XW_q$") == 2, "the cross-attention queries are projected too"
+    assert not [label for label in labels if "state" in label], "'states' is the RNN's word (notebook 06)"
+    alt = diagrams.ALT_TEXT["self_vs_cross"]
+    for claim in ("K = E W_k", "V = E W_v", "(n_queries, n_keys)", "one head", "additive score", "s_{t-1}"):
+        assert claim in alt, f"the alt text should say {claim!r}"
+
+
+def test_multi_head_names_its_five_steps_and_colours_roles_as_the_legend(drawn):
+    figure = drawn["multi_head"].figure
+    headings = [t.get_text() for t in texts(figure) if t.get_fontweight() == "bold"]
+    assert headings == ["project", "split", "attend", "concatenate", "project ($W_o$)"]
+    assert "five steps: project, split, attend, concatenate, project" in diagrams.ALT_TEXT["multi_head"]
+    roles = {
+        "$XW_q$": "query",
+        "$XW_k$": "key",
+        "$XW_v$": "value",
+        "$Q_1$": "query",
+        "$K_1$": "key",
+        "$V_1$": "value",
+        r"$\mathrm{head}_1$": "output",
+        r"$\mathrm{MultiHead}(X)$": "output",
+    }
+    for label, role in roles.items():
+        edge = box_around(figure, label).get_edgecolor()
+        assert np.allclose(edge, to_rgba(diagrams._draw.ROLE[role])), f"{label} should be drawn in the {role} colour"
+
+
+def test_the_transformer_blocks_alt_text_adds_the_ffn_output_to_the_sum():
+    alt = diagrams.ALT_TEXT["transformer_block"]
+    assert "the FFN's output is added to that sum" in alt and "around the layer norm and the sub-layer" in alt
+
+
+def test_the_nadaraya_watson_curve_passes_through_every_stem_tip(drawn):
+    bottom = drawn["nadaraya_watson_pooling"].figure.axes[1]
+    (curve,) = [line for line in bottom.lines if line.get_gid() == "normalised kernel"]
+    (stems,) = [c for c in bottom.collections if c.get_gid() == "weights"]
+    grid, heights = (np.asarray(a, dtype=float) for a in curve.get_data())
+    tips = [segment[np.argmax(segment[:, 1])] for segment in stems.get_segments()]  # (x_i, lambda_i) of each stem
+    assert np.allclose([y for _, y in tips], lookup._nw_example()[2]), "the stems are the library's weights"
+    for x, y in tips:
+        (at,) = np.flatnonzero(grid == x)  # the curve is drawn at every key
+        assert abs(heights[at] - y) < 1e-9, f"the stem at x = {x} ends at {y}, the curve passes at {heights[at]}"
 
 
 def test_leave_one_out_draws_the_library_weights_of_both_sets_of_keys():

@@ -127,8 +127,12 @@ def arrow(
     dashed: bool = False,
     shrink: float = 0.0,
     connection: str = "arc3",
+    gid: str | None = None,
 ):
-    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points."""
+    """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points; ``gid`` names it.
+
+    ``dashed`` has one meaning in every diagram: the arrow carries nothing (a key with weight 0).
+    """
     patch = FancyArrowPatch(
         start,
         end,
@@ -140,6 +144,7 @@ def arrow(
         shrinkA=shrink,
         shrinkB=shrink,
         connectionstyle=connection,
+        gid=gid,
     )
     ax.add_patch(patch)
     return patch

@@ -53,18 +53,20 @@ ALT_TEXT = {
     ),
     "hard_vs_soft": (
         f"Hard and soft lookup side by side, for one query q and four key-value pairs with scores "
-        f"{_numbers(LOOKUP_SCORES, 'g')}. Left, hard: the key with the largest "
-        f"score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0, so the output is its value "
-        f"v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft: every key gets a softmax weight "
-        f"({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the weights), and the output is the weighted "
-        "average of all the values."
+        f"{_numbers(LOOKUP_SCORES, 'g')}, written in the key boxes. Left, hard lookup by argmax: the key with the "
+        f"largest score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0 (dashed grey arrows), "
+        f"so the output is its value v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft lookup: every key gets a "
+        f"softmax weight at temperature T = 1 ({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the "
+        "weights), and the output is the weighted average of all the values."
     ),
     "nadaraya_watson_pooling": (
         f"Nadaraya-Watson regression as attention pooling over keys on the x-axis. Top: {len(NW_KEYS)} training "
         "points, keys x_i on the horizontal axis and values y_i on the vertical one, drawn larger the more weight "
         f"they get; a dashed vertical line marks the query x = {NW_QUERY}, and a star on it marks the prediction, "
         f"the weighted average of the values ({_nw_example()[1]:.2f}). Bottom: the weights lambda_i(x) of the keys "
-        f"as stems under a Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the query: the keys within h "
+        f"as stems whose tips lie on a curve, the Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the "
+        "query divided by its sum over the keys, so lambda_i(x) = kappa((x - x_i)/h) / sum over j of "
+        "kappa((x - x_j)/h): the keys within h "
         f"of the query carry {_nw_example()[2][np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum():.0%} of the weight."
     ),
     "leave_one_out": (
@@ -110,38 +112,42 @@ def three_steps() -> Diagram:
 def hard_vs_soft() -> Diagram:
     """One query, four keys: hard attention picks one value, soft attention blends them all (notebook 02)."""
     alpha = LOOKUP_SCORES
-    figure, ax = canvas(13.2, 4.7)
+    best = int(np.argmax(alpha)) + 1
+    figure, ax = canvas(14.0, 5.6)
     panels = [
         (
             0.0,
-            "hard lookup: pick one key",
-            "$\\lambda_{i^*} = 1$ for the best key $i^*$, the others 0",
+            "hard lookup (argmax): pick one key",
+            "$\\lambda_{i^*} = 1$ for $i^* = \\mathrm{argmax}_i\\, \\alpha_i$, the others 0",
             hard_attention(alpha),
-            "output\n$v_{i^*} = v_2$",
+            f"output\n$v_{{i^*}} = v_{best}$",
         ),
         (
-            6.6,
+            7.1,
             "soft lookup: blend every key",
-            "$\\lambda_i = \\mathrm{softmax}(\\alpha)_i$, all above 0",
+            "$\\lambda_i = \\mathrm{softmax}(\\alpha / T)_i$ at $T = 1$, all above 0",
             softmax(alpha),
             "output\n$\\sum_i \\lambda_i v_i$",
         ),
     ]
-    rows = [3.2, 2.4, 1.6, 0.8]
-    centre = 2.0
+    rows = [3.65, 2.7, 1.75, 0.8]
+    centre = 2.225
     for x0, title, rule, lam, output in panels:
-        text(ax, (x0 + 3.2, 4.35), title, fontweight="bold")
-        text(ax, (x0 + 3.2, 3.9), rule)
-        box(ax, (x0 + 0.6, centre), "query\n$q$", "query", width=1.0, height=1.0)
-        box(ax, (x0 + 5.55, centre), output, "output", width=1.7, height=1.1)
-        for i, (y, weight) in enumerate(zip(rows, lam, strict=True)):
+        text(ax, (x0 + 3.45, 5.3), title, fontweight="bold")
+        text(ax, (x0 + 3.45, 4.8), rule)
+        text(ax, (x0 + 2.1, 4.3), "weights $\\lambda_i$")
+        box(ax, (x0 + 0.5, centre), "query\n$q$", "query", width=0.9, height=1.0)
+        box(ax, (x0 + 6.1, centre), output, "output", width=1.5, height=1.1)
+        for i, (y, score, weight) in enumerate(zip(rows, alpha, lam, strict=True)):
             used = weight > 0
             color = ROLE["weight"] if used else ROLE["plain"]
-            box(ax, (x0 + 3.25, y), f"$k_{i + 1}, v_{i + 1}$", "key" if used else "plain", width=1.3, height=0.56)
-            arrow(ax, (x0 + 1.1, centre), (x0 + 2.6, y), color=color, width=0.8 + 7 * weight, dashed=not used)
-            arrow(ax, (x0 + 3.9, y), (x0 + 4.7, centre), color=color, width=0.8 + 7 * weight, dashed=not used)
-            t = 0.62  # the weight's label sits on its arrow, 62% of the way from the query
-            text(ax, (x0 + 1.1 + t * 1.5, centre + t * (y - centre) + 0.2), f"{weight:.2f}", color="black")
+            label = f"$k_{i + 1}, v_{i + 1}$: $\\alpha_{i + 1} = {score:g}$"
+            box(ax, (x0 + 3.75, y), label, "key" if used else "plain", width=2.1, height=0.56)
+            arrow(ax, (x0 + 0.95, centre), (x0 + 2.7, y), color=color, width=0.8 + 7 * weight, dashed=not used)
+            arrow(ax, (x0 + 4.8, y), (x0 + 5.35, centre), color=color, width=0.8 + 7 * weight, dashed=not used)
+            t = 0.8  # the weight's label sits above its arrow, near the key
+            text(ax, (x0 + 0.95 + t * 1.75, centre + t * (y - centre) + 0.22), f"{weight:.2f}", color="black")
+    ax.plot([7.0, 7.0], [0.3, 5.5], color=ROLE["plain"], lw=1.5)
     return Diagram("hard_vs_soft", figure, ALT_TEXT["hard_vs_soft"])
 
 
@@ -152,8 +158,8 @@ def nadaraya_watson_pooling() -> Diagram:
     figure = Figure(figsize=(11.5, 5.6), dpi=100, layout="constrained", facecolor="white")
     FigureCanvasAgg(figure)
     top, bottom = figure.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.25, 1]})
-    grid = np.linspace(0, 5, 401)
-    kernel = KERNELS["gaussian"]((x_query - grid) / h)
+    grid = np.union1d(np.linspace(0, 5, 401), x_keys)  # the keys are on the grid: the curve meets each stem tip
+    kernel = KERNELS["gaussian"]
     for ax in (top, bottom):
         ax.axvline(x_query, color=ROLE["query"], lw=2.5, ls="--")
         ax.tick_params(labelsize=FONT_SIZE)
@@ -172,17 +178,24 @@ def nadaraya_watson_pooling() -> Diagram:
     top.text(x_query - 0.07, 3.9, "query $x$", fontsize=FONT_SIZE, color="black", ha="right", va="center")
     top.set_ylabel("values $y_i$", fontsize=FONT_SIZE)
     top.set_ylim(-0.6, 4.4)
-    bottom.plot(grid, kernel / kernel.max() * lam.max(), color=ROLE["plain"], lw=2.5)
-    bottom.vlines(x_keys, 0, lam, color=ROLE["weight"], lw=5)
+    # the kernel divided by its sum over the keys: the weights lie on it
+    curve = kernel((x_query - grid) / h) / kernel((x_query - x_keys) / h).sum()  # (len(grid),)
+    bottom.plot(grid, curve, color=ROLE["plain"], lw=2.5, gid="normalised kernel")
+    bottom.vlines(x_keys, 0, lam, color=ROLE["weight"], lw=5, gid="weights")
     bottom.plot(x_keys, lam, "o", color=ROLE["weight"], ms=9)
     bottom.text(
-        0.2, 0.42, "kernel $\\kappa((x - x_i)/h)$,\nscaled to the largest weight", fontsize=FONT_SIZE, va="center"
+        0.05,
+        0.47,
+        "every weight lies on the normalised kernel:\n"
+        "$\\lambda_i(x) = \\kappa((x - x_i)/h) \\,/\\, \\sum_j \\kappa((x - x_j)/h)$",
+        fontsize=FONT_SIZE,
+        va="center",
     )
     bottom.annotate("", (x_query - h, 0.2), (x_query + h, 0.2), arrowprops={"arrowstyle": "<->", "lw": 2})
     bottom.text(x_query + h + 0.08, 0.2, "$2h$", fontsize=FONT_SIZE, va="center")
     bottom.set_ylabel("weights $\\lambda_i(x)$", fontsize=FONT_SIZE)
     bottom.set_xlabel("keys $x_i$ and the query $x$, on one axis", fontsize=FONT_SIZE)
-    bottom.set_ylim(0, 0.55)
+    bottom.set_ylim(0, 0.58)
     bottom.set_xlim(0, 5.15)  # room for the last tick label
     return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])
 

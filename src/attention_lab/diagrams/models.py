@@ -14,39 +14,46 @@ ALT_TEXT = {
         "values. Top: the decoder. Its previous state s_{t-1} is the query: it is scored against every e_j, "
         "alpha_tj = a(s_{t-1}, e_j), and a softmax over j gives the weights lambda_tj. The context "
         "c_t = sum over j of lambda_tj e_j goes, with the previous output y_{t-1}, into the GRU step that makes "
-        "the new state s_t, from which the output y_t is predicted, here the Chinese word for am."
+        "the new state s_t. The read-out W_out [s_t; c_t] predicts the output y_t from s_t and c_t together, here "
+        "the Chinese word for am."
     ),
     "multi_head": (
-        "Multi-head attention in four steps, left to right. The sequence X is projected to Q = X W_q, "
-        "K = X W_k and V = X W_v. Split: each is cut into n_heads slices of width d_k = d_model / n_heads "
-        "(three heads drawn). Attend: each head m computes softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. "
-        "Concatenate: the heads' outputs are put side by side, width d_model again. Project: W_o maps the "
-        "concatenation to the output MultiHead(X)."
+        "Multi-head attention, left to right, in five steps: project, split, attend, concatenate, project. "
+        "Project: the sequence X is projected to Q = X W_q, K = X W_k and V = X W_v. Split: each is cut into "
+        "n_heads slices of width d_k = d_model / n_heads (three heads drawn). Attend: each head m computes "
+        "softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. Concatenate: the heads' outputs are put side by "
+        "side, width d_model again. Project: W_o maps the concatenation to the output MultiHead(X)."
     ),
     "transformer_block": (
         "A pre-LN Transformer block, read from bottom to top. The input x goes through layer normalisation and "
         "multi-head self-attention, and the result is added back to x (a residual connection drawn as a path "
-        "around the sub-layer). The sum goes through a second layer normalisation and the position-wise "
-        "feed-forward network, and is again added to its input. The output has the shape of the input, "
+        "around the layer norm and the sub-layer). The sum goes through a second layer normalisation and the "
+        "position-wise feed-forward network, and the FFN's output is added to that sum (a second residual path "
+        "around the second layer norm and the FFN). The output has the shape of the input, "
         "(n, d_model), so blocks stack."
     ),
     "self_vs_cross": (
         "Self-attention and cross-attention side by side. Left, self-attention: the queries Q = X W_q, keys "
-        "K = X W_k and values V = X W_v all come from one sequence X. Right, cross-attention (the Transformer's "
-        "encoder-decoder attention): the queries come from the decoder's sequence, the keys and values from the "
-        "encoder's states e_j (the roles of notebook 06's Bahdanau decoder, which scores with the additive score "
-        "instead). Both panels compute softmax(Q K transposed / sqrt(d_k)) V."
+        "K = X W_k and values V = X W_v all come from one sequence X, and the weights form an n-by-n matrix. "
+        "Right, cross-attention (the Transformer's encoder-decoder attention): the queries Q = X W_q come from the "
+        "decoder's sequence X, the keys K = E W_k and values V = E W_v from the encoder's outputs E (rows e_j), "
+        "and the weights have shape (n_queries, n_keys), a row per decoder position and a column per encoder "
+        "position. Both panels compute softmax(Q K transposed / sqrt(d_k)) V. Notebook 06's Bahdanau decoder "
+        "gives the same roles to the decoder and the encoder, but differs in more than its additive score: it "
+        "has one head, uses the encoder states e_j themselves as keys and values (no W_v, no W_o; the additive "
+        "score carries its own W_q and W_k), and asks one query, the previous state s_{t-1}, at a time."
     ),
 }
 
 
 def encoder_decoder() -> Diagram:
     """One decoder step of Bahdanau attention: the query is the previous decoder state (notebook 06)."""
-    figure, ax = canvas(12.6, 5.3)
+    figure, ax = canvas(13.6, 5.8)
     xs, words = [2.6, 4.0, 5.4, 6.8], ["I", "am", "a", "student"]
+    top = 4.55  # the decoder's row
     text(ax, (0.1, 0.45), "input $x_j$", ha="left")
     text(ax, (0.1, 1.45), "encoder", ha="left")
-    text(ax, (0.1, 4.75), "decoder", ha="left")
+    text(ax, (0.1, top), "decoder", ha="left")
     for j, (x, word) in enumerate(zip(xs, words, strict=True)):
         text(ax, (x, 0.45), word)
         box(ax, (x, 1.45), f"$e_{j + 1}$", "key", width=0.9, height=0.6)
@@ -54,7 +61,7 @@ def encoder_decoder() -> Diagram:
         arrow(ax, (x, 1.75), (x, 2.55), color="black")
         if j:
             arrow(ax, (xs[j - 1] + 0.45, 1.45), (x - 0.45, 1.45), style="<|-|>", width=1.5)
-    text(ax, (9.85, 1.45), "keys and values:\nthe encoder states $e_j$")
+    text(ax, (10.3, 1.45), "keys and values:\nthe encoder states $e_j$")
     box(
         ax,
         (4.7, 3.05),
@@ -63,47 +70,63 @@ def encoder_decoder() -> Diagram:
         width=4.6,
         height=1.0,
     )
-    box(ax, (8.75, 3.05), "$c_t = \\sum_j \\lambda_{tj}\\, e_j$", "output", width=2.2, height=0.7)
-    arrow(ax, (7.0, 3.05), (7.65, 3.05))
-    box(ax, (6.6, 4.75), "$s_{t-1}$", "query", width=1.1, height=0.65)
-    box(ax, (10.3, 4.75), "$s_t$", "plain", width=1.0, height=0.65)
-    arrow(ax, (6.4, 4.42), (5.9, 3.55), color="black", dashed=True, width=2.5)
-    text(ax, (3.05, 4.1), "query: the previous decoder state $s_{t-1}$")
-    arrow(ax, (7.15, 4.75), (9.8, 4.75))
-    text(ax, (8.45, 5.05), "GRU step")
-    arrow(ax, (9.3, 3.4), (10.1, 4.42))
-    text(ax, (11.35, 3.05), "$y_{t-1}$")
-    arrow(ax, (11.2, 3.3), (10.55, 4.42))
-    arrow(ax, (10.8, 4.75), (11.5, 4.75))
-    text(ax, (11.85, 4.75), "$y_t$:")
-    text(ax, (12.3, 4.75), "是")
+    box(ax, (8.6, 3.05), "$c_t = \\sum_j \\lambda_{tj}\\, e_j$", "output", width=2.2, height=0.7)
+    arrow(ax, (7.0, 3.05), (7.5, 3.05))
+    # the decoder step: s_{t-1} (the query) -> GRU, fed y_{t-1} and c_t -> s_t -> read-out of [s_t; c_t] -> y_t
+    box(ax, (6.3, top), "$s_{t-1}$", "query", width=1.1, height=0.65)
+    arrow(ax, (6.05, top - 0.33), (5.6, 3.55), width=2.5)  # the query: solid, as every arrow that carries a value
+    text(ax, (2.9, 4.05), "query: the previous decoder state $s_{t-1}$")
+    box(ax, (8.15, top), "GRU", "plain", width=1.0, height=0.65)
+    text(ax, (8.15, 5.5), "$y_{t-1}$")
+    arrow(ax, (8.15, 5.3), (8.15, top + 0.33))
+    arrow(ax, (6.85, top), (7.65, top))
+    arrow(ax, (8.3, 3.4), (8.3, top - 0.33))  # c_t into the GRU step
+    box(ax, (9.8, top), "$s_t$", "plain", width=0.9, height=0.65)
+    arrow(ax, (8.65, top), (9.35, top))
+    box(ax, (11.55, top), "read-out\n$W_{\\mathrm{out}}[s_t; c_t]$", "plain", width=1.9, height=0.95)
+    arrow(ax, (10.25, top), (10.6, top))
+    arrow(ax, (9.7, 3.05), (11.3, top - 0.48), gid="c_t to read-out")  # the output reads c_t too
+    arrow(ax, (12.5, top), (12.85, top))
+    text(ax, (13.2, top + 0.3), "$y_t$")
+    text(ax, (13.2, top - 0.15), "是")
     return Diagram("encoder_decoder", figure, ALT_TEXT["encoder_decoder"])
 
 
 def multi_head() -> Diagram:
-    """Multi-head attention: split, attend, concatenate, project (notebook 07)."""
-    figure, ax = canvas(12.6, 5.0)
+    """Multi-head attention: project, split, attend, concatenate, project (notebook 07)."""
+    figure, ax = canvas(13.0, 5.0)
     rows, centre = [3.6, 2.6, 1.6], 2.6
-    box(ax, (0.55, centre), "$X$", "plain", width=0.8, height=0.8)
-    box(ax, (2.1, centre), "$XW_q$\n$XW_k$\n$XW_v$", "key", width=1.3, height=1.7)
-    arrow(ax, (0.95, centre), (1.45, centre))
-    box(ax, (8.35, centre), "concatenate", "plain", width=0.75, height=2.9)
+    box(ax, (0.5, centre), "$X$", "plain", width=0.7, height=0.8)
+    projections = [(3.25, "$XW_q$", "query"), (2.6, "$XW_k$", "key"), (1.95, "$XW_v$", "value")]
+    for y, label, role in projections:
+        box(ax, (2.0, y), label, role, width=1.1, height=0.5)
+        arrow(ax, (0.85, centre), (1.45, y))
+        ax.plot([2.55, 2.8], [y, y], color="black", lw=2)
+    ax.plot([2.8, 2.8], [1.95, 3.25], color="black", lw=2)  # Q, K and V go on together
+    box(ax, (8.5, centre), "concatenate", "plain", width=0.75, height=2.9)
     ax.texts[-1].set_rotation(90)
-    box(ax, (9.75, centre), "$W_o$", "plain", width=0.9, height=0.8)
-    box(ax, (11.55, centre), "$\\mathrm{MultiHead}(X)$", "output", width=1.9, height=0.8)
-    arrow(ax, (8.72, centre), (9.3, centre))
-    arrow(ax, (10.2, centre), (10.6, centre))
+    box(ax, (10.0, centre), "$W_o$", "plain", width=0.9, height=0.8)
+    box(ax, (11.95, centre), "$\\mathrm{MultiHead}(X)$", "output", width=1.9, height=0.8)
+    arrow(ax, (8.87, centre), (9.55, centre))
+    arrow(ax, (10.45, centre), (11.0, centre))
     for m, y in enumerate(rows, start=1):
-        box(ax, (4.35, y), f"$Q_{m}, K_{m}, V_{m}$", "key", width=1.9, height=0.6)
-        box(ax, (6.75, y), f"$\\mathrm{{head}}_{m}$", "weight", width=1.3, height=0.6)
-        arrow(ax, (2.75, centre), (3.4, y))
-        arrow(ax, (5.3, y), (6.1, y))
-        arrow(ax, (7.4, y), (7.97, centre))
-    for x, label in ((4.35, "split"), (6.75, "attend"), (8.35, "concatenate"), (9.75, "project")):
+        for dx, letter, role in ((-0.62, "Q", "query"), (0.0, "K", "key"), (0.62, "V", "value")):
+            box(ax, (4.5 + dx, y), f"${letter}_{m}$", role, width=0.56, height=0.56)
+        box(ax, (6.9, y), f"$\\mathrm{{head}}_{m}$", "output", width=1.3, height=0.6)
+        arrow(ax, (2.8, centre), (3.58, y))
+        arrow(ax, (5.42, y), (6.25, y))
+        arrow(ax, (7.55, y), (8.12, centre))
+    for x, label in (
+        (2.0, "project"),
+        (4.5, "split"),
+        (6.9, "attend"),
+        (8.5, "concatenate"),
+        (10.25, "project ($W_o$)"),
+    ):
         text(ax, (x, 4.55), label, fontweight="bold")
     text(
         ax,
-        (6.3, 0.75),
+        (6.5, 0.75),
         "$\\mathrm{head}_m = \\mathrm{softmax}(Q_m K_m^\\top / \\sqrt{d_k})\\, V_m$, with "
         "$d_k = d_{\\mathrm{model}} / n_{\\mathrm{heads}}$ ($n_{\\mathrm{heads}} = 3$ drawn)",
     )
@@ -119,7 +142,7 @@ def transformer_block() -> Diagram:
         (1.35, "layer norm", "plain"),
         (2.35, "multi-head self-attention", "weight"),
         (4.25, "layer norm", "plain"),
-        (5.25, "feed-forward network", "value"),
+        (5.25, "feed-forward network", "plain"),
     ]
     for y, label, role in stages:
         box(ax, (x, y), label, role, width=3.6, height=0.6)
@@ -136,7 +159,7 @@ def transformer_block() -> Diagram:
         (6.45, 6.85),
     ]:
         arrow(ax, (x, start), (x, end))
-    for branch, add in [(0.8, adds[0]), (3.7, adds[1])]:  # the residual connections: around each sub-layer
+    for branch, add in [(0.8, adds[0]), (3.7, adds[1])]:  # the residual connections: around LN and sub-layer
         ax.plot([x, x + 2.3, x + 2.3], [branch, branch, add], color="black", lw=2)
         arrow(ax, (x + 2.3, add), (x + 0.25, add))
     text(ax, (x, 7.15), "output: $(n, d_{\\mathrm{model}})$, to the next block")
@@ -161,25 +184,29 @@ def transformer_block() -> Diagram:
 
 def self_vs_cross() -> Diagram:
     """Where the queries, keys and values come from: one sequence (self) or two (cross) (notebook 07)."""
-    figure, ax = canvas(12.6, 5.2)
+    figure, ax = canvas(13.9, 5.6)
     formula = "$\\mathrm{softmax}(QK^\\top / \\sqrt{d_k})\\, V$"
-    text(ax, (3.0, 4.85), "self-attention", fontweight="bold")
-    text(ax, (3.0, 4.35), "$Q$, $K$, $V$ all from one sequence $X$")
-    box(ax, (3.0, 0.6), "sequence $X$", "plain", width=3.8, height=0.6)
-    for x, label, role in ((1.6, "$Q = XW_q$", "query"), (3.0, "$K = XW_k$", "key"), (4.4, "$V = XW_v$", "value")):
+    text(ax, (3.3, 5.3), "self-attention", fontweight="bold")
+    text(ax, (3.3, 4.8), "$Q$, $K$, $V$ all from one sequence $X$")
+    box(ax, (3.3, 0.6), "sequence $X$", "plain", width=3.8, height=0.6)
+    for x, label, role in ((1.9, "$Q = XW_q$", "query"), (3.3, "$K = XW_k$", "key"), (4.7, "$V = XW_v$", "value")):
         box(ax, (x, 2.3), label, role, width=1.3, height=0.6)
         arrow(ax, (x, 0.9), (x, 2.0))
-        arrow(ax, (x, 2.6), (x, 3.15))
-    box(ax, (3.0, 3.5), formula, "weight", width=4.1, height=0.6)
-    x0 = 6.6
-    text(ax, (x0 + 3.0, 4.85), "cross-attention (encoder-decoder)", fontweight="bold")
-    text(ax, (x0 + 3.0, 4.35), "$Q$ from the decoder; $K$, $V$ from the encoder")
-    box(ax, (x0 + 1.1, 0.6), "decoder states", "plain", width=2.2, height=0.6)
-    box(ax, (x0 + 4.3, 0.6), "encoder states $e_j$", "plain", width=2.9, height=0.6)
-    for x, label, role in ((x0 + 1.1, "$Q$", "query"), (x0 + 3.65, "$K$", "key"), (x0 + 4.95, "$V$", "value")):
-        box(ax, (x, 2.3), label, role, width=1.0, height=0.6)
+        arrow(ax, (x, 2.6), (x, 3.1))
+    box(ax, (3.3, 3.6), formula + "\nweights: (n, n)", "output", width=4.1, height=1.0)
+    x0 = 6.9
+    text(ax, (x0 + 3.5, 5.3), "cross-attention (encoder-decoder)", fontweight="bold")
+    text(ax, (x0 + 3.5, 4.8), "$Q$ from the decoder; $K$, $V$ from the encoder's outputs")
+    box(ax, (x0 + 1.4, 0.6), "decoder's sequence $X$", "plain", width=2.7, height=0.6)
+    box(ax, (x0 + 4.95, 0.6), "encoder's outputs $E$ (rows $e_j$)", "plain", width=3.8, height=0.6)
+    for x, label, role in (
+        (x0 + 1.4, "$Q = XW_q$", "query"),
+        (x0 + 4.2, "$K = EW_k$", "key"),
+        (x0 + 5.7, "$V = EW_v$", "value"),
+    ):
+        box(ax, (x, 2.3), label, role, width=1.3, height=0.6)
         arrow(ax, (x, 0.9), (x, 2.0))
-        arrow(ax, (x, 2.6), (x, 3.15))
-    box(ax, (x0 + 3.0, 3.5), formula, "weight", width=4.6, height=0.6)
-    ax.plot([6.3, 6.3], [0.2, 5.1], color=ROLE["plain"], lw=1.5)
+        arrow(ax, (x, 2.6), (x, 3.1))
+    box(ax, (x0 + 3.5, 3.6), formula + "\nweights: (n_queries, n_keys)", "output", width=4.9, height=1.0)
+    ax.plot([6.7, 6.7], [0.2, 5.5], color=ROLE["plain"], lw=1.5)
     return Diagram("self_vs_cross", figure, ALT_TEXT["self_vs_cross"])
