@@ -75,9 +75,12 @@ ALT_TEXT = {
         f"vertical line, and a Gaussian kernel of width h = 1/w with w = {LOO_W}. Left, all n = {len(NW_KEYS)} keys: "
         f"x_i is one of its own keys, at distance 0, and takes the largest weight, {_loo_example()[0][LOO_POINT]:.2f}; "
         "as w grows it tends to 1, so the point copies its own value y_i. Right, leave-one-out: the same query sees "
-        f"the other n - 1 = {len(NW_KEYS) - 1} keys only; its own key is crossed out with weight 0, and the weight "
-        f"goes to its neighbours (largest {_loo_example()[1].max():.2f}), so the prediction f-hat_{{-i}}(x_i) "
-        "comes from the other points."
+        f"the other n - 1 = {len(NW_KEYS) - 1} keys only; its own key is crossed out with weight 0, and the "
+        f"other weights are divided by what remains, one minus its weight, so their ratios stay the same and its "
+        f"neighbours, already the heaviest, gain the most (largest {_loo_example()[1].max():.2f}); the prediction "
+        "f-hat_{-i}(x_i) comes from the other points. In each panel a grey curve, the Gaussian kernel centred on "
+        "x_i divided by that panel's sum over its keys, passes through the tips of the stems; it peaks at x_i, "
+        "where the right panel has no key."
     ),
 }
 
@@ -217,7 +220,8 @@ def leave_one_out() -> Diagram:
     for ax, title, keys, lam in panels:
         ax.axvline(x_i, color=ROLE["query"], lw=2.5, ls="--")
         # the kernel divided by this panel's normaliser: the weights lie on it
-        ax.plot(grid, kernel((x_i - grid) * w) / kernel((x_i - keys) * w).sum(), color=ROLE["plain"], lw=2.5)
+        curve = kernel((x_i - grid) * w) / kernel((x_i - keys) * w).sum()
+        ax.plot(grid, curve, color=ROLE["plain"], lw=2.5, label="kernel / the panel's sum:\nthe stems end on it")
         ax.vlines(keys, 0, lam, color=ROLE["weight"], lw=5)
         ax.plot(keys, lam, "o", color=ROLE["weight"], ms=9)
         ax.set_title(title, fontsize=FONT_SIZE, fontweight="bold")
