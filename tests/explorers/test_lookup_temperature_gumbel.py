@@ -1,11 +1,13 @@
 """Explorers, headless: every slider position gives finite artists that changed, drawn in place, nothing rebuilt."""
 
+import sys
+
 import numpy as np
 import pytest
 from conftest import artist_count, pixels
 from matplotlib.figure import Figure
 
-from attention_lab import entropy, softmax, sparsemax
+from attention_lab import _checks, entropy, softmax, sparsemax
 from attention_lab.examples import fruit_boxes, six_scores
 from attention_lab.explorers import (
     TEMPERATURE_OPTIONS,
@@ -102,6 +104,32 @@ def test_gumbel_explorer_over_the_whole_range(interactive):
             np.testing.assert_allclose(rows, 1 / ALPHA.size)
         changed.append(pixels_changed)
     assert np.mean(changed) > 0.5
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=False),
+        lambda: TemperatureExplorer(ALPHA, V2, interactive=False),
+        lambda: GumbelExplorer(ALPHA, interactive=False),
+    ],
+    ids=["lookup", "temperature", "gumbel"],
+)
+def test_a_temperature_set_is_checked_once(build, monkeypatch):
+    """The slider checks the reader's T and snaps it; the step looks up what it shows, no check again."""
+    explorer, snapped = build(), nearest_temperature(0.37)
+    original, checked = _checks.check_temperature, []
+
+    def spy(value, name="temperature"):
+        checked.append(value)
+        return original(value, name)
+
+    for module in list(sys.modules.values()):  # every module of the library that imported the check
+        if module.__name__.startswith("attention_lab") and getattr(module, "check_temperature", None) is original:
+            monkeypatch.setattr(module, "check_temperature", spy)
+    explorer.set(temperature=0.37)
+    assert explorer.controls["temperature"].value == snapped != 1.0  # the slider moved: the figure followed
+    assert checked == [0.37]
 
 
 def test_set_rejects_unknown_controls():
