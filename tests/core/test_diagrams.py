@@ -9,7 +9,7 @@ import matplotlib as mpl
 import nbformat
 import numpy as np
 import pytest
-from conftest import NOTEBOOK_DIR
+from helpers import NOTEBOOK_DIR
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, raises, stub, text
+from helpers import load_solution, raises, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax

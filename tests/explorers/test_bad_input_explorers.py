@@ -7,7 +7,7 @@ The same rule for a constructor argument and for ``explorer.set(...)``: no widge
 import numpy as np
 import pytest
 import torch
-from conftest import pixels
+from helpers import pixels
 
 from attention_lab import make_regression_data
 from attention_lab import nn as aln

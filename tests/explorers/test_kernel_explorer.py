@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import pixels
+from helpers import pixels
 from matplotlib.figure import Figure
 
 from attention_lab import make_regression_data, nadaraya_watson

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import artist_count, pixels
+from helpers import artist_count, pixels
 from matplotlib.figure import Figure
 
 from attention_lab import _checks, entropy, softmax, sparsemax

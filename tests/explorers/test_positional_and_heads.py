@@ -3,7 +3,7 @@ the artists show the right numbers, and the static twins draw what the explorers
 
 import numpy as np
 import pytest
-from conftest import artist_count, pixels
+from helpers import artist_count, pixels
 from matplotlib.colorbar import Colorbar
 from matplotlib.figure import Figure
 

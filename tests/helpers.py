@@ -1,0 +1,60 @@
+"""Small helpers shared by the tests (fixtures and settings are in ``conftest.py``).
+
+- ``ROOT``, ``NOTEBOOK_DIR``, ``NOTEBOOKS``: the repository and its course notebooks;
+- ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out);
+- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests;
+- ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
+  that a figure changes in place (new pixels, no new artists).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_lab.paths import repo_root
+
+__all__ = ["ROOT", "NOTEBOOK_DIR", "NOTEBOOKS", "load_solution", "text", "stub", "raises", "pixels", "artist_count"]
+
+ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def load_solution(name: str):
+    """The reference answers ``solutions/<name>.py`` as a module; the test is skipped in a student copy."""
+    path = ROOT / "solutions" / f"{name}.py"
+    if not path.exists():
+        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def text(feedback) -> str:
+    """All the messages of an exercise's feedback, as one string to search."""
+    return " ".join(feedback.messages)
+
+
+def stub(*args):
+    """An exercise function left as the notebook hands it out: its body is ``...``."""
+    ...
+
+
+def raises(*args):
+    """A student's function that fails: the check must show the error as feedback, not raise it."""
+    raise RuntimeError("boom")
+
+
+def pixels(explorer) -> np.ndarray:
+    """The explorer's current picture as an RGBA array (a copy)."""
+    return np.asarray(explorer.canvas.buffer_rgba()).copy()
+
+
+def artist_count(explorer) -> int:
+    """How many artists the figure holds: updates in place must not add any."""
+    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
