@@ -4,7 +4,8 @@
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out);
 - ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests;
 - ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
-  that a figure changes in place (new pixels, no new artists).
+  that a figure changes in place (new pixels, no new artists);
+- ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each.
 """
 
 from __future__ import annotations
@@ -17,7 +18,18 @@ import pytest
 
 from attention_lab.paths import repo_root
 
-__all__ = ["ROOT", "NOTEBOOK_DIR", "NOTEBOOKS", "load_solution", "text", "stub", "raises", "pixels", "artist_count"]
+__all__ = [
+    "ROOT",
+    "NOTEBOOK_DIR",
+    "NOTEBOOKS",
+    "load_solution",
+    "text",
+    "stub",
+    "raises",
+    "pixels",
+    "artist_count",
+    "trained_snapshots",
+]
 
 ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -58,3 +70,25 @@ def pixels(explorer) -> np.ndarray:
 def artist_count(explorer) -> int:
     """How many artists the figure holds: updates in place must not add any."""
     return sum(len(ax.get_children()) for ax in explorer.figure.axes)
+
+
+def trained_snapshots(data, epochs: int = 12) -> list:
+    """A snapshot (``attention_lab.training.snapshot``) of notebook 04's model before and after each of
+    ``epochs`` epochs of Adam on ``data``'s leave-one-out loss."""
+    import torch
+
+    from attention_lab import nn as aln
+    from attention_lab.training import snapshot
+
+    x, y = torch.tensor(data.x_train, dtype=torch.float32), torch.tensor(data.y_train, dtype=torch.float32)
+    keys, values = aln.leave_one_out(x, y)
+    model = aln.NWKernelRegression(1.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.5)
+    snaps = [snapshot(model, 0, float("nan"), data)]
+    for epoch in range(epochs):
+        optimizer.zero_grad()
+        loss = torch.mean((model(x, keys, values) - y) ** 2)
+        loss.backward()
+        optimizer.step()
+        snaps.append(snapshot(model, epoch + 1, loss.item(), data))
+    return snaps
