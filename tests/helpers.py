@@ -2,7 +2,9 @@
 
 - ``ROOT``, ``NOTEBOOK_DIR``, ``NOTEBOOKS``: the repository and its course notebooks;
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out);
-- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests;
+- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests, and two of the tests every
+  notebook's checks pass, for a test file to bind to ``test_*`` names: ``stub_test`` (a stub reads as not
+  attempted) and ``garbage_test`` (garbage gets feedback, never an exception);
 - ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
   that a figure changes in place (new pixels, no new artists);
 - ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each.
@@ -26,6 +28,8 @@ __all__ = [
     "text",
     "stub",
     "raises",
+    "stub_test",
+    "garbage_test",
     "pixels",
     "artist_count",
     "trained_snapshots",
@@ -60,6 +64,32 @@ def stub(*args):
 def raises(*args):
     """A student's function that fails: the check must show the error as feedback, not raise it."""
     raise RuntimeError("boom")
+
+
+def stub_test(function_checks: list, other_checks: list):
+    """The test that a stub reads as not attempted: ``stub``, ``...`` or None for a function an exercise asks
+    for (``function_checks``), ``...`` or None for an answer that is a value (``other_checks``)."""
+
+    @pytest.mark.parametrize("check", function_checks + other_checks)
+    def test(check):
+        for answer in (stub, ..., None) if check in function_checks else (..., None):
+            feedback = check(answer)
+            assert not feedback.passed and not feedback.attempted
+
+    return test
+
+
+def garbage_test(function_checks: list, garbage: list):
+    """The test that each of ``function_checks`` fed each answer of ``garbage`` gives feedback, never raises."""
+
+    @pytest.mark.parametrize("check", function_checks)
+    @pytest.mark.parametrize("answer", garbage)
+    def test(check, answer):
+        feedback = check(answer)
+        assert not feedback.passed
+        assert feedback.messages and all(isinstance(m, str) and m for m in feedback.messages)
+
+    return test
 
 
 def pixels(explorer) -> np.ndarray:
