@@ -73,7 +73,7 @@ class LookupExplorer(Explorer):
         scores = gaussian_score(points, self.keys, bandwidth)  # (n_queries, n)
         self.bandwidth = float(bandwidth)
         self.scores = dict(zip(self.queries, scores, strict=True))
-        self.weights = {
+        self.weights_at = {
             name: at_each_temperature(lambda t, alpha=alpha: softmax(alpha, t)) for name, alpha in self.scores.items()
         }
         controls = {
@@ -84,7 +84,7 @@ class LookupExplorer(Explorer):
 
     def compute(self, query: str, temperature: float):
         """(scores alpha, weights lambda, output sum_i lambda_i v_i) for a named query and a slider position."""
-        alpha, lam = self.scores[query], self.weights[query][temperature]  # (n,), (n,)
+        alpha, lam = self.scores[query], self.weights_at[query][temperature]  # (n,), (n,)
         return alpha, lam, lam @ self.values  # (n,) @ (n, d_v) -> (d_v,)
 
     def _build(self) -> list:
