@@ -1,4 +1,4 @@
-"""Shared test helpers and settings.
+"""Fixtures and settings shared by every test (plain helper functions are in ``helpers.py``).
 
 - The repository's tools (``tools/``: site builder, student copy, benchmark, browser driver) are importable
   by name, as they are when run as scripts.
@@ -9,10 +9,7 @@
   built once from those runs, whichever of the two workers asks first; a worker that asks for the site while
   the other builds it runs the notebooks not yet started (from the last one back) instead of waiting idle.
   The cross-worker "run once, share the result" machinery is ``run_once.py``.
-- ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out).
-- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests.
-- Figure helpers: a picture signature of an explorer and a count of its artists, to show that a figure
-  changes in place (new pixels, no new artists).
+- ``interactive``: an explorer test run with the ipympl canvas and with the PNG fallback view.
 """
 
 from __future__ import annotations
@@ -21,16 +18,11 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
+from helpers import NOTEBOOKS, ROOT
 from hypothesis import settings
 from run_once import once, shared_dir
 
-from attention_lab.paths import repo_root
-
-ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
-NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 sys.path.insert(0, str(ROOT / "tools"))
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
@@ -41,44 +33,6 @@ settings.register_profile("ci", deadline=None, print_blob=True)
 # The fast loop (CONTRIBUTING.md, --hypothesis-profile=fast): a quarter of the examples per property.
 settings.register_profile("fast", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
-
-
-def load_solution(name: str):
-    """The reference answers ``solutions/<name>.py`` as a module; the test is skipped in a student copy."""
-    import importlib.util
-
-    path = ROOT / "solutions" / f"{name}.py"
-    if not path.exists():
-        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def text(feedback) -> str:
-    """All the messages of an exercise's feedback, as one string to search."""
-    return " ".join(feedback.messages)
-
-
-def stub(*args):
-    """An exercise function left as the notebook hands it out: its body is ``...``."""
-    ...
-
-
-def raises(*args):
-    """A student's function that fails: the check must show the error as feedback, not raise it."""
-    raise RuntimeError("boom")
-
-
-def pixels(explorer) -> np.ndarray:
-    """The explorer's current picture as an RGBA array (a copy)."""
-    return np.asarray(explorer.canvas.buffer_rgba()).copy()
-
-
-def artist_count(explorer) -> int:
-    """How many artists the figure holds: updates in place must not add any."""
-    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """Garbage where numbers are expected: every numeric function of the library refuses each with a ValueError.
 
-Used by the bad-input tests beside each core module's other tests (tests/core/test_<module>.py).
+Used by the bad-input tests beside each core module's other tests (tests/core/test_<module>.py): each binds
+``garbage_test(takers)`` to its ``test_garbage_is_refused_with_a_value_error``.
 """
 
 import numpy as np
@@ -33,3 +34,14 @@ def assert_refused(call, value):
     with pytest.raises(ValueError) as error:
         call(value)
     assert "Traceback" not in str(error.value) and len(str(error.value)) > 10
+
+
+def garbage_test(takers: dict):
+    """The test that each of ``takers`` (name -> a call that passes its argument on) refuses every GARBAGE."""
+
+    @pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+    @pytest.mark.parametrize("function", list(takers), ids=list(takers))
+    def test(function, garbage):
+        assert_refused(takers[function], GARBAGE[garbage])
+
+    return test

@@ -9,7 +9,7 @@ import matplotlib as mpl
 import nbformat
 import numpy as np
 import pytest
-from conftest import NOTEBOOK_DIR
+from helpers import NOTEBOOK_DIR
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from attention_lab.examples import fruit_boxes, six_scores
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
-from garbage import GARBAGE, assert_refused
+from garbage import garbage_test
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
@@ -325,11 +325,7 @@ GARBAGE_TAKERS = {
     "effective_keys": lambda a: effective_keys(a),
 }
 
-
-@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
-@pytest.mark.parametrize("function", list(GARBAGE_TAKERS), ids=list(GARBAGE_TAKERS))
-def test_garbage_is_refused_with_a_value_error(function, garbage):
-    assert_refused(GARBAGE_TAKERS[function], GARBAGE[garbage])
+test_garbage_is_refused_with_a_value_error = garbage_test(GARBAGE_TAKERS)
 
 
 @pytest.mark.parametrize(
@@ -356,10 +352,6 @@ def test_garbage_is_refused_with_a_value_error(function, garbage):
     ],
 )
 def test_specific_bad_input_gets_a_specific_message(call, message):
-    if message is None:  # an extreme but valid input: the right answer, finite
-        outputs, weights = call()
-        assert np.all(np.isfinite(outputs)) and np.allclose(weights.sum(-1), 1.0)
-        return
     with pytest.raises(ValueError, match=message):
         call()
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from garbage import GARBAGE, assert_refused
+from garbage import garbage_test
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -128,11 +128,7 @@ GARBAGE_TAKERS = {
     "attention values": lambda a: attention([1.0], [1.0, 2.0], a),
 }
 
-
-@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
-@pytest.mark.parametrize("function", list(GARBAGE_TAKERS), ids=list(GARBAGE_TAKERS))
-def test_garbage_is_refused_with_a_value_error(function, garbage):
-    assert_refused(GARBAGE_TAKERS[function], GARBAGE[garbage])
+test_garbage_is_refused_with_a_value_error = garbage_test(GARBAGE_TAKERS)
 
 
 @pytest.mark.parametrize(

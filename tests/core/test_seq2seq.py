@@ -1,15 +1,12 @@
 """Seq2seq pieces of notebook 06: data generation and loading, the model's shapes and masks, its decoder steps
-against the equations written out, its input checks, the explorer."""
+against the equations written out, its input checks (the alignment explorer: tests/explorers/test_alignment.py)."""
 
 import csv
 import re
 
-import numpy as np
 import pytest
 import torch
 
-from attention_lab import nn as aln
-from attention_lab.explorers import AlignmentExplorer, alignment_small_multiples
 from attention_lab.paths import repo_root
 from attention_lab.seq2seq import Encoder, Seq2Seq, exact_match
 from attention_lab.translation_data import (
@@ -162,34 +159,6 @@ def test_exact_match():
     assert exact_match(["a", "b", "c"], ["a", "x", "c"]) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="same length"):
         exact_match(["a"], [])
-
-
-def test_alignment_explorer_in_place(interactive):
-    sources = [list("29 Nov 2026") + ["<eos>"], list("2026年11月29日") + ["<eos>"]]
-    outputs = [list("2026-11-29") + ["<eos>"]] * 2
-    rng = np.random.default_rng(0)
-    alignments = [aln.masked_softmax(torch.tensor(rng.normal(size=(11, len(s))))).numpy() for s in sources]
-    explorer = AlignmentExplorer(sources, outputs, alignments, interactive=interactive)
-    count = sum(len(ax.get_children()) for ax in explorer.figure.axes)
-    before = np.asarray(explorer.canvas.buffer_rgba()).copy()
-    for example in (0, 1):
-        for step in range(11):
-            if (example, step) == (0, 0):
-                continue  # where it starts
-            explorer.set(example=example, step=step)
-            heights = [b.get_height() for b in explorer.bars]
-            np.testing.assert_allclose(heights[: len(sources[example])], alignments[example][step])
-            assert explorer.step_tokens[0].get_text() == sources[example][0]
-            assert f"output '{outputs[example][step]}'" in explorer.step_title.get_text()
-            assert explorer.row_box.get_width() == len(sources[example])  # the outline ends at its last token
-            now = np.asarray(explorer.canvas.buffer_rgba()).copy()
-            assert not np.array_equal(now, before)
-            before = now
-    assert sum(len(ax.get_children()) for ax in explorer.figure.axes) == count
-    with pytest.raises(ValueError, match=r"alignments\[0\] must have shape"):
-        AlignmentExplorer(sources, outputs, [np.zeros((2, 2)), alignments[1]], interactive=False)
-    fig = alignment_small_multiples(sources, outputs, alignments, columns=2)
-    assert fig.axes[0].get_xlabel() == "input token"
 
 
 # --- the attention step inside the decoders ---------------------------------------------------------------------

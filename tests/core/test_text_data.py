@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from attention_lab.text_data import FIRST_CHARACTERS, TEXT_FILE, TEXT_SHA256, load_text, subset
 

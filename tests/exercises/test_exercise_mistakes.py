@@ -7,7 +7,7 @@ catalogue shows it verifies.
 
 import numpy as np
 import pytest
-from conftest import load_solution, text
+from helpers import load_solution, text
 
 from attention_lab import exercises as ex
 

@@ -6,7 +6,7 @@ forward pass with the Laplace kernel (Exercise 7). The reference answers and oth
 
 import pytest
 import torch
-from conftest import load_solution, text
+from helpers import load_solution, text
 
 from attention_lab import exercises as ex
 

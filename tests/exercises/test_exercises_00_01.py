@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution
+from helpers import load_solution
 
 from attention_lab import exercises as ex
 from attention_lab.exercises.notebook_01 import HUGE_SCORES

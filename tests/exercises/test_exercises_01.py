@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import load_solution, stub
+from helpers import load_solution, stub
 
 from attention_lab import exercises as ex
 

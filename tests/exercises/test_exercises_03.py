@@ -4,7 +4,7 @@ feedback and never an exception, and no feedback gives the answer away."""
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, raises, stub, text
+from helpers import load_solution, raises, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import loo_bandwidth, make_regression_data

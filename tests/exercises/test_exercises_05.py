@@ -4,7 +4,7 @@ stubs read as not attempted, and no answer (garbage included) makes a check rais
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, stub, text
+from helpers import load_solution, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax

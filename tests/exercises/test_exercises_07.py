@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, raises, stub, text
+from helpers import garbage_test, load_solution, raises, stub, stub_test, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax
@@ -46,11 +46,7 @@ def test_split_heads_reference_matches_the_library(nb07):
     np.testing.assert_allclose(nb07.split_heads(x.numpy(), 3), MultiHeadAttention(12, 3).split_heads(x).numpy())
 
 
-@pytest.mark.parametrize("check", FUNCTION_CHECKS + [ex.check_no_position_prediction])
-def test_stubs_are_not_attempted(check):
-    for answer in (stub, ..., None) if check in FUNCTION_CHECKS else (..., None):
-        feedback = check(answer)
-        assert not feedback.passed and not feedback.attempted
+test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_no_position_prediction])
 
 
 GARBAGE = [
@@ -70,12 +66,7 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize("check", FUNCTION_CHECKS)
-@pytest.mark.parametrize("answer", GARBAGE)
-def test_garbage_gets_feedback_never_an_exception(check, answer):
-    feedback = check(answer)
-    assert not feedback.passed
-    assert feedback.messages and all(isinstance(m, str) and m for m in feedback.messages)
+test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
 
 
 def test_nan_answers_are_named_as_nan():

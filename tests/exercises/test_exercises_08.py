@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import load_solution, raises, stub, text
+from helpers import garbage_test, load_solution, raises, stub_test, text
 
 from attention_lab import exercises as ex
 from attention_lab import next_token_distribution, softmax
@@ -215,11 +215,7 @@ def test_wrong_predictions_get_a_hint_and_letters_are_read_leniently(answer):
 # --- stubs and garbage ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("check", FUNCTION_CHECKS + [ex.check_mask_and_cache_prediction])
-def test_stubs_are_not_attempted(check):
-    for answer in (stub, ..., None) if check in FUNCTION_CHECKS else (..., None):
-        feedback = check(answer)
-        assert not feedback.passed and not feedback.attempted
+test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_mask_and_cache_prediction])
 
 
 GARBAGE = [
@@ -240,12 +236,7 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize("check", FUNCTION_CHECKS)
-@pytest.mark.parametrize("answer", GARBAGE)
-def test_garbage_gets_feedback_never_an_exception(check, answer):
-    feedback = check(answer)
-    assert not feedback.passed
-    assert feedback.messages and all(isinstance(m, str) and m for m in feedback.messages)
+test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
 
 
 @pytest.mark.parametrize("answer", [42, None, ["B"], "B and C", "", b"B", 1.5])

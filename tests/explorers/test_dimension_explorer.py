@@ -1,7 +1,9 @@
 """The dimension explorer of notebook 05, headless, over its whole range."""
 
+import explorer_inputs as small
 import numpy as np
 import pytest
+from explorer_inputs import bad_control_tests
 
 from attention_lab import softmax
 from attention_lab.explorers import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
@@ -41,3 +43,26 @@ def test_errors_and_static_twin():
         SAMPLE.scores(0, True)
     fig = scaling_small_multiples(SAMPLE, dimensions=(4, 512))
     assert len(fig.axes) == 4 and fig.axes[0].get_ylabel()
+
+
+# Every control refuses bad values, in the constructor and in set(), and the explorer keeps working: the two
+# tests are written once, in explorer_inputs.py, and run here for this file's explorers.
+test_constructor_refuses_a_bad_control_value, test_set_refuses_every_bad_value_and_the_explorer_keeps_working = (
+    bad_control_tests("dimension")
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: DimensionExplorer("sample", interactive=False), r"sample must be a ScoreSample"),
+        (lambda: DimensionExplorer(ScoreSample(5, 3, max_d=64), interactive=False), r"max_d >= 512"),
+        (lambda: ScoreSample(n_keys=0), r"n_keys must be an integer >= 1"),
+        (lambda: ScoreSample(seed=1.5), r"seed must be a whole number"),
+        (lambda: small.SAMPLE.scores(2.0, True), r"d must be an integer >= 1 and <= 512"),
+        (lambda: small.SAMPLE.scores(4, "yes"), r"scaled must be True or False"),
+    ],
+)
+def test_constructor_data_is_validated(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

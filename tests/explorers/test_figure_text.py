@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 import pytest
-from test_bad_input_explorers import FACTORIES
+from explorer_inputs import FACTORIES
 
 from attention_lab.explorers.base import describe_control
 from attention_lab.figure_text import describe, describe_figures_in_ipython

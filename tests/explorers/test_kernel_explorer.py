@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import pixels
+from explorer_inputs import DATA, bad_control_tests
+from helpers import pixels
 from matplotlib.figure import Figure
 
 from attention_lab import make_regression_data, nadaraya_watson
@@ -106,3 +107,35 @@ def test_small_multiples():
     fig = kernel_small_multiples(make_regression_data(50), bandwidths=(0.1, 1.0, 3.0), kernel="boxcar")
     assert isinstance(fig, Figure) and len(fig.axes) == 7  # 2 x 3 panels and a colour bar
     assert all(ax.get_xlabel() for ax in fig.axes[:6])
+
+
+# Every control refuses bad values, in the constructor and in set(), and the explorer keeps working: the two
+# tests are written once, in explorer_inputs.py, and run here for this file's explorers.
+test_constructor_refuses_a_bad_control_value, test_set_refuses_every_bad_value_and_the_explorer_keeps_working = (
+    bad_control_tests("kernel")
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: KernelExplorer({"50": DATA}, n_train=50, interactive=False),
+            r"keys\) must be an integer >= 1, got '50'",
+        ),
+        (lambda: KernelExplorer({}, interactive=False), r"datasets must map sizes"),
+        (lambda: KernelExplorer([DATA], interactive=False), r"datasets must map sizes"),
+        (lambda: KernelExplorer(seed=-2, interactive=False), r"seed must be a whole number"),
+        (
+            lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train * np.nan)}, n_train=50, interactive=False),
+            r"finite numbers only",
+        ),
+        (
+            lambda: KernelExplorer({50: DATA._replace(y_train=DATA.y_train[:3])}, n_train=50, interactive=False),
+            r"one length",
+        ),
+    ],
+)
+def test_constructor_data_is_validated(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

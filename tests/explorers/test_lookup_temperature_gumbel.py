@@ -1,11 +1,15 @@
 """Explorers, headless: every slider position gives finite artists that changed, drawn in place, nothing rebuilt."""
 
+import sys
+
+import explorer_inputs as small
 import numpy as np
 import pytest
-from conftest import artist_count, pixels
+from explorer_inputs import bad_control_tests
+from helpers import artist_count, pixels
 from matplotlib.figure import Figure
 
-from attention_lab import entropy, softmax, sparsemax
+from attention_lab import _checks, entropy, softmax, sparsemax
 from attention_lab.examples import fruit_boxes, six_scores
 from attention_lab.explorers import (
     TEMPERATURE_OPTIONS,
@@ -104,6 +108,32 @@ def test_gumbel_explorer_over_the_whole_range(interactive):
     assert np.mean(changed) > 0.5
 
 
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=False),
+        lambda: TemperatureExplorer(ALPHA, V2, interactive=False),
+        lambda: GumbelExplorer(ALPHA, interactive=False),
+    ],
+    ids=["lookup", "temperature", "gumbel"],
+)
+def test_a_temperature_set_is_checked_once(build, monkeypatch):
+    """The slider checks the reader's T and snaps it; the step looks up what it shows, no check again."""
+    explorer, snapped = build(), nearest_temperature(0.37)
+    original, checked = _checks.check_temperature, []
+
+    def spy(value, name="temperature"):
+        checked.append(value)
+        return original(value, name)
+
+    for module in list(sys.modules.values()):  # every module of the library that imported the check
+        if module.__name__.startswith("attention_lab") and getattr(module, "check_temperature", None) is original:
+            monkeypatch.setattr(module, "check_temperature", spy)
+    explorer.set(temperature=0.37)
+    assert explorer.controls["temperature"].value == snapped != 1.0  # the slider moved: the figure followed
+    assert checked == [0.37]
+
+
 def test_set_rejects_unknown_controls():
     explorer = GumbelExplorer(ALPHA, interactive=False)
     with pytest.raises(ValueError, match=r"unknown control 'bandwidth'; this explorer has \['temperature'\]"):
@@ -137,3 +167,57 @@ def test_static_small_multiples():
         assert isinstance(fig, Figure) and len(fig.axes) == n_axes
         for ax in fig.axes[:1]:
             assert ax.get_ylabel()
+
+
+# Every control refuses bad values, in the constructor and in set(), and the explorer keeps working: the two
+# tests are written once, in explorer_inputs.py, and run here for this file's explorers.
+test_constructor_refuses_a_bad_control_value, test_set_refuses_every_bad_value_and_the_explorer_keeps_working = (
+    bad_control_tests("lookup", "temperature", "gumbel")
+)
+
+
+def small_lookup(keys=small.KEYS, values=small.VALUES, labels=small.LABELS, queries=small.QUERIES, **arguments):
+    """A lookup explorer over three keys, with one argument made bad by the caller."""
+    return LookupExplorer(keys, values, labels, queries, interactive=False, **arguments)
+
+
+def small_temperature(scores=small.ALPHA, values=small.VALUES, **arguments):
+    """A temperature explorer over three keys, with one argument made bad by the caller."""
+    return TemperatureExplorer(scores, values, interactive=False, **arguments)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: small_lookup(queries={}), r"queries must be a non-empty dict"),
+        (lambda: small_lookup(queries={"q": [1.0]}), r"one point \(x, y\)"),
+        (lambda: small_lookup(queries={"q": [np.nan, 1.0]}), r"NaN"),
+        (lambda: small_lookup(queries={1: [1.0, 1.0]}), r"named by strings"),
+        (lambda: small_lookup(labels="abc"), r"one entry per key"),
+        (lambda: small_lookup(labels=[1, 2, 3]), r"labels must be a list of 3"),
+        (lambda: small_lookup(small.KEYS[:0], small.VALUES[:0], []), r"keys must be 2-D points"),
+        (lambda: small_lookup(values=small.VALUES[:, 0]), r"values must have at least"),
+        (lambda: small_lookup(bandwidth=-1), r"bandwidth must"),
+        (lambda: small_lookup(feature_names="xy"), r"feature_names must be a list of 2"),
+        (lambda: small_lookup(value_names=["v"]), r"value_names must be a list of 2"),
+        (lambda: small_temperature(k=0), r"k must be an integer >= 1"),
+        (lambda: small_temperature(k=4), r"k must be an integer >= 1 and <= 3"),
+        (lambda: small_temperature(n_samples=0), r"n_samples must be an integer >= 1"),
+        (lambda: small_temperature(seed=-1), r"seed must be a whole number"),
+        (lambda: small_temperature(labels=["a"]), r"labels must be a list of 3"),
+        (lambda: small_temperature([1.0], [[0.0, 1.0]]), r"at least 2 keys"),
+        (lambda: small_temperature([1.0, np.inf], small.VALUES[:2]), r"scores must be finite"),
+        (lambda: GumbelExplorer([[1.0, 2.0]], interactive=False), r"scores must have shape \(n,\)"),
+        (lambda: GumbelExplorer(small.ALPHA, n_rows=0, interactive=False), r"n_rows must be an integer >= 1"),
+        (lambda: GumbelExplorer(small.ALPHA, n_draws=2.5, interactive=False), r"n_draws must be an integer"),
+        (lambda: GumbelExplorer(small.ALPHA, seed="0", interactive=False), r"seed must be a whole number"),
+    ],
+)
+def test_constructor_data_is_validated(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_valid_temperatures_snap_in_the_constructor_too():
+    explorer = GumbelExplorer(small.ALPHA, n_draws=50, temperature=0.5002, interactive=False)
+    assert explorer.controls["temperature"].value == pytest.approx(0.501187)  # the nearest slider position

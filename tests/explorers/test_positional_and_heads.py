@@ -3,7 +3,8 @@ the artists show the right numbers, and the static twins draw what the explorers
 
 import numpy as np
 import pytest
-from conftest import artist_count, pixels
+from explorer_inputs import bad_control_tests
+from helpers import artist_count, pixels
 from matplotlib.colorbar import Colorbar
 from matplotlib.figure import Figure
 
@@ -129,3 +130,10 @@ def test_explorers_have_a_colour_bar_and_labelled_axes():
         for ax in explorer.figure.axes:
             if ax not in colorbars(explorer.figure):
                 assert ax.get_xlabel() and ax.get_ylabel()
+
+
+# Every control refuses bad values, in the constructor and in set(), and the explorer keeps working: the two
+# tests are written once, in explorer_inputs.py, and run here for this file's explorers.
+test_constructor_refuses_a_bad_control_value, test_set_refuses_every_bad_value_and_the_explorer_keeps_working = (
+    bad_control_tests("positional", "heads")
+)

@@ -4,15 +4,13 @@ twin draws the same distributions."""
 
 import numpy as np
 import pytest
-from conftest import artist_count, pixels
+from explorer_inputs import LOGITS, TOKENS, bad_control_tests
+from helpers import artist_count, pixels
 from matplotlib.figure import Figure
 
 from attention_lab import next_token_distribution
 from attention_lab.explorers import TEMPERATURE_OPTIONS, SamplingExplorer, sampling_small_multiples
 from attention_lab.explorers.sampling import TOP_P_OPTIONS, token_label, top_k_options
-
-TOKENS = list("abcdefg\n ")
-LOGITS = np.array([2.0, 0.5, 1.5, -1.0, 0.0, 1.0, -0.5, 0.8, 0.3])
 
 
 def written(temperature, top_k, top_p):
@@ -98,32 +96,8 @@ def test_static_twin_draws_the_same_distributions():
         np.testing.assert_allclose(heights, next_token_distribution(LOGITS, t, top_k=k, top_p=p)[order])
 
 
-BAD = {
-    "NaN": np.nan,
-    "inf": np.inf,
-    "-inf": -np.inf,
-    "negative": -1.0,
-    "huge": 1e9,
-    "text": "x",
-    "None": None,
-    "True": True,
-    "complex": 1 + 1j,
-    "list": [1.0],
-    "unknown option": "nonsense",
-    "off the grid": 0.33,
-}
-
-
-@pytest.mark.parametrize("control", ["temperature", "top_k", "top_p"])
-def test_set_and_the_constructor_refuse_every_bad_value_naming_the_control(control):
-    explorer = SamplingExplorer(LOGITS, TOKENS, interactive=False)
-    before = {name: c.value for name, c in explorer.controls.items()}
-    for bad, value in BAD.items():
-        valid_temperature = control == "temperature" and isinstance(value, float) and value >= 0  # snaps, inf too
-        if valid_temperature or (control == "top_k" and value is None):  # None: every token, the default
-            continue
-        with pytest.raises(ValueError, match=control):
-            explorer.set(**{control: value})
-        with pytest.raises(ValueError, match=control):
-            SamplingExplorer(LOGITS, TOKENS, interactive=False, **{control: value})
-        assert {name: c.value for name, c in explorer.controls.items()} == before, bad  # nothing stored
+# Every control refuses bad values, in the constructor and in set(), and the explorer keeps working: the two
+# tests are written once, in explorer_inputs.py, and run here for this file's explorer.
+test_constructor_refuses_a_bad_control_value, test_set_refuses_every_bad_value_and_the_explorer_keeps_working = (
+    bad_control_tests("sampling")
+)

@@ -82,6 +82,40 @@ def test_attention_pooling_weights_and_output():
     assert torch.isfinite(states.grad).all() and torch.isfinite(pool.query.grad).all()
 
 
+# --- bad input: each layer names the bad argument -------------------------------------------------------------
+
+B, NQ, NK, D = 2, 3, 4, 5
+
+
+def qkv(d_q=D, d_k=D, d_v=D, n_k=NK, batch=(B, B, B)):
+    torch.manual_seed(0)
+    return torch.randn(batch[0], NQ, d_q), torch.randn(batch[1], n_k, d_k), torch.randn(batch[2], n_k, d_v)
+
+
+LAYERS = {
+    "dot": lambda: nn.DotProductAttention(),
+    "additive": lambda: nn.AdditiveAttention(D, D, 8),
+    "general": lambda: nn.GeneralAttention(D, D),
+}
+
+BAD_CALLS = [
+    # (layer, arguments, message)
+    ("dot", lambda: (torch.randn(NQ, D), *qkv()[1:]), r"queries must be a 3-D tensor"),
+    ("dot", lambda: (*qkv()[:2], [[1.0]]), r"values must be a 3-D tensor \(batch, n, d\), got \[\[1.0\]\]"),
+    ("dot", lambda: qkv(batch=(B, B + 1, B)), r"one batch size"),
+    ("dot", lambda: (*qkv()[:2], torch.randn(B, NK + 1, D)), r"one value per key"),
+    ("dot", lambda: qkv(n_k=0), r"keys must hold at least one key"),
+    ("dot", lambda: qkv(d_k=D + 1), r"same size d for a dot product"),
+    ("dot", lambda: tuple(t.long() for t in qkv()), r"queries must be a floating-point torch tensor"),
+    ("additive", lambda: qkv(d_q=D + 2), r"queries must have 5 features"),
+    ("additive", lambda: qkv(d_k=3), r"keys must have 5 features"),
+    ("additive", lambda: qkv(n_k=0), r"at least one key"),
+    ("general", lambda: qkv(d_q=2), r"queries must have 5 features"),
+    ("general", lambda: qkv(d_k=7), r"keys must have 5 features"),
+    ("general", lambda: (torch.randn(NQ, D), *qkv()[1:]), r"queries must be a 3-D tensor"),
+]
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -100,8 +134,66 @@ def test_attention_pooling_weights_and_output():
             r"shapes must be \(batch, n_q, d_q\)",
         ),
         (lambda: nn.padding_mask([1, 2], 3), "valid_lens must be a 1-D torch tensor"),
+        (lambda: nn.masked_softmax(torch.tensor([1.0, float("nan")])), r"must not contain NaN where the mask allows"),
+        (lambda: nn.masked_softmax(torch.tensor([1.0, float("inf")])), r"finite \(or -inf"),
+        (lambda: nn.masked_softmax(torch.zeros(2, 0)), r"at least one key"),
+        (lambda: nn.masked_softmax(torch.tensor(1.0)), r"at least one key"),
+        (lambda: nn.masked_softmax([1.0, 2.0]), r"scores must be a floating-point torch tensor"),
+        (lambda: nn.padding_mask(torch.tensor([2, -1]), 4), r"valid_lens must lie between 0 and n_keys = 4"),
+        (lambda: nn.padding_mask(torch.tensor([2, 5]), 4), r"valid_lens must lie between 0 and n_keys = 4"),
+        (lambda: nn.padding_mask(torch.tensor([1.5]), 4), r"whole numbers"),
+        (lambda: nn.padding_mask(torch.tensor([True]), 4), r"whole numbers"),
+        (lambda: nn.padding_mask(torch.tensor([[2]]), 4), r"valid_lens must be a 1-D torch tensor"),
+        (lambda: nn.padding_mask([2, 3], 4), r"valid_lens must be a 1-D torch tensor of lengths, got \[2, 3\]"),
+        (lambda: nn.padding_mask(torch.tensor([2]), 4.0), r"n_keys must be an integer"),
+        (lambda: nn.padding_mask(torch.tensor([2]), -1), r"n_keys must be an integer >= 0"),
+        (lambda: nn.AttentionPooling(D)(torch.randn(B, 4, D + 1)), r"states must have 5 features"),
+        (lambda: nn.AttentionPooling(D)(torch.randn(B, 0, D)), r"at least one position"),
+        (lambda: nn.AttentionPooling(D)(torch.randn(4, D)), r"states must be a 3-D tensor"),
+        (lambda: nn.AttentionPooling(0), r"d must be an integer >= 1"),
+        (lambda: nn.AttentionPooling(D, num_hiddens=0), r"num_hiddens must be an integer >= 1"),
+        (lambda: nn.AdditiveAttention(D, D, 2.5), r"num_hiddens must be an integer"),
+        (lambda: nn.GeneralAttention("5", D), r"query_size must be an integer"),
+        (lambda: nn.DotProductAttention(dropout=1.5), r"dropout must be a probability"),
+        (lambda: nn.DotProductAttention(dropout="0.1"), r"dropout must be a probability"),
     ],
 )
 def test_input_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize(("layer", "arguments", "message"), BAD_CALLS)
+def test_layers_name_the_bad_argument(layer, arguments, message):
+    with pytest.raises(ValueError, match=message):
+        LAYERS[layer]()(*arguments())
+
+
+@pytest.mark.parametrize(
+    ("mask", "message"),
+    [
+        (torch.ones(B, 1, NK, dtype=torch.long), r"mask must be a boolean torch tensor"),
+        ([[True] * NK], r"mask must be a boolean torch tensor"),
+        (torch.ones(B, 1, NK + 1, dtype=torch.bool), r"does not broadcast"),
+    ],
+)
+@pytest.mark.parametrize("layer", list(LAYERS))
+def test_bad_masks_are_named(layer, mask, message):
+    with pytest.raises(ValueError, match=message):
+        LAYERS[layer]()(*qkv(), mask=mask)
+
+
+def test_masked_softmax_treats_minus_inf_rows_as_fully_masked():
+    scores = torch.tensor([[1.0, 2.0, 3.0], [float("-inf")] * 3, [0.0, float("-inf"), 0.0]], requires_grad=True)
+    weights = nn.masked_softmax(scores)
+    masked = nn.masked_softmax(scores, torch.tensor([[True] * 3, [False] * 3, [True, False, True]]))
+    assert torch.equal(weights, masked)
+    assert torch.equal(weights[1], torch.zeros(3)) and torch.allclose(weights[2], torch.tensor([0.5, 0.0, 0.5]))
+    (weights * torch.arange(3.0)).sum().backward()
+    assert torch.isfinite(scores.grad).all() and torch.equal(scores.grad[1], torch.zeros(3))
+
+
+def test_masked_softmax_ignores_garbage_under_the_mask():
+    scores = torch.tensor([[1.0, float("nan"), float("inf")]])
+    weights = nn.masked_softmax(scores, torch.tensor([[True, False, False]]))
+    assert torch.equal(weights, torch.tensor([[1.0, 0.0, 0.0]]))

@@ -108,3 +108,53 @@ def test_a_subclass_scores_differently_through_shifted_scores():
     expected = torch.softmax(-2.0 * (q[:, None] - x).abs(), dim=1) @ y
     torch.testing.assert_close(laplace(q, x, y), expected)
     assert not torch.allclose(gaussian(q, x, y), expected)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nn.NWKernelRegression(float("nan")), r"w must be a positive finite number"),
+        (lambda: nn.NWKernelRegression(float("inf")), r"w must be a positive finite number"),
+        (lambda: nn.NWKernelRegression(-1.0), r"w must be a positive finite number"),
+        (lambda: nn.NWKernelRegression(1e39), r"w must fit a float32"),
+        (lambda: nn.NWKernelRegression("1"), r"w must be a positive finite number"),
+        (lambda: nn.AdaptiveNWKernelRegression(1.0, hidden=0), r"hidden must be an integer >= 1"),
+        (lambda: nn.NWKernelRegression()(torch.zeros(3, 1), torch.zeros(4), torch.zeros(4)), r"queries must have"),
+        (lambda: nn.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.zeros(5)), r"same shape"),
+        (lambda: nn.NWKernelRegression()(torch.zeros(3), torch.zeros(0), torch.zeros(0)), r"at least one key"),
+        (lambda: nn.NWKernelRegression()(torch.zeros(3), torch.zeros(2, 4), torch.zeros(2, 4)), r"\(n_q, n_k\)"),
+        (
+            lambda: nn.NWKernelRegression()(torch.tensor([float("nan")]), torch.zeros(4), torch.zeros(4)),
+            r"queries must not contain NaN",
+        ),
+        (
+            lambda: nn.NWKernelRegression()(torch.zeros(3), torch.zeros(4), torch.full((4,), float("inf"))),
+            r"values must be finite",
+        ),
+        (lambda: nn.leave_one_out(torch.zeros(1), torch.zeros(1)), r"length >= 2"),
+        (lambda: nn.leave_one_out(torch.zeros(3), torch.zeros(3, dtype=torch.float64)), r"same dtype"),
+    ],
+)
+def test_specific_bad_input_gets_a_specific_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@given(exponent=st.integers(0, 38))
+def test_kernel_regression_stays_finite_for_any_width(exponent):
+    """Large w: the nearest-key limit, finite outputs and gradients (w >= 89 used to give NaN)."""
+    x = torch.sort(torch.rand(12, generator=torch.Generator().manual_seed(1)) * 5).values  # no ties in distance
+    keys, values = nn.leave_one_out(x, torch.sin(x))
+    for model in (nn.NWKernelRegression(3.0 * 10.0**exponent), nn.AdaptiveNWKernelRegression(3.0 * 10.0**exponent)):
+        out = model(x, keys, values)
+        out.sum().backward()
+        assert torch.isfinite(out).all()
+        assert all(torch.isfinite(p.grad).all() for p in model.parameters())
+    if exponent >= 3:  # far beyond the spacing: each point copies its nearest other key
+        nearest = (x[:, None] - keys).abs().argmin(dim=1)
+        assert torch.allclose(out.detach(), values[torch.arange(12), nearest])
+
+
+def test_adaptive_width_starts_at_w_even_when_large():
+    model = nn.AdaptiveNWKernelRegression(100.0)
+    assert torch.allclose(model.inverse_width(torch.linspace(0, 5, 7)), torch.tensor(100.0), rtol=1e-3)

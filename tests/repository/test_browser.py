@@ -12,7 +12,7 @@ from pathlib import Path
 import browser
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT
 from nbcheck import static_problems
 
 ARTIFACTS = ROOT / "test-artifacts"

@@ -9,7 +9,7 @@ import matplotlib as mpl
 import nbformat
 import pytest
 import yaml
-from conftest import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT
 from student_copy import make_student_copy
 
 import attention_lab as al

@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 import yaml
-from conftest import ROOT
+from helpers import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 # Citation File Format 1.2.0: the keys a valid file must have, and the keys each author entry may use

@@ -2,7 +2,7 @@
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS
+from helpers import NOTEBOOKS
 from nbcheck import check_notebook, static_problems
 
 

@@ -10,7 +10,7 @@ import tokenize
 import tomllib
 
 import yaml
-from conftest import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT
 from packaging.requirements import Requirement
 
 CONDA_NAMES = {"pytorch-cpu": "torch"}  # conda-forge name -> pip name

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 import yaml
 from colab_cell import TAG, add_colab_cell, cell_source
-from conftest import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT
 from hub_link import hub_link
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -13,8 +13,8 @@ from pathlib import Path
 import browser
 import ipywidgets as widgets
 import pytest
-from conftest import NOTEBOOKS
 from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
+from helpers import NOTEBOOKS
 from live_pages import frames_of
 
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5

@@ -20,7 +20,7 @@ import subprocess
 
 import browser
 import pytest
-from conftest import NOTEBOOKS
+from helpers import NOTEBOOKS
 from launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import nbformat
 import pytest
 import slide_metadata
-from conftest import NOTEBOOKS, ROOT
 from decks import REVEAL, deck_name, external_resources, lecture_notebook
+from helpers import NOTEBOOKS, ROOT
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al

@@ -14,7 +14,7 @@ import build_site
 import nbformat
 import pytest
 import student_copy
-from conftest import ROOT
+from helpers import ROOT
 from student_copy import course_files, make_student_copy
 
 TOOLS = ROOT / "tools"

@@ -8,7 +8,7 @@ import tomllib
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 from launch_buttons import (
     BEGIN,
     END,

@@ -13,7 +13,7 @@ from .feedback import (
     not_finite,
     unanswered,
 )
-from .notebook_04_scores import gaussian_pool, gradient_problem
+from .notebook_04_scores import gaussian_pool, values_then_gradient
 
 __all__ = ["check_no_loo_prediction", "check_loo_predictions", "check_gradient_w", "check_sgd_settings"]
 
@@ -107,17 +107,12 @@ def check_loo_predictions(name, fn) -> Feedback:
             if tuple(got.shape) == (n, n):
                 hint += " That is the shape of the weights: finish with each row's weighted sum of y."
             return Feedback(name, False, [hint])
-        mine = got.detach().double()
-        if torch.allclose(mine, expected.detach(), atol=1e-5):
-            problem = gradient_problem(got, w, expected, w64)
-            if problem is not None:
-                return Feedback(name, False, [problem])
+        values_right, named = values_then_gradient(got, w, expected, w64, _loo_mistakes(x64, y64, w_value))
+        if values_right:
+            if named is not None:  # the gradient is wrong
+                return Feedback(name, False, [named])
             continue
-        with torch.no_grad():
-            named = next(
-                (hint for wrong, hint in _loo_mistakes(x64, y64, w_value) if torch.allclose(mine, wrong, atol=1e-5)),
-                None,
-            )
+        mine = got.detach().double()
         return Feedback(
             name,
             False,

@@ -7,7 +7,13 @@ import numpy as np
 
 from .feedback import Feedback, as_tensor_result, exercise, not_attempted, to_float_array, unanswered
 
-__all__ = ["check_w_symmetry", "check_laplace_prediction", "check_laplace_forward", "gaussian_pool", "gradient_problem"]
+__all__ = [
+    "check_w_symmetry",
+    "check_laplace_prediction",
+    "check_laplace_forward",
+    "gaussian_pool",
+    "values_then_gradient",
+]
 
 
 def _course_tensors():
@@ -135,23 +141,32 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
     return Feedback(name, right == 2, messages)
 
 
-def gradient_problem(got, w, expected, w64):
-    """None when d(sum of got)/dw matches that of ``expected`` (float64, in ``w64``); else what is wrong."""
+def values_then_gradient(got, w, expected, w64, mistakes) -> tuple[bool, str | None]:
+    """A student's predictions ``got`` (a tensor computed from ``w``) against ``expected`` (float64, from ``w64``).
+
+    (True, None): the values and the gradient of their sum with respect to w are right. (True, what is wrong):
+    the values are right, the gradient is not. (False, a hint or None): the values are wrong; the hint is that
+    of the first of ``mistakes``, (predictions, hint) pairs of plausible slips, whose predictions they match.
+    """
     import torch
 
+    mine = got.detach().double()
+    if not torch.allclose(mine, expected.detach(), atol=1e-5):
+        with torch.no_grad():
+            return False, next((hint for wrong, hint in mistakes if torch.allclose(mine, wrong, atol=1e-5)), None)
     if not got.requires_grad:
-        return (
+        return True, (
             "The numbers are right, but no gradient flows back to w: keep every step in torch (no .item(), "
             ".numpy(), .detach() or torch.tensor(...) around w)."
         )
-    (mine,) = torch.autograd.grad(got.sum(), w, allow_unused=True)
+    (mine_grad,) = torch.autograd.grad(got.sum(), w, allow_unused=True)
     (right,) = torch.autograd.grad(expected.sum(), w64)
-    if mine is None or not abs(float(mine) - float(right)) <= 1e-4 * (1 + abs(float(right))):  # NaN fails too
-        return (
+    if mine_grad is None or not abs(float(mine_grad) - float(right)) <= 1e-4 * (1 + abs(float(right))):  # NaN too
+        return True, (
             "The numbers are right, but their gradient with respect to w is not: part of the computation is cut "
             "off from w (a .item(), .detach(), .numpy() or torch.tensor(...) on the way)."
         )
-    return None
+    return True, None
 
 
 # --- Exercises 6 and 7: another kernel, the Laplace kernel -----------------------------------------------
@@ -264,17 +279,12 @@ def check_laplace_forward(name, fn) -> Feedback:
                 False,
                 [f"{where} return one prediction per query, shape {tuple(expected.shape)}; got {tuple(got.shape)}."],
             )
-        mine = got.detach().double()
-        if torch.allclose(mine, expected.detach(), atol=1e-5):
-            problem = gradient_problem(got, w, expected, w64)
-            if problem is not None:
-                return Feedback(name, False, [problem])
+        values_right, named = values_then_gradient(got, w, expected, w64, _laplace_mistakes(q, k, v, w_value))
+        if values_right:
+            if named is not None:  # the gradient is wrong
+                return Feedback(name, False, [named])
             continue
-        with torch.no_grad():
-            named = next(
-                (hint for wrong, hint in _laplace_mistakes(q, k, v, w_value) if torch.allclose(mine, wrong, atol=1e-5)),
-                None,
-            )
+        mine = got.detach().double()
         if named is None and bool(((mine < v.min() - 1e-5) | (mine > v.max() + 1e-5)).any()):
             named = (
                 "Some predictions lie outside the range of the values. A weighted average with weights that "

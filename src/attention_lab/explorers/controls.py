@@ -6,6 +6,10 @@ checked by :func:`check_control_value` before it is stored: it must be one of a 
 number inside a slider's range, or a bool for a toggle. A control may add its own ``coerce(value)`` hook
 (the temperature slider snaps a valid temperature to its nearest position); nothing invalid is clamped
 or snapped, it is refused with a ValueError naming the control.
+
+A temperature set through an explorer is checked once, by the slider: the explorers compute what they
+show at each of the slider's positions when they are built (:func:`at_each_temperature`), so a step looks
+it up instead of handing the value to the core, which would check it again.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ __all__ = [
     "temperature_label",
     "nearest_temperature",
     "TemperatureSlider",
+    "at_each_temperature",
     "temperature_slider",
     "temperature_axis_position",
     "temperature_axis",
@@ -57,6 +62,16 @@ class TemperatureSlider(widgets.SelectionSlider):
 
     def coerce(self, value, name: str = "temperature") -> float:
         return nearest_temperature(value, name)
+
+
+def at_each_temperature(compute) -> dict:
+    """``{T: compute(T)}`` for every position T of the temperature slider (:data:`TEMPERATURE_OPTIONS`).
+
+    An explorer's temperature is always one of these positions, so it computes what it shows at each one
+    when it is built (the core checks these 43 values then): the reader's value is checked once, by the
+    slider, and a step is a look-up, ``table[T]``.
+    """
+    return {t: compute(t) for _, t in TEMPERATURE_OPTIONS}
 
 
 def temperature_slider(value: float = 1.0, description: str = "T") -> TemperatureSlider:

@@ -9,7 +9,7 @@ from .._checks import as_float_array, check_count, check_labels, check_seed
 from ..normalisers import gumbel_softmax, softmax
 from ..plots import CMAP, COLORS
 from .base import Explorer
-from .controls import temperature_label, temperature_slider
+from .controls import at_each_temperature, temperature_label, temperature_slider
 
 __all__ = ["GumbelExplorer", "gumbel_small_multiples"]
 
@@ -34,12 +34,19 @@ class GumbelExplorer(Explorer):
         self.rows = np.broadcast_to(self.alpha, (check_count(n_rows, "n_rows", 1), n))
         self.many = np.broadcast_to(self.alpha, (check_count(n_draws, "n_draws", 1), n))
         self.argmax_frequency = gumbel_softmax(self.many, hard=True, rng=self.seed).mean(axis=0)
+        # What a step shows at each position of the temperature slider, computed once: a step looks it up.
+        self.relaxed_at = at_each_temperature(self.relaxed)
+        self.mean_relaxed_at = at_each_temperature(self.mean_relaxed)
         controls = {"temperature": temperature_slider()}
         super().__init__(controls, interactive=interactive, values={"temperature": temperature})
 
     def relaxed(self, temperature):
         """(n_rows, n) relaxed samples; the same Gumbel noise at every T (same seed), so rows slide smoothly."""
         return gumbel_softmax(self.rows, temperature, rng=self.seed)
+
+    def mean_relaxed(self, temperature):
+        """(n,) the mean of the n_draws relaxed samples at T: it drifts from softmax(alpha) to uniform as T grows."""
+        return gumbel_softmax(self.many, temperature, rng=self.seed).mean(axis=0)
 
     def _build(self) -> list:
         self.ax_samples, self.ax_freq = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
@@ -77,10 +84,9 @@ class GumbelExplorer(Explorer):
 
     def update(self):
         temperature = self.controls["temperature"].value
-        self.image.set_data(self.relaxed(temperature))
+        self.image.set_data(self.relaxed_at[temperature])
         self.samples_title.set_text(f"relaxed samples, T = {temperature_label(temperature)}")
-        mean = gumbel_softmax(self.many, temperature, rng=self.seed).mean(axis=0)
-        self.mean_marks.set_data(np.arange(self.alpha.size), mean)
+        self.mean_marks.set_data(np.arange(self.alpha.size), self.mean_relaxed_at[temperature])
 
 
 def gumbel_small_multiples(scores, temperatures=(0.0, 0.1, 0.5, 2.0, 10.0), *, labels=None, n_rows=10, seed=0):

@@ -135,6 +135,9 @@ class KernelExplorer(Explorer):
     def compute(self, bandwidth, kernel, n_train):
         """(predictions at x_test (50,), weights (50, n_train), test MSE over the defined predictions)."""
         data = self.datasets[n_train]
+        # Two rules, not one checked twice: the slider took h only inside its range (0.03 to 5, what it can
+        # show); nadaraya_watson checks h > 0, its formula's domain, for every caller. h is any number in that
+        # range (not one of a few positions, as T is), so there is no table to compute ahead.
         y_hat, weights = nadaraya_watson(self.x_test, data.x_train, data.y_train, bandwidth=bandwidth, kernel=kernel)
         defined = np.isfinite(y_hat)
         mse = float(np.mean((y_hat[defined] - self.y_truth[defined]) ** 2)) if defined.any() else np.nan

@@ -6,12 +6,12 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._checks import as_float_array, check_labels, check_positive
+from .._checks import as_float_array, check_labels
 from ..normalisers import softmax
 from ..plots import COLORS, CYCLE
 from ..scores import gaussian_score
 from .base import Explorer, bar_chart, set_heights
-from .controls import temperature_label, temperature_slider
+from .controls import at_each_temperature, temperature_label, temperature_slider
 
 __all__ = ["LookupExplorer", "lookup_small_multiples"]
 
@@ -67,7 +67,15 @@ class LookupExplorer(Explorer):
         self.value_names = check_labels(value_names, self.values.shape[1], "value_names") or [
             f"v[{j}]" for j in range(self.values.shape[1])
         ]
-        self.bandwidth = check_positive(bandwidth, "bandwidth")
+        # Everything a step shows, computed once: the scores of each query (gaussian_score checks h), and
+        # its weights at each position of the temperature slider (a step looks them up).
+        points = np.stack(list(self.queries.values()))  # (n_queries, 2)
+        scores = gaussian_score(points, self.keys, bandwidth)  # (n_queries, n)
+        self.bandwidth = float(bandwidth)
+        self.scores = dict(zip(self.queries, scores, strict=True))
+        self.weights_at = {
+            name: at_each_temperature(lambda t, alpha=alpha: softmax(alpha, t)) for name, alpha in self.scores.items()
+        }
         controls = {
             "query": widgets.Dropdown(options=list(self.queries), description="query q"),
             "temperature": temperature_slider(),
@@ -75,9 +83,8 @@ class LookupExplorer(Explorer):
         super().__init__(controls, interactive=interactive, values={"temperature": temperature})
 
     def compute(self, query: str, temperature: float):
-        """(scores alpha, weights lambda, output sum_i lambda_i v_i) for a named query."""
-        alpha = gaussian_score(self.queries[query][None, :], self.keys, self.bandwidth)[0]  # (n,)
-        lam = softmax(alpha, temperature)  # (n,)
+        """(scores alpha, weights lambda, output sum_i lambda_i v_i) for a named query and a slider position."""
+        alpha, lam = self.scores[query], self.weights_at[query][temperature]  # (n,), (n,)
         return alpha, lam, lam @ self.values  # (n,) @ (n, d_v) -> (d_v,)
 
     def _build(self) -> list:

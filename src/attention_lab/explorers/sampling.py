@@ -57,6 +57,10 @@ class SamplingExplorer(Explorer):
     ``continuation`` is a function returning the text written after the prompt with temperature T, top-k k
     and top-p p (a fixed seed inside it, so that the same settings always write the same text); None
     shows the distribution only.
+
+    Unlike the other temperature explorers, it computes its distribution at each step: a table over all
+    43 x 8 x 9 positions of its three sliders would take about half a second to build. So a temperature is
+    checked by the slider and again by :func:`next_token_distribution` (as top-k and top-p are).
     """
 
     figsize = (11.0, 3.9)

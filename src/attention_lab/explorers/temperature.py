@@ -11,6 +11,7 @@ from ..normalisers import entropy, hard_attention, softmax, sparsemax
 from ..plots import COLORS
 from .base import Explorer, bar_chart, set_heights
 from .controls import (
+    at_each_temperature,
     temperature_axis,
     temperature_axis_position,
     temperature_label,
@@ -60,6 +61,11 @@ class TemperatureExplorer(Explorer):
         n_samples = check_count(n_samples, "n_samples", 1)
         self.uniforms = np.random.default_rng(check_seed(seed)).random(n_samples)  # fixed randomness for the samples
         self.curve_t = 10.0 ** np.linspace(-2, 2, 161)
+        # What a step shows at each position of the temperature slider, computed once: a step looks it up.
+        self.weights_at = {
+            name: at_each_temperature(lambda t, name=name: self.weights(t, name)) for name in NORMALISERS
+        }
+        self.samples_at = at_each_temperature(self.samples)
         controls = {
             "temperature": temperature_slider(),
             "normaliser": widgets.ToggleButtons(
@@ -182,7 +188,7 @@ class TemperatureExplorer(Explorer):
         temperature, normaliser = self.controls["temperature"].value, self.controls["normaliser"].value
         if normaliser != self._normaliser_drawn:
             self._draw_normaliser_curves(normaliser)
-        lam = self.weights(temperature, normaliser)
+        lam = self.weights_at[normaliser][temperature]
         set_heights(self.weight_bars, lam)
         topk = hard_attention(self.alpha, self.k)
         chosen = np.flatnonzero(topk)
@@ -191,7 +197,7 @@ class TemperatureExplorer(Explorer):
         self.entropy_now.set_data([temperature_axis_position(temperature)], [entropy(lam)])
         out = lam @ self.values
         self.output.set_data([out[0]], [out[1]])
-        drawn = self.values[self.samples(temperature)]  # (n_samples, 2)
+        drawn = self.values[self.samples_at[temperature]]  # (n_samples, 2)
         self.sample_one.set_data([drawn[0, 0]], [drawn[0, 1]])
         self.sample_mean.set_data([drawn[:, 0].mean()], [drawn[:, 1].mean()])
 

@@ -1,0 +1,124 @@
+"""Small helpers shared by the tests (fixtures and settings are in ``conftest.py``).
+
+- ``ROOT``, ``NOTEBOOK_DIR``, ``NOTEBOOKS``: the repository and its course notebooks;
+- ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out);
+- ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests, and two of the tests every
+  notebook's checks pass, for a test file to bind to ``test_*`` names: ``stub_test`` (a stub reads as not
+  attempted) and ``garbage_test`` (garbage gets feedback, never an exception);
+- ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
+  that a figure changes in place (new pixels, no new artists);
+- ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_lab.paths import repo_root
+
+__all__ = [
+    "ROOT",
+    "NOTEBOOK_DIR",
+    "NOTEBOOKS",
+    "load_solution",
+    "text",
+    "stub",
+    "raises",
+    "stub_test",
+    "garbage_test",
+    "pixels",
+    "artist_count",
+    "trained_snapshots",
+]
+
+ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def load_solution(name: str):
+    """The reference answers ``solutions/<name>.py`` as a module; the test is skipped in a student copy."""
+    path = ROOT / "solutions" / f"{name}.py"
+    if not path.exists():
+        pytest.skip("solutions/ is left out of this copy of the course (a student copy)")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def text(feedback) -> str:
+    """All the messages of an exercise's feedback, as one string to search."""
+    return " ".join(feedback.messages)
+
+
+def stub(*args):
+    """An exercise function left as the notebook hands it out: its body is ``...``."""
+    ...
+
+
+def raises(*args):
+    """A student's function that fails: the check must show the error as feedback, not raise it."""
+    raise RuntimeError("boom")
+
+
+def stub_test(function_checks: list, other_checks: list):
+    """The test that a stub reads as not attempted: ``stub``, ``...`` or None for a function an exercise asks
+    for (``function_checks``), ``...`` or None for an answer that is a value (``other_checks``)."""
+
+    @pytest.mark.parametrize("check", function_checks + other_checks)
+    def test(check):
+        for answer in (stub, ..., None) if check in function_checks else (..., None):
+            feedback = check(answer)
+            assert not feedback.passed and not feedback.attempted
+
+    return test
+
+
+def garbage_test(function_checks: list, garbage: list):
+    """The test that each of ``function_checks`` fed each answer of ``garbage`` gives feedback, never raises."""
+
+    @pytest.mark.parametrize("check", function_checks)
+    @pytest.mark.parametrize("answer", garbage)
+    def test(check, answer):
+        feedback = check(answer)
+        assert not feedback.passed
+        assert feedback.messages and all(isinstance(m, str) and m for m in feedback.messages)
+
+    return test
+
+
+def pixels(explorer) -> np.ndarray:
+    """The explorer's current picture as an RGBA array (a copy)."""
+    return np.asarray(explorer.canvas.buffer_rgba()).copy()
+
+
+def artist_count(explorer) -> int:
+    """How many artists the figure holds: updates in place must not add any."""
+    return sum(len(ax.get_children()) for ax in explorer.figure.axes)
+
+
+def trained_snapshots(data, epochs: int = 12) -> list:
+    """A snapshot (``attention_lab.training.snapshot``) of notebook 04's model before and after each of
+    ``epochs`` epochs of Adam on ``data``'s leave-one-out loss."""
+    import torch
+
+    from attention_lab import nn as aln
+    from attention_lab.training import snapshot
+
+    x, y = torch.tensor(data.x_train, dtype=torch.float32), torch.tensor(data.y_train, dtype=torch.float32)
+    keys, values = aln.leave_one_out(x, y)
+    model = aln.NWKernelRegression(1.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.5)
+    snaps = [snapshot(model, 0, float("nan"), data)]
+    for epoch in range(epochs):
+        optimizer.zero_grad()
+        loss = torch.mean((model(x, keys, values) - y) ** 2)
+        loss.backward()
+        optimizer.step()
+        snaps.append(snapshot(model, epoch + 1, loss.item(), data))
+    return snaps
