@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from PIL import Image
 
 from ..plots import COLORS, FONT_FAMILY
 
@@ -55,6 +56,11 @@ class Diagram:
             mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}),
         ):
             self.figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+            buffer.seek(0)
+            image = Image.open(buffer).convert("RGB")
+        # flat colours and their anti-aliased edges: a 256-colour palette looks the same at a third of the bytes
+        with io.BytesIO() as buffer:
+            image.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(buffer, format="png", optimize=True)
             return buffer.getvalue()
 
     def _repr_mimebundle_(self, include=None, exclude=None):
