@@ -39,23 +39,27 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def executed(tmp_path_factory):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness and site share it).
 
-    With several pytest-xdist workers the runs are shared on disk: the first worker to claim a notebook runs
+    ``executed.lecture(path)``: its run in lecture mode, for its slide deck, likewise once per test run.
+    With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
     it, the others wait for its result, so no notebook runs twice whichever worker asks first.
     """
     from build_site import execute_page
+    from decks import execute_deck
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
+    kinds = {"page": execute_page, "lecture": execute_deck}
 
-    def run(path: Path):
+    def run(path: Path, kind: str = "page"):
         path = Path(path).resolve()
-        return once(shared, path.stem, lambda: execute_page(path))
+        return once(shared, f"{path.stem}-{kind}", lambda: kinds[kind](path))
 
-    def help_with(paths) -> None:
+    def help_with(paths, kind: str = "page") -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
         for path in paths:
             path = Path(path).resolve()
-            once(shared, path.stem, lambda path=path: execute_page(path), wait=False)
+            once(shared, f"{path.stem}-{kind}", lambda path=path: kinds[kind](path), wait=False)
 
+    run.lecture = lambda path: run(path, "lecture")
     run.help_with = help_with
     return run
 
@@ -66,12 +70,19 @@ def built_site(tmp_path_factory, executed):
     from build_site import build_site
 
     shared = shared_dir(tmp_path_factory, "built-site")
-    # The site needs every notebook, executed in page order by the worker that builds it. Any worker that
-    # asks meanwhile runs the notebooks nobody has started, from the last one back, instead of waiting idle.
+    # The site needs every notebook, executed in page order and then in lecture mode by the worker that
+    # builds it. Any worker that asks meanwhile runs the runs nobody has started, from the last one back,
+    # instead of waiting idle.
     if (shared / "site.claim").exists():
         executed.help_with(reversed(NOTEBOOKS))
+        executed.help_with(reversed(NOTEBOOKS), "lecture")
     return once(
-        shared, "site", lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed))
+        shared,
+        "site",
+        lambda: (
+            shared / "site",
+            build_site(shared / "site", log=lambda m: None, executed=executed, executed_decks=executed.lecture),
+        ),
     )
 
 

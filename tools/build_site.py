@@ -134,10 +134,13 @@ def _without_svg_output(folder, names):
     return ["SVG"] if Path(folder).as_posix().endswith("jax/output") else []
 
 
-def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks: bool = True) -> list:
+def build_site(
+    outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks: bool = True, executed_decks=None
+) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
 
-    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode).
+    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode);
+    ``executed_decks``: a function path -> lecture-mode :class:`execute.Executed` made elsewhere (the tests').
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
     build leaves no half-written site (a previous site in ``outdir`` stays as it was). ``outdir`` must be new,
@@ -158,11 +161,15 @@ def build_site(outdir, notebooks=None, *, timeout: int = 600, log=print, execute
     except OSError as error:
         raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
     with staged(final, "cannot write the site into") as staging:
-        written = _build_pages(staging, notebooks, timeout=timeout, log=log, executed=executed, decks=decks)
+        written = _build_pages(
+            staging, notebooks, timeout=timeout, log=log, executed=executed, decks=decks, executed_decks=executed_decks
+        )
     return [final / path.relative_to(staging) for path in written]
 
 
-def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks=True) -> list:
+def _build_pages(
+    outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks=True, executed_decks=None
+) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
     ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
@@ -209,7 +216,9 @@ def _build_pages(outdir, notebooks=None, *, timeout: int = 600, log=print, execu
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
     if decks:
-        written += slide_decks.write_decks(runs, outdir, static=_static, timeout=timeout, log=log)
+        written += slide_decks.write_decks(
+            runs, outdir, static=_static, executed=executed_decks, timeout=timeout, log=log
+        )
     _index(pages, outdir, {p.stem: p for p in paths}, {path.stem for path, _ in runs} if decks else ())
     return [outdir / "index.html", *written]
 

@@ -210,7 +210,8 @@ def text_io_without_encoding(source: str) -> list[int]:
             continue
         name = getattr(node.func, "attr", getattr(node.func, "id", None))
         keywords = {k.arg: k.value for k in node.keywords}
-        if name == "open" and not (isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", "") == "os"):
+        owner = getattr(node.func.value, "id", "") if isinstance(node.func, ast.Attribute) else ""
+        if name == "open" and owner not in ("os", "Image"):  # os.open: a descriptor; PIL's Image.open: binary
             mode = node.args[1] if len(node.args) > 1 else keywords.get("mode", ast.Constant("r"))
             if not (isinstance(mode, ast.Constant) and "b" in str(mode.value)):
                 lines.append(node.lineno)
@@ -225,6 +226,7 @@ def test_the_encoding_check_finds_what_it_should():
     found = text_io_without_encoding(
         "open(p)\nopen(p, 'rb')\np.read_text()\np.write_text(s, encoding='utf-8')\n"
         "subprocess.run(a, text=True)\nopen(p, 'w', encoding='utf-8')\nopen(p, mode='wb')\nos.open(p, os.O_CREAT)\n"
+        "Image.open(buffer)\n"
     )
     assert found == [1, 3, 5]
 

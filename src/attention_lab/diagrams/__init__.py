@@ -14,7 +14,7 @@ nadaraya_watson_pooling 03        kernel weights over keys on the x-axis for one
 leave_one_out           04        the keys a training point sees: all n (itself too) or the other n - 1
 scoring_functions       05        the additive score against the scaled dot product
 encoder_decoder         06        Bahdanau's decoder step: the previous decoder state is the query
-multi_head              07        split, attend, concatenate, project
+multi_head              07        project, split, attend, concatenate, project
 transformer_block       07        the pre-LN block with its residual connections
 self_vs_cross           07        where Q, K, V come from in self- and in cross-attention
 generation_loop         08        autoregressive generation: score, sample, append, again

@@ -137,7 +137,8 @@ def arrow(
 ):
     """An arrow from ``start`` to ``end`` (inches); ``width`` is its line width in points; ``gid`` names it.
 
-    ``dashed`` has one meaning in every diagram: the arrow carries nothing (a key with weight 0).
+    ``dashed`` has one meaning for arrows in every diagram: the arrow carries nothing (a key with weight 0).
+    A dashed box joined by a dashed line without a head (``generation_loop``'s KV-cache note) is a side note.
     """
     patch = FancyArrowPatch(
         start,

@@ -12,13 +12,14 @@ ALT_TEXT = {
         "written so far. They go into the decoder-only Transformer, which reads them with its causal mask and gives "
         "the logits alpha at the last position t, one score for each of the n_vocab tokens. A sampler turns the "
         "logits into a distribution p = softmax(alpha / T), keeps, if they are set, only the top k_top tokens and "
-        "then the smallest set of most likely tokens whose probabilities add up to at least p_top (top-p), "
+        "then the smallest set of most likely tokens whose probabilities, renormalised over those kept so far, add "
+        "up to at least p_top (top-p), "
         "renormalises, and draws one token, y_{t+1}; at T = 0 it takes the largest logit instead (greedy "
         "decoding). An arrow along the bottom appends y_{t+1} to the tokens, t becomes t + 1, and the loop runs "
         "again, until n_new tokens are written. A dashed note under the Transformer says that with a KV cache "
         "(explained in section 5) every layer and head keeps the keys and values K_{1:t} and V_{1:t} of the "
-        "positions so far, so after the first turn, which runs the whole prompt, each turn runs position t + 1 "
-        "alone."
+        "positions so far, so after the first turn, which runs the whole prompt, each turn runs only the newest "
+        "position, the token just appended."
     ),
 }
 

@@ -11,7 +11,7 @@ E W_v), exactly as the decoder state read the encoder states e_j in notebook 06'
   sinusoidal positions, an encoder of :class:`~attention_lab.nn.TransformerBlock` (padding masked), a
   decoder of :class:`DecoderBlock`, a linear read-out; teacher-forced ``loss`` and ``greedy`` decoding.
 
-Shapes next to each line: ``b`` batch, ``n`` input positions, ``m`` output positions, ``d_model`` width.
+Shapes next to each line: ``b`` batch, ``n`` input positions, ``n_q`` output positions (queries), ``d_model`` width.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ class DecoderBlock(torch.nn.Module):
 
     def forward(self, x, memory, self_mask=None, memory_mask=None):
         y = self.norm1(x)
-        x = x + self.self_attention(y, y, y, self_mask)  # (b, m, d_model): the decoder reads its own past
+        x = x + self.self_attention(y, y, y, self_mask)  # (b, n_q, d_model): the decoder reads its own past
         y = self.norm2(x)
         x = x + self.cross_attention(y, memory, memory, memory_mask)  # queries from x, keys and values from E
-        return x + self.ffn(self.norm3(x))  # (b, m, d_model)
+        return x + self.ffn(self.norm3(x))  # (b, n_q, d_model)
 
     @classmethod
     def from_torch(cls, layer: torch.nn.TransformerDecoderLayer) -> DecoderBlock:
@@ -94,9 +94,9 @@ class TransformerSeq2Seq(torch.nn.Module):
     """An encoder-decoder Transformer for character sequences (ids from :class:`~attention_lab.translation_data.Vocab`).
 
     ``encode(src, src_lens)`` -> E (b, n, d_model) and its padding mask (b, 1, n); ``decode(tokens, E, mask)``
-    -> logits (b, m, V) for decoder inputs ``tokens`` (b, m) that start with <bos>; ``loss`` is the
+    -> logits (b, n_q, V) for decoder inputs ``tokens`` (b, n_q) that start with <bos>; ``loss`` is the
     teacher-forced cross-entropy; ``greedy`` writes the output one token at a time. The cross-attention
-    weights of the last call are in :meth:`cross_attention_weights`: (b, num_layers, num_heads, m, n).
+    weights of the last call are in :meth:`cross_attention_weights`: (b, num_layers, num_heads, n_q, n).
     """
 
     def __init__(
@@ -135,16 +135,16 @@ class TransformerSeq2Seq(torch.nn.Module):
         return self.encoder_norm(x), mask
 
     def decode(self, tokens, memory, memory_mask):
-        """Decoder inputs (b, m) -> logits (b, m, V); position t reads tokens 0..t and all of E."""
+        """Decoder inputs (b, n_q) -> logits (b, n_q, V); position t reads tokens 0..t and all of E."""
         _check_ids(tokens, "tokens", self.tgt_vocab)
-        m = tokens.shape[1]
-        x = self.tgt_embedding(tokens) + self._positions(m, "tokens")  # (b, m, d_model)
+        n_q = tokens.shape[1]
+        x = self.tgt_embedding(tokens) + self._positions(n_q, "tokens")  # (b, n_q, d_model)
         for block in self.decoder:
-            x = block(x, memory, causal_mask(m), memory_mask)  # (b, m, d_model)
-        return self.readout(self.decoder_norm(x))  # (b, m, V)
+            x = block(x, memory, causal_mask(n_q), memory_mask)  # (b, n_q, d_model)
+        return self.readout(self.decoder_norm(x))  # (b, n_q, V)
 
     def forward(self, src, src_lens, tgt):
-        """Teacher forcing: logits (b, m, V) for the targets tgt (b, m), fed <bos> + tgt[:, :-1]."""
+        """Teacher forcing: logits (b, n_q, V) for the targets tgt (b, n_q), fed <bos> + tgt[:, :-1]."""
         memory, mask = self.encode(src, src_lens)
         _check_ids(tgt, "tgt", self.tgt_vocab)
         start = torch.full((tgt.shape[0], 1), Vocab.BOS, dtype=torch.long)
@@ -174,5 +174,5 @@ class TransformerSeq2Seq(torch.nn.Module):
         return tokens[:, 1:]  # (b, max_len)
 
     def cross_attention_weights(self) -> torch.Tensor:
-        """(b, num_layers, num_heads, m, n): how each output position read the input, per layer and head."""
+        """(b, num_layers, num_heads, n_q, n): how each output position read the input, per layer and head."""
         return torch.stack([block.cross_attention.attention_weights for block in self.decoder], dim=1)
