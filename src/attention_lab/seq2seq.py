@@ -249,9 +249,9 @@ class Seq2Seq(torch.nn.Module):
         return Memory(states, summary, mask, self.decoder.project_keys(states))
 
     def forward(self, src, src_lens, tgt):
-        """Teacher forcing: logits (batch, m, V) for target tgt (batch, m), fed <bos> + tgt[:, :-1]."""
+        """Teacher forcing: logits (batch, n_q, n_vocab) for target tgt (batch, n_q), fed <bos> + tgt[:, :-1]."""
         memory = self.encode(src, src_lens)  # checks src and src_lens first
-        check_ids(tgt, "tgt", self.tgt_vocab, "m")
+        check_ids(tgt, "tgt", self.tgt_vocab, "n_q")
         if tgt.shape[0] != src.shape[0]:
             raise ValueError(
                 f"src and tgt must hold the same number of sequences, got src of shape "

@@ -310,7 +310,7 @@ def test_bad_source_is_named(small, src, lens, match):
     [
         (
             torch.tensor([4, 2]),
-            r"tgt must be a 2-D tensor of token ids \(batch, m\), got a torch tensor of shape \(2,\)",
+            r"tgt must be a 2-D tensor of token ids \(batch, n_q\), got a torch tensor of shape \(2,\)",
         ),
         (torch.zeros(2, 0, dtype=torch.long), r"tgt of shape \(2, 0\) is empty"),
         (TGT.double(), "tgt must hold integer token ids"),

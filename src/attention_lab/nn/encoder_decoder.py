@@ -94,7 +94,7 @@ class TransformerSeq2Seq(torch.nn.Module):
     """An encoder-decoder Transformer for character sequences (ids from :class:`~attention_lab.translation_data.Vocab`).
 
     ``encode(src, src_lens)`` -> E (b, n, d_model) and its padding mask (b, 1, n); ``decode(tokens, E, mask)``
-    -> logits (b, n_q, V) for decoder inputs ``tokens`` (b, n_q) that start with <bos>; ``loss`` is the
+    -> logits (b, n_q, n_vocab) for decoder inputs ``tokens`` (b, n_q) that start with <bos>; ``loss`` is the
     teacher-forced cross-entropy; ``greedy`` writes the output one token at a time. The cross-attention
     weights of the last call are in :meth:`cross_attention_weights`: (b, num_layers, num_heads, n_q, n).
     """
@@ -135,16 +135,16 @@ class TransformerSeq2Seq(torch.nn.Module):
         return self.encoder_norm(x), mask
 
     def decode(self, tokens, memory, memory_mask):
-        """Decoder inputs (b, n_q) -> logits (b, n_q, V); position t reads tokens 0..t and all of E."""
+        """Decoder inputs (b, n_q) -> logits (b, n_q, n_vocab); position t reads tokens 0..t and all of E."""
         _check_ids(tokens, "tokens", self.tgt_vocab)
         n_q = tokens.shape[1]
         x = self.tgt_embedding(tokens) + self._positions(n_q, "tokens")  # (b, n_q, d_model)
         for block in self.decoder:
             x = block(x, memory, causal_mask(n_q), memory_mask)  # (b, n_q, d_model)
-        return self.readout(self.decoder_norm(x))  # (b, n_q, V)
+        return self.readout(self.decoder_norm(x))  # (b, n_q, n_vocab)
 
     def forward(self, src, src_lens, tgt):
-        """Teacher forcing: logits (b, n_q, V) for the targets tgt (b, n_q), fed <bos> + tgt[:, :-1]."""
+        """Teacher forcing: logits (b, n_q, n_vocab) for the targets tgt (b, n_q), fed <bos> + tgt[:, :-1]."""
         memory, mask = self.encode(src, src_lens)
         _check_ids(tgt, "tgt", self.tgt_vocab)
         start = torch.full((tgt.shape[0], 1), Vocab.BOS, dtype=torch.long)
@@ -169,7 +169,7 @@ class TransformerSeq2Seq(torch.nn.Module):
         memory, mask = self.encode(src, src_lens)
         tokens = torch.full((src.shape[0], 1), Vocab.BOS, dtype=torch.long)  # (b, 1)
         for _ in range(max_len):
-            logits = self.decode(tokens, memory, mask)  # (b, t, V)
+            logits = self.decode(tokens, memory, mask)  # (b, t, n_vocab)
             tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
         return tokens[:, 1:]  # (b, max_len)
 

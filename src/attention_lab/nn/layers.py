@@ -126,16 +126,16 @@ class AdditiveAttention(torch.nn.Module):
         self.attention_weights = None
 
     def scores(self, queries, keys):
-        """(batch, n_q, n_k) scores w_v^T tanh(W_q q + W_k k); m = num_hiddens, the width of the tanh layer."""
+        """(batch, n_q, n_k) scores w_v^T tanh(W_q q + W_k k); d_h = num_hiddens, the width of the tanh layer."""
         return self.score_projected(queries, self.project_keys(keys))
 
     def project_keys(self, keys):
-        """W_k k_j, (batch, n_k, m): the part of the score that depends on the keys only (compute it once)."""
+        """W_k k_j, (batch, n_k, d_h): the part of the score that depends on the keys only (compute it once)."""
         return self.W_k(keys)
 
     def score_projected(self, queries, projected_keys):
-        """Scores (batch, n_q, n_k) from queries (batch, n_q, d_q) and :meth:`project_keys`'s (batch, n_k, m)."""
-        features = torch.tanh(self.W_q(queries)[:, :, None, :] + projected_keys[:, None, :, :])  # (b, n_q, n_k, m)
+        """Scores (batch, n_q, n_k) from queries (batch, n_q, d_q) and :meth:`project_keys`'s (batch, n_k, d_h)."""
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + projected_keys[:, None, :, :])  # (b, n_q, n_k, d_h)
         return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
 
     def forward(self, queries, keys, values, mask=None):

@@ -57,7 +57,7 @@ def causal_mask(n: int) -> torch.Tensor:
 
 
 class MultiHeadAttention(torch.nn.Module):
-    """Multi-head scaled dot-product attention: split, attend per head, concatenate, project.
+    """Multi-head scaled dot-product attention: project, split, attend per head, concatenate, project.
 
     head_m = softmax(Q_m K_m^T / sqrt(d_k)) V_m with Q_m, K_m, V_m the m-th slice of width d_k = d_model /
     num_heads of Q = X_q W_q, K = X_k W_k, V = X_v W_v; output = concat(head_1, ..., head_M) W_o.
