@@ -191,7 +191,10 @@ def open_notebook(page, server: LabServer, relative_path: str):
 
 
 def run_all(page, timeout_ms: int = 180_000):
-    """Run All, then wait until every code cell has an execution count and the kernel is idle.
+    """Run All, then wait until every code cell of the notebook on show has an execution count and the kernel is idle.
+
+    Only the notebook in the current tab counts: a notebook restored from the workspace in another tab keeps
+    its cells without counts, and counting those made a finished Run All look stalled.
 
     A cell whose input is collapsed (the Colab set-up cell) shows a placeholder prompt without a count: it is
     not waited for (the cell runs all the same). Run All stops at a cell that raises, leaving the cells below
@@ -204,7 +207,8 @@ def run_all(page, timeout_ms: int = 180_000):
     try:
         state = page.wait_for_function(
             """([stderr, prompt]) => {
-                const prompts = [...document.querySelectorAll(prompt)];
+                const shown = window.jupyterapp && jupyterapp.shell.currentWidget;
+                const prompts = [...(shown ? shown.node : document).querySelectorAll(prompt)];
                 if (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent))) return 'done';
                 const running = prompts.some(p => p.textContent.includes('*'));
                 return !running && document.querySelector(stderr) ? 'stopped' : false;
@@ -221,19 +225,27 @@ def run_all(page, timeout_ms: int = 180_000):
 
 
 def _unfinished(page) -> str:
-    prompts = page.evaluate("(prompt) => [...document.querySelectorAll(prompt)].map(p => p.textContent.trim())", PROMPT)
+    prompts = page.evaluate(
+        "(prompt) => { const shown = window.jupyterapp && jupyterapp.shell.currentWidget;"
+        " return [...(shown ? shown.node : document).querySelectorAll(prompt)].map(p => p.textContent.trim()); }",
+        PROMPT,
+    )
     left = [
         f"code cell {i + 1} {text or '[ ]'}" for i, text in enumerate(prompts) if not any(c.isdigit() for c in text)
     ]
     return f"{len(left)} of {len(prompts)} code cells without an execution count: " + ", ".join(left[:8])
 
 
+SHOWN_PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in the current tab, not one restored behind it
+
+
 def page_problems(page) -> list[str]:
-    """What a student would see as broken: errors, stderr, failed widgets, kernel dialogs."""
+    """What a student would see as broken in the notebook on show: errors, stderr, failed widgets, dialogs."""
     problems = []
-    for element in page.query_selector_all(STDERR):
+    for element in page.query_selector_all(f"{SHOWN_PANEL} {STDERR}"):
         problems.append("stderr or error output: " + element.inner_text()[:500])
-    if page.locator(".jp-OutputArea-output").filter(has_text="Error displaying widget").count():  # not in prose
+    shown_outputs = page.locator(f"{SHOWN_PANEL} .jp-OutputArea-output")
+    if shown_outputs.filter(has_text="Error displaying widget").count():  # not in prose
         problems.append("a widget failed to render ('Error displaying widget')")
     if page.locator(DIALOG).count():
         problems.append("a dialog is open: " + page.locator(DIALOG).first.inner_text()[:200])
