@@ -7,12 +7,15 @@
   attempted) and ``garbage_test`` (garbage gets feedback, never an exception);
 - ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
   that a figure changes in place (new pixels, no new artists);
-- ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each.
+- ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each;
+- for the tests in Chromium: ``chromium_or_skip()``, ``files_only(page)`` (what left the disk),
+  ``console_errors(page)`` (what the page logged as an error) and ``axe_violations(page, tags)``.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,10 @@ __all__ = [
     "pixels",
     "artist_count",
     "trained_snapshots",
+    "chromium_or_skip",
+    "files_only",
+    "console_errors",
+    "axe_violations",
 ]
 
 ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
@@ -122,3 +129,64 @@ def trained_snapshots(data, epochs: int = 12) -> list:
         optimizer.step()
         snaps.append(snapshot(model, epoch + 1, loss.item(), data))
     return snaps
+
+
+# --- in Chromium (tools/browser.py is importable once conftest.py has put tools/ on the path) -------------------
+
+
+def chromium_or_skip() -> None:
+    """Skip a test that needs Chromium where there is none; under CI (which installs it) fail instead."""
+    import browser
+
+    if not browser.chromium_available():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
+
+
+def files_only(page) -> list:
+    """Let ``page`` load only ``file://`` and ``data:`` URLs; the list it returns fills with every other URL
+    asked for (each refused)."""
+    outside = []
+
+    def route(request_route):
+        if request_route.request.url.startswith(("file://", "data:")):
+            request_route.continue_()
+        else:
+            outside.append(request_route.request.url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    return outside
+
+
+def console_errors(page) -> list:
+    """The list it returns fills with what ``page`` logs as an error on its console, and its uncaught errors."""
+    errors = []
+    page.on(
+        "console",
+        lambda m: errors.append(f"{m.text[:200]} ({m.location.get('url', '')})") if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    return errors
+
+
+def axe_violations(page, tags, *, preload: bool = True) -> tuple[str, list]:
+    """(axe-core's version, its violations of ``tags`` on ``page``, one line each), from the wheel's axe-core.
+
+    ``preload=False``: axe does not fetch the page's style sheets itself (from ``file://`` it cannot, and
+    logs the refusal as a console error).
+    """
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    page.evaluate(AXE_SCRIPT)
+    result = page.evaluate(
+        "([tags, preload]) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+        "resultTypes: ['violations'], preload: preload})",
+        [tags, preload],
+    )
+    violations = [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements, e.g. {v['nodes'][0]['target']})"
+        for v in result["violations"]
+    ]
+    return result["testEngine"]["version"], violations

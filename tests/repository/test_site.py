@@ -6,7 +6,6 @@ the test. Chromium missing: skipped with a hint; under CI (CI=true) that is a fa
 """
 
 import json
-import os
 import statistics
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import browser
 import ipywidgets as widgets
 import pytest
 from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
-from helpers import NOTEBOOKS
+from helpers import NOTEBOOKS, chromium_or_skip, console_errors, files_only
 from live_pages import frames_of
 
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
@@ -112,13 +111,6 @@ def test_site_fits_its_size_budget(site, record_property):
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------
 
 
-def _chromium_or_skip():
-    if not browser.chromium_available():
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
-
-
 STEP_TIMER = """() => {
   // keydown/click/change -> the new frame in the page -> two animation frames (it has been painted)
   window.__steps = [];
@@ -136,7 +128,7 @@ STEP_TIMER = """() => {
 @pytest.fixture(scope="module")
 def chromium():
     """One Chromium per worker for the pages of this module; each test opens its own page (a fresh context)."""
-    _chromium_or_skip()
+    chromium_or_skip()
     with browser.chromium_browser() as launched:
         yield launched
 
@@ -145,22 +137,11 @@ def chromium():
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_property):
-    outside, errors, loaded = [], [], []
+    loaded = []
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     try:
-
-        def only_files(route):
-            if route.request.url.startswith(("file://", "data:")):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", only_files)
-        page.on(
-            "console", lambda m: errors.append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None
-        )  # none allowed: the pages log no error from file://
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        outside = files_only(page)
+        errors = console_errors(page)  # none allowed: the pages log no error from file://
         page.on("requestfinished", lambda r: loaded.append(r.url))
         page.goto((site / f"{path.stem}.html").as_uri(), wait_until="load")
         first_load = sum(

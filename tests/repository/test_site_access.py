@@ -14,13 +14,12 @@ The site is the test session's one build (``built_site``). Chromium missing: ski
 
 import functools
 import html
-import os
 import re
 import subprocess
 
 import browser
 import pytest
-from helpers import NOTEBOOKS
+from helpers import NOTEBOOKS, axe_violations, chromium_or_skip, console_errors
 from launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -113,58 +112,36 @@ def test_index_is_a_course_home(site):
 # --- in Chromium, from disk ------------------------------------------------------------------------------------------
 
 
-def _chromium_or_skip():
-    if not browser.chromium_available():
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
-
-
 @pytest.fixture(scope="module")
 def chromium():
-    _chromium_or_skip()
+    chromium_or_skip()
     with browser.chromium_browser() as launched:
         yield launched
 
 
-def _open(chromium, site, stem, errors=None):
+def _open(chromium, site, stem):
+    """(the page ``stem`` opened from disk with MathJax done, the list of what it logged as errors)."""
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    if errors is not None:
-        page.on(
-            "console",
-            lambda m: errors.append(f"{m.text[:200]} ({m.location.get('url', '')})") if m.type == "error" else None,
-        )
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    errors = console_errors(page)
     page.goto((site / f"{stem}.html").as_uri(), wait_until="load")
     page.wait_for_function(MATHJAX_DONE, timeout=60_000)
-    return page
+    return page, errors
 
 
 @pytest.mark.browser
 @pytest.mark.notebook
 @pytest.mark.parametrize("stem", PAGES)
 def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, stem, record_property):
-    from axe_playwright_python.base import AXE_SCRIPT
-
-    errors = []
-    page = _open(chromium, site, stem, errors)
+    page, errors = _open(chromium, site, stem)
     try:
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
-        page.evaluate(AXE_SCRIPT)
-        result = page.evaluate(
-            "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
-            WCAG_21_AA,
-        )
+        version, violations = axe_violations(page, WCAG_21_AA)
     finally:
         page.close()
-    violations = [
-        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements, e.g. {v['nodes'][0]['target']})"
-        for v in result["violations"]
-    ]
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
-    assert result["testEngine"]["version"].startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
-    assert not violations, f"axe-core {result['testEngine']['version']} finds: " + "; ".join(violations)
+    assert version.startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
+    assert not violations, f"axe-core {version} finds: " + "; ".join(violations)
     assert not errors, f"console errors from file://: {errors[:5]}"
 
 
@@ -187,7 +164,7 @@ BACK = {"ArrowRight": "ArrowLeft", "ArrowDown": "ArrowUp", "ArrowLeft": "ArrowRi
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_live_explorer_works_by_keyboard_alone(site, chromium, path):
-    page = _open(chromium, site, path.stem)
+    page, _ = _open(chromium, site, path.stem)
     try:
         explorers = page.evaluate(
             "() => [...document.querySelectorAll('.live-explorer')].map(r => [r.id, "
@@ -254,7 +231,7 @@ def _system_has_chinese_font() -> bool:
 @pytest.mark.parametrize("stem", ["glossary", "index"])
 def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium, stem):
     chars = ["术", "语", "查"]
-    page = _open(chromium, site, stem)
+    page, _ = _open(chromium, site, stem)
     try:
         page.evaluate("() => document.fonts.ready")
         shipped = _glyphs(page, chars)  # the page's own font stack, which names the shipped font

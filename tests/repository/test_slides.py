@@ -5,7 +5,6 @@ import copy
 import hashlib
 import json
 import logging
-import os
 import re
 
 import browser
@@ -14,7 +13,7 @@ import nbformat
 import pytest
 import slide_metadata
 from decks import REVEAL, deck_name, external_resources, lecture_notebook
-from helpers import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT, axe_violations, chromium_or_skip, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
@@ -223,27 +222,10 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
 @pytest.mark.browser
 @pytest.mark.notebook
 def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
-    if not browser.chromium_available():
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
-    outside, errors = [], []
+    chromium_or_skip()
     deck = site / deck_name("01_queries_keys_values")
     with browser.chromium(1280, 800) as page:
-
-        def only_files(route):
-            if route.request.url.startswith(("file://", "data:")):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", only_files)
-        page.on(
-            "console",
-            lambda m: errors.append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None,
-        )
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        outside, errors = files_only(page), console_errors(page)
         page.goto(deck.as_uri(), wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
         total = page.evaluate("Reveal.getTotalSlides()")
@@ -283,42 +265,23 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property):
     """Every slide at once: reveal.js's print layout (``?print-pdf``) shows them all, so axe-core sees each."""
-    from axe_playwright_python.base import AXE_SCRIPT
-
-    if not browser.chromium_available():
-        if os.environ.get("CI") == "true":
-            raise RuntimeError(f"CI needs Chromium at {browser.CHROMIUM}: {browser.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {browser.CHROMIUM}; {browser.INSTALL_HINT}")
-    errors = []
+    chromium_or_skip()
     with browser.chromium(1280, 800) as page:
-        page.on(
-            "console",
-            lambda m: errors.append(f"{m.text[:200]} ({m.location.get('url')})") if m.type == "error" else None,
-        )
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        errors = console_errors(page)
         page.goto((site / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
         page.wait_for_function(MATHJAX_DONE, timeout=60_000)
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
         shown = page.evaluate("document.querySelectorAll('.pdf-page').length")
-        page.evaluate(AXE_SCRIPT)
-        # preload: false, as axe cannot fetch the deck's style sheets from file:// (it would log that as an error)
-        result = page.evaluate(
-            "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'], "
-            "preload: false})",
-            WCAG_21_AA,
-        )
+        # preload=False: axe cannot fetch the deck's style sheets from file:// (it would log that as an error)
+        version, violations = axe_violations(page, WCAG_21_AA, preload=False)
         math_errors = page.evaluate("document.body.innerText.split('Math Processing Error').length - 1")
-    violations = [
-        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements, e.g. {v['nodes'][0]['target']})"
-        for v in result["violations"]
-    ]
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
     nb = json.loads(path.read_text(encoding="utf-8"))
     kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
     assert shown >= kinds.count("slide") + kinds.count("subslide"), "every slide laid out for axe to see"
-    assert result["testEngine"]["version"].startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
-    assert not violations, f"axe-core {result['testEngine']['version']} finds: " + "; ".join(violations)
+    assert version.startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
+    assert not violations, f"axe-core {version} finds: " + "; ".join(violations)
     assert not errors, f"console errors from file://: {errors[:5]}"
     assert math_errors == 0, "MathJax could not typeset some math"
