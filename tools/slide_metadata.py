@@ -5,8 +5,9 @@ starts a slide is stored in each cell's ``metadata.slideshow.slide_type``, as Ju
 inspector and RISE store it, and this tool sets it from the structure the notebook already has:
 
 - a ``#`` or ``##`` heading starts a slide, a ``###`` heading a sub-slide (below it in reveal.js);
-- the set-up cells (Colab's, tagged ``colab-setup``, and the imports that apply the course style) are
-  skipped: they run, but a lecture does not show them;
+- the set-up cells (Colab's, tagged ``colab-setup``, and the imports that apply the course style) and the
+  check cells (tagged ``check``: the evidence behind the text's numbers) are skipped: they run, but a
+  lecture does not show them;
 - any other cell joins the slide above it, unless the slide would then be taller than :data:`BUDGET`
   lines (estimated from the source: wrapped text, display math, code lines, a figure's height): then it
   starts a sub-slide. A cell taller than the budget on its own gets a sub-slide of its own.
@@ -52,7 +53,7 @@ def _source(cell) -> str:
 def _is_setup(cell) -> bool:
     source = _source(cell)
     return cell.get("cell_type") == "code" and (
-        "colab-setup" in cell.get("metadata", {}).get("tags", []) or "use_course_style(" in source
+        bool({"colab-setup", "check"} & set(cell.get("metadata", {}).get("tags", []))) or "use_course_style(" in source
     )
 
 
