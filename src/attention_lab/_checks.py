@@ -204,12 +204,12 @@ def as_mask(mask, shape: tuple[int, ...], name: str = "mask") -> np.ndarray:
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:
     """A seed (int), a numpy Generator, or None (fresh, unseeded randomness)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
         if rng < 0:
             raise ValueError(f"{name} must be a seed >= 0, got {rng}")
         return np.random.default_rng(int(rng))
-    if isinstance(rng, np.random.Generator):
-        return rng
     raise ValueError(f"{name} must be None, an integer seed or a numpy.random.Generator, got {describe(rng)}")
