@@ -69,15 +69,20 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
 
     Numbers only: strings, booleans, complex numbers and masked arrays are refused rather than converted.
     """
-    raw = _numeric(value, name)
-    try:
-        array = np.array(raw, dtype=np.float64)  # np.array copies: inputs are never mutated
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"{name} must be an array of real numbers within the float range (about 1.8e308), got {describe(value)}"
-        ) from None
+    if type(value) is np.ndarray and value.dtype == np.float64:  # the common case: nothing to convert
+        array = value.copy()  # inputs are never mutated
+    else:
+        raw = _numeric(value, name)
+        try:
+            array = np.array(raw, dtype=np.float64)  # np.array copies: inputs are never mutated
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(
+                f"{name} must be an array of real numbers within the float range (about 1.8e308), got {describe(value)}"
+            ) from None
     if array.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {array.shape}")
+    if np.isfinite(array).all():  # the common case: one scan
+        return array
     if np.isnan(array).any():
         raise ValueError(f"{name} must not contain NaN, got {int(np.isnan(array).sum())} NaN value(s)")
     bad = np.isposinf(array) | (np.isneginf(array) if not allow_neg_inf else False)
@@ -89,6 +94,8 @@ def as_float_array(value, name: str, *, min_ndim: int = 0, allow_neg_inf: bool =
 
 def check_axis(axis, ndim: int, name: str = "axis") -> int:
     """An axis of an array with ``ndim`` dimensions (negative counts from the end), as a non-negative int."""
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, checked without isinstance
+        return axis % ndim
     expected = f"an integer in [{-ndim}, {ndim - 1}] for an array with {ndim} dimension(s)"
     if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral) or not -ndim <= int(axis) < ndim:
         raise ValueError(f"{name} must be {expected}, got {describe(axis)}")
@@ -97,6 +104,8 @@ def check_axis(axis, ndim: int, name: str = "axis") -> int:
 
 def check_temperature(temperature, name: str = "temperature") -> float:
     """A temperature T is a number with 0 <= T <= inf (0 = hard limit, inf = uniform)."""
+    if type(temperature) is float and temperature >= 0:  # the common case (NaN fails the comparison)
+        return temperature
     if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
         raise ValueError(f"{name} must be a number >= 0 (0 = hard, np.inf = uniform), got {describe(temperature)}")
     value = float(temperature)
@@ -195,12 +204,12 @@ def as_mask(mask, shape: tuple[int, ...], name: str = "mask") -> np.ndarray:
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:
     """A seed (int), a numpy Generator, or None (fresh, unseeded randomness)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
         if rng < 0:
             raise ValueError(f"{name} must be a seed >= 0, got {rng}")
         return np.random.default_rng(int(rng))
-    if isinstance(rng, np.random.Generator):
-        return rng
     raise ValueError(f"{name} must be None, an integer seed or a numpy.random.Generator, got {describe(rng)}")

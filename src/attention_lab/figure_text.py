@@ -45,7 +45,7 @@ def describe(fig: Figure) -> str:
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    suptitle = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
+    suptitle = fig.get_suptitle()  # "" when there is none (public since matplotlib 3.8)
     head = f'Figure "{_plain(suptitle)}"' if suptitle else "Figure"
     panels = [(i + 1, _panel(ax)) for i, ax in enumerate(axes)]
     described = [f"panel {i}: {text}" if len(axes) > 1 else text for i, text in panels if text]

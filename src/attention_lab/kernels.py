@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, check_choice, check_positive, describe
-from .normalisers import normalise_rows, softmax
-from .scores import gaussian_score
+from .normalisers import _softmax, normalise_rows
 
 __all__ = [
     "KERNELS",
@@ -62,7 +61,7 @@ def _differences(x_query, x_keys, query_name, key_name):
     """x - x_i of shape (n_q, n_k); a ValueError if some difference is beyond the float range."""
     with np.errstate(over="ignore", invalid="ignore"):
         diff = x_query[:, None] - x_keys[None, :]  # (n_q, n_k)
-    if not np.all(np.isfinite(diff)):
+    if not np.isfinite(diff).all():
         raise ValueError(
             f"{query_name} and {key_name} are too far apart: some x - x_i is beyond the float range (about 1.8e308)"
         )
@@ -76,7 +75,10 @@ def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
     in reach (compact kernels) is all 0.
     """
     if kernel == "gaussian":  # kappa(u_i) / sum_j kappa(u_j) = softmax_i(-u_i^2 / 2): 1/sqrt(2 pi) cancels
-        weights = softmax(gaussian_score(x_query, x_keys, bandwidth), mask=allowed)  # (n_q, n_k)
+        with np.errstate(over="ignore", under="ignore"):
+            u = diff / bandwidth  # (n_q, n_k), in bandwidths
+            scores = -(u * u) / 2  # gaussian_score(x_query, x_keys, h): -inf beyond the float range
+        weights = _softmax(scores if allowed is None else np.where(allowed, scores, -np.inf), 1.0)  # (n_q, n_k)
         return _nearest_key_limit(weights, diff, allowed)
     kappa = KERNELS[kernel](_in_bandwidths(diff, bandwidth))  # kappa((x - x_i)/h): (n_q, n_k)
     if allowed is not None:
@@ -105,8 +107,8 @@ def _nearest_key_limit(weights, diff, allowed):
     if allowed is not None:
         lost &= allowed.any(axis=-1)  # a query with no allowed key stays all 0
     if lost.any():
-        near_mask = None if allowed is None else allowed[lost]
-        weights[lost] = softmax(-np.abs(diff[lost]), temperature=0, mask=near_mask)
+        nearness = -np.abs(diff[lost])  # (n_lost, n_k): the largest is the nearest key
+        weights[lost] = _softmax(nearness if allowed is None else np.where(allowed[lost], nearness, -np.inf), 0.0)
     return weights
 
 
@@ -165,7 +167,7 @@ def _nw_inputs(x_query, x_keys, y_values, bandwidth, kernel):
 
 
 def _check_finite_average(y_hat, y):
-    if not np.all(np.isfinite(y_hat)):  # a weighted average of finite values can only overflow in rounding
+    if not np.isfinite(y_hat).all():  # a weighted average of finite values can only overflow in rounding
         raise ValueError(
             f"y_values are too large: a weighted average overflowed (values up to {np.abs(y).max():.3g};"
             f" the float range ends near 1.8e308)"

@@ -1,11 +1,15 @@
 """Normalisers: turn scores alpha_i into attention weights lambda_i.
 
 Hard ones pick (argmax, top-k, sampling), soft ones blend (softmax, sparsemax, Gumbel-softmax).
-All of them work along one ``axis`` of an array of any shape, accept an optional boolean ``mask``
-(True = may be attended; masked entries get exactly 0) and give a row with nothing to attend to
-all-zero weights rather than NaN. A score of ``-inf`` is treated like a masked entry. Scores must be
-real numbers (not text, booleans, complex numbers or masked arrays: pass a mask as ``mask=``), and the
-axis over the keys must hold at least one key.
+All of them work along one ``axis`` of an array of any shape and accept an optional boolean ``mask``
+(True = may be attended; masked entries get exactly 0). Scores must be real numbers (not text, booleans,
+complex numbers or masked arrays: pass a mask as ``mask=``), and the axis over the keys must hold at least
+one key.
+
+**A query with no allowed key gets no weight.** A score of ``-inf`` means "never attend", exactly like a
+masked key, so a query whose every key is masked or scored ``-inf`` gets all-zero weights (not uniform,
+not NaN) and, in :func:`~attention_lab.attention`, the output 0 (the empty weighted sum). The same holds
+for the kernels' weights and the torch layers (:func:`attention_lab.nn.masked_softmax`).
 """
 
 from __future__ import annotations
@@ -25,44 +29,6 @@ __all__ = [
     "effective_keys",
     "normalise_rows",
 ]
-
-
-def _prepare(scores, axis, mask):
-    """Validated scores and allowed-mask, with ``axis`` moved last. Returns (alpha, allowed, axis)."""
-    alpha = as_float_array(scores, "scores", min_ndim=1, allow_neg_inf=True)
-    axis = check_axis(axis, alpha.ndim)
-    if alpha.shape[axis] == 0:
-        raise ValueError(
-            f"scores must have at least one key along axis {axis} (the keys' axis), got shape {alpha.shape}"
-        )
-    allowed = as_mask(mask, alpha.shape) & (alpha > -np.inf)
-    return np.moveaxis(alpha, axis, -1), np.moveaxis(allowed, axis, -1), axis
-
-
-def normalise_rows(w):
-    """Divide each row by its sum; a row summing to 0 stays all zeros (nothing to attend to)."""
-    total = w.sum(axis=-1, keepdims=True)
-    return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
-
-
-def _shift_by_max(alpha, allowed):
-    """alpha - max(alpha) over the allowed entries: 0 at the maximum, < 0 elsewhere, -inf where masked."""
-    masked = np.where(allowed, alpha, -np.inf)
-    top = masked.max(axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)  # fully masked rows: any shift will do
-    with np.errstate(over="ignore", invalid="ignore"):
-        return masked - top, top
-
-
-def _softmax_last(alpha, allowed, temperature):
-    if temperature == np.inf:
-        return normalise_rows(allowed.astype(np.float64))
-    shifted, _ = _shift_by_max(alpha, allowed)
-    if temperature == 0:
-        return normalise_rows(((shifted == 0) & allowed).astype(np.float64))
-    with np.errstate(over="ignore", under="ignore"):
-        w = np.exp(shifted / temperature)  # every exponent <= 0: no overflow, the maximum gives exp(0) = 1
-    return normalise_rows(np.where(allowed, w, 0.0))
 
 
 def softmax(scores, temperature=1.0, *, axis=-1, mask=None):
@@ -94,9 +60,60 @@ def softmax(scores, temperature=1.0, *, axis=-1, mask=None):
     >>> softmax([1.0, 2.0, 3.0], temperature=0)
     array([0., 0., 1.])
     """
-    temperature = check_temperature(temperature)
-    alpha, allowed, axis = _prepare(scores, axis, mask)
-    return np.moveaxis(_softmax_last(alpha, allowed, temperature), -1, axis)
+    T = check_temperature(temperature)
+    alpha, axis = _scores(scores, axis, mask)  # checked: a float copy, -inf where the mask forbids
+    top = alpha.max(axis=axis, keepdims=True, initial=_LOWEST)  # max_j alpha_j (a row of -inf: the lowest float)
+    with np.errstate(over="ignore"):  # a shifted score may round to -inf; its exp, 0, is the right weight
+        shifted = alpha - top  # alpha_i - max_j alpha_j <= 0: exp never overflows, the maximum gets exp(0) = 1
+        w = np.exp(shifted / T) if 0 < T < np.inf else _limit(shifted, T)
+    return w / np.maximum(w.sum(axis=axis, keepdims=True), 1.0)  # sum >= 1; a row with nothing allowed stays 0
+
+
+# The checks and the limits beside the formula above.
+
+
+def _scores(scores, axis, mask):
+    """Checked scores: a float64 copy with -inf where ``mask`` forbids attention, and ``axis`` as an int."""
+    alpha = as_float_array(scores, "scores", min_ndim=1, allow_neg_inf=True)
+    axis = check_axis(axis, alpha.ndim)
+    if alpha.shape[axis] == 0:
+        raise ValueError(
+            f"scores must have at least one key along axis {axis} (the keys' axis), got shape {alpha.shape}"
+        )
+    if mask is not None:
+        alpha[~as_mask(mask, alpha.shape)] = -np.inf  # a masked key is a key scored -inf
+    return alpha, axis
+
+
+def _row_max(alpha, axis):
+    """max_j alpha_j of each row (keepdims), as in softmax: the lowest float for a row with nothing allowed
+    (all -inf), so that its entries stay -inf after the shift instead of becoming -inf - (-inf) = NaN."""
+    return alpha.max(axis=axis, keepdims=True, initial=_LOWEST)
+
+
+def _limit(shifted, T):
+    """The weights before normalising at T = 0 (1 on the row's maxima: ties share) and T = inf (1 on every
+    allowed key): the limits of exp(shifted / T) / its largest entry."""
+    return ((shifted == 0) if T == 0 else (shifted > -np.inf)).astype(np.float64)
+
+
+def _softmax(alpha, T, axis=-1):
+    """softmax's lines without its checks, for the library's own calls on checked scores (a float array,
+    -inf = never attend; T a checked temperature). A row with nothing allowed keeps weights 0 (0 / 1)."""
+    top = alpha.max(axis=axis, keepdims=True, initial=_LOWEST)
+    with np.errstate(over="ignore"):
+        shifted = alpha - top
+        w = np.exp(shifted / T) if 0 < T < np.inf else _limit(shifted, T)
+    return w / np.maximum(w.sum(axis=axis, keepdims=True), 1.0)
+
+
+_LOWEST = np.finfo(np.float64).min
+
+
+def normalise_rows(w):
+    """Divide each row by its sum; a row summing to 0 stays all zeros (nothing to attend to)."""
+    total = w.sum(axis=-1, keepdims=True)
+    return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
 
 
 def logsumexp(scores, temperature=1.0, *, axis=-1, mask=None):
@@ -109,19 +126,18 @@ def logsumexp(scores, temperature=1.0, *, axis=-1, mask=None):
 
     Returns an array with ``axis`` removed.
     """
-    temperature = check_temperature(temperature)
-    alpha, allowed, _ = _prepare(scores, axis, mask)
-    shifted, top = _shift_by_max(alpha, allowed)
-    top = top[..., 0]
-    count = allowed.sum(axis=-1)
-    if temperature == 0:
-        result = top.copy()
-    elif temperature == np.inf:
-        result = np.where(count > 1, np.inf, top)
+    T = check_temperature(temperature)
+    alpha, axis = _scores(scores, axis, mask)
+    top = _row_max(alpha, axis)  # (..., 1, ...)
+    count = (alpha > -np.inf).sum(axis=axis)  # allowed keys per row
+    if T == 0:
+        result = np.squeeze(top, axis)
+    elif T == np.inf:
+        result = np.where(count > 1, np.inf, np.squeeze(top, axis))
     else:
-        with np.errstate(over="ignore", under="ignore", divide="ignore"):
-            total = np.where(allowed, np.exp(shifted / temperature), 0.0).sum(axis=-1)  # >= 1 if count > 0
-            result = top + temperature * np.log(np.maximum(total, 1.0))
+        with np.errstate(over="ignore", under="ignore"):
+            total = np.exp((alpha - top) / T).sum(axis=axis)  # >= 1 where count > 0
+        result = np.squeeze(top, axis) + T * np.log(np.maximum(total, 1.0))
     return np.where(count > 0, result, -np.inf)
 
 
@@ -131,14 +147,19 @@ def hard_attention(scores, k=1, *, axis=-1, mask=None):
     ``k=1`` is one-hot(argmax alpha). Ties are broken in favour of the earlier index. A row with fewer
     than k allowed entries spreads its weight equally over the ones it has; a row with none gets zeros.
     """
-    alpha, allowed, axis = _prepare(scores, axis, mask)
+    alpha, axis = _scores(scores, axis, mask)
+    k = check_count(k, "k", 1, alpha.shape[axis])
+    return np.moveaxis(_top_k_weights(np.moveaxis(alpha, axis, -1), k), -1, axis)
+
+
+def _top_k_weights(alpha, k):
+    """hard_attention without its checks, along the last axis of checked scores (-inf = never attend)."""
     n = alpha.shape[-1]
-    k = check_count(k, "k", 1, n)
-    order = np.argsort(np.where(allowed, -alpha, np.inf), axis=-1, kind="stable")  # best first
+    order = np.argsort(-alpha, axis=-1, kind="stable")  # best first (-alpha = +inf where never attended)
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(n), axis=-1)  # rank[..., i] = position of key i in that order
-    chosen = (rank < k) & allowed
-    return np.moveaxis(normalise_rows(chosen.astype(np.float64)), -1, axis)
+    chosen = (rank < k) & (alpha > -np.inf)
+    return normalise_rows(chosen.astype(np.float64))
 
 
 def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=None):
@@ -147,11 +168,11 @@ def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=No
     Its expectation is the soft attention softmax(alpha / T); the error shrinks like 1 / sqrt(k).
     ``rng`` is a seed or a ``numpy.random.Generator``, so results are reproducible.
     """
-    temperature = check_temperature(temperature)
+    T = check_temperature(temperature)
     k = check_count(k, "k", 1)
     generator = as_rng(rng)
-    alpha, allowed, axis = _prepare(scores, axis, mask)
-    p = _softmax_last(alpha, allowed, temperature)
+    alpha, axis = _scores(scores, axis, mask)
+    p = np.moveaxis(_softmax(alpha, T, axis), axis, -1)  # (..., n)
     rows = p.reshape(-1, p.shape[-1])
     counts = np.zeros_like(rows)
     for r, row in enumerate(rows):
@@ -167,13 +188,12 @@ def sparsemax(scores, temperature=1.0, *, axis=-1, mask=None):
     Scores far enough below the maximum get exactly 0: sparse like hard attention, yet continuous like
     softmax. ``T = 0`` gives the hard limit (ties share) and ``T = inf`` the uniform weights.
     """
-    temperature = check_temperature(temperature)
-    alpha, allowed, axis = _prepare(scores, axis, mask)
-    if temperature in (0.0, np.inf):
-        return np.moveaxis(_softmax_last(alpha, allowed, temperature), -1, axis)
-    shifted, _ = _shift_by_max(alpha, allowed)
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = shifted / temperature  # (..., n), <= 0, -inf where masked
+    T = check_temperature(temperature)
+    alpha, axis = _scores(scores, axis, mask)
+    if T in (0.0, np.inf):
+        return _softmax(alpha, T, axis)
+    with np.errstate(over="ignore"):
+        z = np.moveaxis((alpha - _row_max(alpha, axis)) / T, axis, -1)  # (..., n), <= 0, -inf where masked
     z_sorted = -np.sort(-z, axis=-1)  # descending
     ks = np.arange(1, z.shape[-1] + 1)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -183,7 +203,7 @@ def sparsemax(scores, temperature=1.0, *, axis=-1, mask=None):
     safe = np.maximum(support, 1)
     tau = (np.take_along_axis(cumulative, safe - 1, axis=-1) - 1) / safe
     with np.errstate(invalid="ignore"):
-        w = np.where(allowed & (support > 0), np.maximum(z - tau, 0.0), 0.0)
+        w = np.where((z > -np.inf) & (support > 0), np.maximum(z - tau, 0.0), 0.0)
     return np.moveaxis(normalise_rows(w), -1, axis)
 
 
@@ -195,16 +215,14 @@ def gumbel_softmax(scores, temperature=1.0, *, hard=False, rng=None, axis=-1):
     ``hard=True`` the one-hot sample itself is returned (in torch, the straight-through estimator
     uses it forward and the relaxed weights backward).
     """
-    temperature = check_temperature(temperature)
+    T = check_temperature(temperature)
     hard = check_flag(hard, "hard")
     generator = as_rng(rng)
-    alpha, allowed, axis = _prepare(scores, axis, None)
-    perturbed = np.where(allowed, alpha + generator.gumbel(size=alpha.shape), -np.inf)
+    alpha, axis = _scores(scores, axis, None)
+    perturbed = alpha + generator.gumbel(size=alpha.shape)  # -inf stays -inf: never attended
     if hard:
-        w = hard_attention(perturbed, 1, axis=-1)
-    else:
-        w = _softmax_last(perturbed, allowed, temperature)
-    return np.moveaxis(w, -1, axis)
+        return np.moveaxis(_top_k_weights(np.moveaxis(perturbed, axis, -1), 1), -1, axis)
+    return _softmax(perturbed, T, axis)
 
 
 def entropy(weights, *, axis=-1, atol=1e-6):

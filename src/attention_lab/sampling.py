@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 from ._checks import as_float_array, as_rng, check_count, check_temperature, describe
-from .normalisers import softmax
+from .normalisers import _softmax
 
 __all__ = ["check_top_p", "top_k_mask", "top_p_mask", "next_token_distribution", "greedy_tokens", "sample_tokens"]
 
@@ -40,7 +40,7 @@ def _logits(logits) -> np.ndarray:
             f"logits must hold at least one token on the last axis (the vocabulary), got shape "
             f"{alpha.shape}: an empty vocabulary has nothing to choose from"
         )
-    if np.isneginf(alpha).all(axis=-1).any():
+    if (alpha.max(axis=-1) == -np.inf).any():
         rows = int(np.isneginf(alpha).all(axis=-1).sum())
         raise ValueError(f"logits must allow at least one token per row; {rows} row(s) have every logit -inf")
     return alpha
@@ -67,10 +67,7 @@ def top_k_mask(logits, k: int) -> np.ndarray:
     Tokens with logit -inf are never kept, so a row keeps fewer than ``k`` if it allows fewer.
     """
     alpha = _logits(logits)
-    k = check_count(k, "top_k", 1, alpha.shape[-1])
-    rank = np.empty(alpha.shape, dtype=np.intp)
-    np.put_along_axis(rank, _order(alpha), np.arange(alpha.shape[-1]), axis=-1)  # rank[..., i] of token i
-    return (rank < k) & (alpha > -np.inf)
+    return _top_k(alpha, check_count(k, "top_k", 1, alpha.shape[-1]))
 
 
 def top_p_mask(logits, p: float, temperature: float = 1.0, *, mask=None) -> np.ndarray:
@@ -87,17 +84,7 @@ def top_p_mask(logits, p: float, temperature: float = 1.0, *, mask=None) -> np.n
     allowed = np.ones(alpha.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask), alpha.shape)
     if allowed.dtype != np.bool_:
         raise ValueError(f"mask must be a boolean array (True = may be chosen), got dtype {allowed.dtype}")
-    allowed = allowed & (alpha > -np.inf)
-    if p == 1.0:
-        return allowed.copy()
-    probs = softmax(alpha, temperature, mask=allowed)  # (..., V)
-    order = _order(np.where(allowed, alpha, -np.inf))
-    sorted_probs = np.take_along_axis(probs, order, axis=-1)  # (..., V), by decreasing logit
-    before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # probability of the tokens ranked before each
-    keep_sorted = before < p
-    keep = np.empty_like(keep_sorted)
-    np.put_along_axis(keep, order, keep_sorted, axis=-1)
-    return keep & allowed
+    return _nucleus(alpha, p, temperature, allowed & (alpha > -np.inf))
 
 
 def next_token_distribution(
@@ -130,13 +117,7 @@ def next_token_distribution(
     array([0.5, 0.5, 0. ])
     """
     alpha = _logits(logits)
-    temperature = check_temperature(temperature)
-    kept = alpha > -np.inf
-    if top_k is not None:
-        kept = top_k_mask(alpha, top_k)
-    if top_p is not None:
-        kept = top_p_mask(alpha, top_p, temperature, mask=kept)
-    return softmax(alpha, temperature, mask=kept)  # every row keeps its largest logit: it sums to 1
+    return _distribution(alpha, *_options(alpha, temperature, top_k, top_p))
 
 
 def greedy_tokens(logits) -> np.ndarray:
@@ -153,19 +134,59 @@ def sample_tokens(
     number u per row picks the first token whose cumulative probability exceeds u (inverse-CDF sampling);
     ``rng`` is a seed or a ``numpy.random.Generator``, so draws are reproducible.
     """
-    alpha = _logits(logits)
-    temperature = check_temperature(temperature)
+    alpha = _logits(logits)  # checked once: a float copy
+    T, top_k, top_p = _options(alpha, temperature, top_k, top_p)
     generator = as_rng(rng)
-    if temperature == 0:
-        if top_k is not None:
-            check_count(top_k, "top_k", 1, alpha.shape[-1])
-        if top_p is not None:
-            check_top_p(top_p)
-        return greedy_tokens(alpha)  # the largest logit survives any top-k and any top-p
-    probs = next_token_distribution(alpha, temperature, top_k=top_k, top_p=top_p)
+    if T == 0:
+        return np.argmax(alpha, axis=-1)  # greedy: the largest logit survives any top-k and any top-p
+    probs = _distribution(alpha, T, top_k, top_p)  # (..., V)
     cdf = np.cumsum(probs, axis=-1)  # (..., V)
     u = generator.random(alpha.shape[:-1])[..., None] * cdf[..., -1:]  # (..., 1), scaled: rounding-proof
     chosen = np.sum(cdf <= u, axis=-1)  # the first index whose cumulative sum exceeds u
-    # a token of probability 0 is never chosen, even where rounding leaves cdf flat at the end
-    last_kept = probs.shape[-1] - 1 - np.argmax((probs > 0)[..., ::-1], axis=-1)
-    return np.minimum(chosen, last_kept)
+    return np.minimum(chosen, _last_kept(probs))  # never a token of probability 0, even where cdf ends flat
+
+
+# The unchecked steps beside the formulas above (their inputs are checked logits and options).
+
+
+def _options(alpha, temperature, top_k, top_p):
+    """The checked temperature, top_k (None or 1..V) and top_p (None or (0, 1])."""
+    T = check_temperature(temperature)
+    if top_k is not None:
+        top_k = check_count(top_k, "top_k", 1, alpha.shape[-1])
+    if top_p is not None:
+        top_p = check_top_p(top_p)
+    return T, top_k, top_p
+
+
+def _distribution(alpha, T, top_k, top_p):
+    """softmax(alpha / T) over the tokens top-k, then top-p, keep (in that order, as Hugging Face does)."""
+    kept = alpha > -np.inf if top_k is None else _top_k(alpha, top_k)
+    if top_p is not None:
+        kept = _nucleus(alpha, top_p, T, kept)
+    return _softmax(np.where(kept, alpha, -np.inf), T)  # every row keeps its largest logit: it sums to 1
+
+
+def _top_k(alpha, k):
+    """top_k_mask without its checks."""
+    rank = np.argsort(_order(alpha), axis=-1)  # rank[..., i] of token i: the inverse of the order
+    return (rank < k) & (alpha > -np.inf)
+
+
+def _nucleus(alpha, p, T, allowed):
+    """top_p_mask without its checks; ``allowed`` excludes the -inf logits."""
+    if p == 1.0:
+        return allowed.copy()
+    alpha = np.where(allowed, alpha, -np.inf)
+    probs = _softmax(alpha, T)  # (..., V)
+    order = _order(alpha)
+    sorted_probs = np.take_along_axis(probs, order, axis=-1)  # (..., V), by decreasing logit
+    before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # probability of the tokens ranked before each
+    keep = np.empty_like(allowed)
+    np.put_along_axis(keep, order, before < p, axis=-1)
+    return keep & allowed
+
+
+def _last_kept(probs):
+    """The index of the last token of positive probability in each row."""
+    return probs.shape[-1] - 1 - np.argmax((probs > 0)[..., ::-1], axis=-1)

@@ -7,6 +7,8 @@ is read as n points in one dimension (d = 1), as in kernel regression.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._checks import as_float_array, check_positive
@@ -33,7 +35,8 @@ def _pair(queries, keys):
             f"{q.shape} (d={q.shape[-1]}) and keys of shape {k.shape} (d={k.shape[-1]})"
         )
     try:
-        np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+        if q.ndim > 2 or k.ndim > 2:
+            np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     except ValueError:
         raise ValueError(
             f"the batch dimensions of queries {q.shape[:-2]} and keys {k.shape[:-2]} do not broadcast"
@@ -43,7 +46,7 @@ def _pair(queries, keys):
 
 def _finite_scores(alpha, name: str, q, k):
     """The scores, or a ValueError when they overflowed although queries and keys are finite."""
-    if not np.all(np.isfinite(alpha)):
+    if not np.isfinite(alpha).all():
         raise ValueError(
             f"the {name} scores overflowed: queries up to {np.abs(q).max():.3g} and keys up to "
             f"{np.abs(k).max():.3g} in size give scores beyond the float range (about 1.8e308). Rescale the "
@@ -59,7 +62,7 @@ def dot_score(queries, keys):
     """
     q, k = _pair(queries, keys)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        alpha = q @ np.swapaxes(k, -1, -2)  # (..., n_q, d) @ (..., d, n_k) -> (..., n_q, n_k)
+        alpha = q @ k.swapaxes(-1, -2)  # (..., n_q, d) @ (..., d, n_k) -> (..., n_q, n_k)
     return _finite_scores(alpha, "dot-product", q, k)
 
 
@@ -72,7 +75,7 @@ def scaled_dot_score(queries, keys):
     """
     q, k = _pair(queries, keys)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        alpha = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])  # (..., n_q, n_k)
+        alpha = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])  # (..., n_q, n_k)
     return _finite_scores(alpha, "scaled dot-product", q, k)
 
 

@@ -249,3 +249,22 @@ def test_compact_kernels_at_extreme_u():
     assert np.array_equal(boxcar_kernel(u), [0.0, 0.5, 0.5, 0.5, 0.0])
     assert np.array_equal(epanechnikov_kernel(u), [0.0, 0.0, 0.75, 0.0, 0.0])
     assert np.array_equal(gaussian_kernel([1e200, -1e200]), [0.0, 0.0])
+
+
+# --- the contract of a query with no allowed key, for the kernels' weights ----------------------------------
+
+
+@given(
+    st.lists(st.floats(-10, 10), min_size=1, max_size=6),
+    st.lists(st.floats(-10, 10), min_size=1, max_size=4),
+    st.floats(0.01, 3),
+    st.sampled_from(["boxcar", "epanechnikov"]),
+)
+def test_a_query_with_no_key_in_reach_gets_zero_weights(x_keys, x_query, bandwidth, kernel):
+    y = np.arange(len(x_keys), dtype=float)
+    y_hat, w = nadaraya_watson(x_query, x_keys, y, bandwidth=bandwidth, kernel=kernel)
+    empty = w.sum(axis=-1) == 0  # no key inside the kernel's support
+    np.testing.assert_allclose(w[~empty].sum(axis=-1), 1.0)
+    assert np.all(np.isnan(y_hat[empty])) and np.all(np.isfinite(y_hat[~empty]))  # the estimate is 0/0 there
+    far = np.abs(np.subtract.outer(np.array(x_query), np.array(x_keys))).min(axis=-1) > bandwidth
+    np.testing.assert_array_equal(empty, far)

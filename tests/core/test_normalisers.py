@@ -369,3 +369,37 @@ def test_normalisers_at_extreme_scores_and_temperatures(scale, temperature):
     assert np.isfinite(logsumexp(alpha, temperature))
     assert gumbel_softmax(alpha, temperature, rng=0).sum() == pytest.approx(1.0)
     assert entropy(softmax(alpha, temperature)) >= 0
+
+
+# --- one contract: a query with no allowed key gets no weight (normalisers' docstring) --------------------
+
+
+@st.composite
+def scores_and_masks(draw):
+    """Scores (n_q, n_k) and a mask of the same shape in which some rows may allow no key at all."""
+    n_q, n_k = draw(st.integers(1, 5)), draw(st.integers(1, 6))
+    alpha = draw(arrays(np.float64, (n_q, n_k), elements=finite))
+    mask = draw(arrays(np.bool_, (n_q, n_k)))
+    empty = draw(arrays(np.bool_, (n_q, 1)))
+    return alpha, mask & ~empty
+
+
+@given(scores_and_masks(), temperatures)
+def test_a_masked_key_and_a_minus_inf_score_are_the_same_and_empty_rows_get_zeros(case, temperature):
+    alpha, mask = case
+    minus_inf = np.where(mask, alpha, -np.inf)
+    empty = ~mask.any(axis=-1)
+    for normaliser in (softmax, sparsemax, hard_attention):
+        options = {} if normaliser is hard_attention else {"temperature": temperature}
+        through_mask = normaliser(alpha, mask=mask, **options)
+        np.testing.assert_array_equal(through_mask, normaliser(minus_inf, **options))
+        assert np.all(through_mask[empty] == 0) and np.all(through_mask[~mask] == 0)
+        np.testing.assert_allclose(through_mask[~empty].sum(axis=-1), 1.0, rtol=1e-9)
+    assert np.all(logsumexp(alpha, temperature, mask=mask)[empty] == -np.inf)  # the log of an empty sum
+
+
+@given(score_arrays, temperatures)
+def test_the_unchecked_softmax_is_softmax(alpha, temperature):
+    from attention_lab.normalisers import _softmax
+
+    np.testing.assert_array_equal(_softmax(alpha, temperature), softmax(alpha, temperature))

@@ -185,3 +185,39 @@ def test_attention_at_any_scale_is_right_or_refused(scale, seed, score):
     if score == "cosine":  # depends on directions only
         assert np.allclose(weights, attention(q, k, v, score="cosine")[1], rtol=1e-9, atol=1e-12)
     assert np.all(np.abs(outputs) <= np.abs(v * scale).max() * (1 + 1e-9))  # a weighted average
+
+
+# --- one contract: a query with no allowed key gets weights 0 and output 0 ---------------------------------
+
+
+@given(
+    st.integers(1, 4),
+    st.integers(1, 5),
+    st.integers(0, 10_000),
+    st.sampled_from([0.0, 0.5, 1.0, np.inf]),
+    st.sampled_from(["dot", "scaled_dot", "cosine"]),
+)
+def test_no_allowed_key_gives_zeros_through_a_mask_and_through_minus_inf_scores(n_q, n_k, seed, temperature, score):
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.normal(size=(n_q, 3)), rng.normal(size=(n_k, 3)), rng.normal(size=(n_k, 2))
+    mask = rng.random((n_q, n_k)) < 0.5
+    mask[0] = False  # the first query may attend to no key
+    out_mask, w_mask = attention(q, k, v, score=score, temperature=temperature, mask=mask)
+
+    def minus_inf_where_masked(queries, keys):
+        return np.where(mask, SCORES_BY_NAME[score](queries, keys), -np.inf)
+
+    out_inf, w_inf = attention(q, k, v, score=minus_inf_where_masked, temperature=temperature)
+    np.testing.assert_array_equal(w_mask, w_inf)
+    np.testing.assert_array_equal(out_mask, out_inf)
+    empty = ~mask.any(axis=-1)
+    assert np.all(w_mask[empty] == 0) and np.all(out_mask[empty] == 0)
+    np.testing.assert_allclose(w_mask[~empty].sum(axis=-1), 1.0)
+
+
+SCORES_BY_NAME = {"dot": dot_score, "scaled_dot": scaled_dot_score, "cosine": cosine_score}
+
+
+def test_a_score_function_returning_minus_inf_everywhere_gives_zeros():
+    out, w = attention([[1.0], [2.0]], [[0.0], [1.0]], [5.0, 7.0], score=lambda q, k: np.full((2, 2), -np.inf))
+    assert np.all(w == 0) and np.all(out == 0)

@@ -197,3 +197,47 @@ def test_masked_softmax_ignores_garbage_under_the_mask():
     scores = torch.tensor([[1.0, float("nan"), float("inf")]])
     weights = nn.masked_softmax(scores, torch.tensor([[True, False, False]]))
     assert torch.equal(weights, torch.tensor([[1.0, 0.0, 0.0]]))
+
+
+# --- one contract: a query with no allowed key gets weights 0 and output 0 (and gradient 0) ------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    batch=st.integers(1, 3),
+    n_q=st.integers(1, 4),
+    n_k=st.integers(1, 5),
+    seed=st.integers(0, 10_000),
+    layer=st.sampled_from(["dot", "additive", "general"]),
+)
+def test_no_allowed_key_gives_zero_weights_output_and_gradient(batch, n_q, n_k, seed, layer):
+    g = torch.Generator().manual_seed(seed)
+    mask = torch.rand(batch, n_q, n_k, generator=g) < 0.5
+    mask[:, 0] = False  # the first query of every sequence may attend to nothing
+    torch.manual_seed(seed)
+    module = {"dot": nn.DotProductAttention(), "additive": nn.AdditiveAttention(3, 3, 4), "general": None}[layer]
+    module = module or nn.GeneralAttention(3, 3)
+    q = torch.randn(batch, n_q, 3, generator=g, requires_grad=True)
+    k, v = torch.randn(batch, n_k, 3, generator=g), torch.randn(batch, n_k, 2, generator=g)
+    out = module(q, k, v, mask)
+    empty = ~mask.any(-1)  # (batch, n_q)
+    assert torch.all(module.attention_weights[empty] == 0) and torch.all(out[empty] == 0)
+    assert torch.all(module.attention_weights[~mask] == 0)
+    torch.testing.assert_close(module.attention_weights.sum(-1)[~empty], torch.ones(int((~empty).sum())))
+    out.sum().backward()
+    assert torch.isfinite(q.grad).all() and torch.all(q.grad[empty] == 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_q=st.integers(1, 4), n_k=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_masked_softmax_a_mask_and_minus_inf_scores_agree(n_q, n_k, seed):
+    g = torch.Generator().manual_seed(seed)
+    scores = torch.randn(n_q, n_k, generator=g, dtype=torch.float64)
+    mask = torch.rand(n_q, n_k, generator=g) < 0.5
+    through_mask = nn.masked_softmax(scores, mask)
+    through_minus_inf = nn.masked_softmax(scores.masked_fill(~mask, float("-inf")))
+    torch.testing.assert_close(through_mask, through_minus_inf, rtol=0, atol=0)
+    reference = torch.tensor(np_softmax(scores.numpy(), mask=mask.numpy()))  # the numpy library: the same contract
+    torch.testing.assert_close(through_mask, reference, rtol=1e-12, atol=1e-15)
+    with nn.checks(False):  # the unchecked path gives the same weights
+        torch.testing.assert_close(nn.masked_softmax(scores, mask), through_mask, rtol=0, atol=0)

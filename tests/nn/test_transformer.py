@@ -243,3 +243,17 @@ def test_a_short_seeded_run_learns_to_reverse():
     assert weights.shape == (300, 1, 4, 6, 6)
     mirror = weights[..., torch.arange(6), torch.arange(6).flip(0)].mean()
     assert mirror > 0.5  # on average the heads read the mirror position
+
+
+@given(seed=st.integers(0, 10_000), n_q=st.integers(1, 4), n_k=st.integers(1, 5))
+def test_multi_head_attention_gives_a_query_with_no_allowed_key_nothing(seed, n_q, n_k):
+    torch.manual_seed(seed)
+    module = MultiHeadAttention(8, 2)
+    q, kv = torch.randn(2, n_q, 8), torch.randn(2, n_k, 8)
+    mask = torch.rand(2, n_q, n_k) < 0.5
+    mask[:, 0] = False  # the first query of each sequence may attend to nothing
+    out = module(q, kv, kv, mask)
+    empty = ~mask.any(-1)  # (2, n_q)
+    weights = module.attention_weights  # (2, heads, n_q, n_k)
+    assert torch.all(weights.permute(0, 2, 1, 3)[empty] == 0)
+    torch.testing.assert_close(out[empty], module.W_o.bias.expand(int(empty.sum()), 8))  # heads give 0; W_o 0 + b

@@ -7,9 +7,13 @@
 - :mod:`.encoder_decoder`: the decoder block with cross-attention, an encoder-decoder Transformer (notebook 08);
 - :mod:`.language_model`: a causal character model with a KV cache, and text generation (notebook 08).
 
-Shapes are written next to each line. Only what the notebooks train lives here.
+Shapes are written next to each line. Only what the notebooks train lives here. Each layer checks its
+inputs at its door; a model checks its token ids and lets its layers trust them (:func:`checks`, a switch
+like scikit-learn's ``assume_finite``). A query with no allowed key gets weights 0 and output 0 (before any
+output projection), as in :mod:`attention_lab.normalisers`.
 """
 
+from ._checks import checks, checks_enabled
 from .encoder_decoder import DecoderBlock, TransformerSeq2Seq
 from .gumbel import gumbel_softmax
 from .kernel_regression import AdaptiveNWKernelRegression, NWKernelRegression, leave_one_out
@@ -34,6 +38,8 @@ from .transformer import (
 )
 
 __all__ = [
+    "checks",
+    "checks_enabled",
     "gumbel_softmax",
     "NWKernelRegression",
     "AdaptiveNWKernelRegression",

@@ -1,15 +1,59 @@
 """The torch half of the input checks (:mod:`attention_lab._checks` holds the rest, and :func:`describe`).
 
-A wrong tensor is named, with what was expected and what was given.
+A wrong tensor is named, with what was expected and what was given. A layer checks its inputs at its door,
+once: a model (:class:`~attention_lab.nn.TinyTransformer` and the others) checks its token ids and runs its
+layers inside ``checks(False)``, so the layers inside trust what the model already checked. Code that
+calls a layer many times on inputs it built itself may do the same (as scikit-learn's ``assume_finite``):
+
+>>> from attention_lab import nn
+>>> with nn.checks(False):  # doctest: +SKIP
+...     out = layer(q, k, v)
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 import torch
 
-from .._checks import describe
+from .._checks import check_flag, describe
 
-__all__ = ["describe", "as_float_tensor", "check_entries", "as_bool_mask", "check_ids", "check_dropout"]
+__all__ = [
+    "checks",
+    "checks_enabled",
+    "describe",
+    "as_float_tensor",
+    "check_entries",
+    "as_bool_mask",
+    "check_mask",
+    "check_ids",
+    "check_dropout",
+]
+
+_CHECKS: ContextVar[bool] = ContextVar("attention_lab_nn_checks", default=True)
+
+
+def checks_enabled() -> bool:
+    """True (the default) where the torch layers check their inputs; False inside ``checks(False)``."""
+    return _CHECKS.get()
+
+
+class checks:  # lower case: used like a function, ``with nn.checks(False):``
+    """A context manager: the torch layers check their inputs (``enabled=True``) or trust them (False).
+
+    Scoped to the ``with`` block (and its thread or task), restored on exit even after an error.
+    """
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = check_flag(enabled, "enabled")
+        self._tokens: list = []
+
+    def __enter__(self) -> checks:
+        self._tokens.append(_CHECKS.set(self.enabled))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _CHECKS.reset(self._tokens.pop())
 
 
 def as_float_tensor(value, name: str, *, check_values: bool = False, allow_neg_inf: bool = False) -> torch.Tensor:
@@ -43,6 +87,21 @@ def as_bool_mask(mask, name: str = "mask") -> torch.Tensor:
     if not torch.is_tensor(mask) or mask.dtype != torch.bool:
         raise ValueError(f"{name} must be a boolean torch tensor (True = may attend), got {describe(mask)}")
     return mask
+
+
+def check_mask(mask, shape) -> None:
+    """None, or a boolean tensor (True = may attend) that broadcasts to ``shape`` (the scores'); else a ValueError."""
+    if mask is None:
+        return
+    as_bool_mask(mask)
+    try:
+        fits = torch.broadcast_shapes(mask.shape, shape) == torch.Size(shape)
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {tuple(shape)}"
+        ) from None
 
 
 def check_ids(ids, name: str, vocab_size: int, what: str):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 
 from ..translation_data import Vocab
+from ._checks import checks
 from .layers import padding_mask
 from .transformer import (
     MultiHeadAttention,
@@ -130,8 +131,9 @@ class TransformerSeq2Seq(torch.nn.Module):
         _check_ids(src, "src", self.src_vocab)
         mask = padding_mask(src_lens, src.shape[1])  # (b, 1, n): every query reads the real tokens only
         x = self.src_embedding(src) + self._positions(src.shape[1], "src")  # (b, n, d_model)
-        for block in self.encoder:
-            x = block(x, mask)  # (b, n, d_model)
+        with checks(False):  # the ids and lengths are checked: the blocks trust what they are given
+            for block in self.encoder:
+                x = block(x, mask)  # (b, n, d_model)
         return self.encoder_norm(x), mask
 
     def decode(self, tokens, memory, memory_mask):
@@ -139,8 +141,9 @@ class TransformerSeq2Seq(torch.nn.Module):
         _check_ids(tokens, "tokens", self.tgt_vocab)
         n_q = tokens.shape[1]
         x = self.tgt_embedding(tokens) + self._positions(n_q, "tokens")  # (b, n_q, d_model)
+        self_mask = causal_mask(n_q)  # (n_q, n_q)
         for block in self.decoder:
-            x = block(x, memory, causal_mask(n_q), memory_mask)  # (b, n_q, d_model)
+            x = block(x, memory, self_mask, memory_mask)  # (b, n_q, d_model)
         return self.readout(self.decoder_norm(x))  # (b, n_q, n_vocab)
 
     def forward(self, src, src_lens, tgt):

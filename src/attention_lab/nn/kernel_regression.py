@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from .._checks import check_count, check_positive
-from ._checks import as_float_tensor
+from ._checks import as_float_tensor, checks_enabled
 
 __all__ = ["NWKernelRegression", "AdaptiveNWKernelRegression", "leave_one_out"]
 
@@ -109,8 +109,9 @@ def _differences(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 def _keys_per_query(queries, keys, values):
     """Check shapes; return keys and values as (n_q, n_k), one key set per query (broadcast if shared)."""
+    scan = checks_enabled()  # NaN and inf refused at the door, unless a caller switched the checks off
     queries, keys, values = (
-        as_float_tensor(t, n, check_values=True) for t, n in ((queries, "queries"), (keys, "keys"), (values, "values"))
+        as_float_tensor(t, n, check_values=scan) for t, n in ((queries, "queries"), (keys, "keys"), (values, "values"))
     )
     if queries.dim() != 1:
         raise ValueError(f"queries must have shape (n_q,), got {tuple(queries.shape)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .._checks import check_count
-from ._checks import as_bool_mask, as_float_tensor, check_dropout, check_entries, describe
+from ._checks import as_float_tensor, check_dropout, check_entries, check_mask, checks_enabled, describe
 
 __all__ = [
     "masked_softmax",
@@ -20,6 +20,8 @@ __all__ = [
     "AttentionPooling",
 ]
 
+# A query with no allowed key gets weights 0 and output 0: the contract of attention_lab.normalisers.
+
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the last axis where ``mask`` is True (may attend); masked entries are exactly 0.
@@ -28,25 +30,32 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     with nothing to attend to (every entry masked or -inf) is all zeros (its output is then the zero
     vector), not uniform and not NaN, and its gradient is zero. NaN and +inf scores are refused.
     """
-    scores = as_float_tensor(scores, "scores")
+    if checks_enabled():
+        _check_scores(scores, mask)
+    allowed = scores > float("-inf")  # a score of -inf is a masked key
+    return _masked_softmax(scores, allowed if mask is None else allowed & mask)
+
+
+def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """masked_softmax without its checks, for the layers (their door checked the inputs).
+
+    Without a mask the scores must be finite, as a layer's scores of finite inputs are: every key is allowed.
+    """
+    if mask is None:
+        return torch.softmax(scores, dim=-1)
+    empty = ~mask.any(dim=-1, keepdim=True)  # (..., 1): a query with no allowed key
+    filled = scores.masked_fill(~mask, float("-inf")).masked_fill(empty, 0.0)  # what the mask hides is never read
+    return torch.softmax(filled, dim=-1).masked_fill(~mask, 0.0)  # exactly 0 where masked, gradient 0 too
+
+
+def _check_scores(scores, mask):
+    """The checks of :func:`masked_softmax`: float scores with a key, a mask that fits, no NaN or +inf."""
+    as_float_tensor(scores, "scores")
     if scores.dim() == 0 or scores.shape[-1] == 0:
         raise ValueError(f"scores must have at least one key along the last axis, got shape {tuple(scores.shape)}")
-    if mask is None:
-        mask = torch.ones((), dtype=torch.bool, device=scores.device)
-    mask = as_bool_mask(mask)
-    try:
-        mask = mask.expand_as(scores)
-    except RuntimeError:
-        raise ValueError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {tuple(scores.shape)}"
-        ) from None
-    filled = scores.masked_fill(~mask, float("-inf"))  # (..., n_k); what the mask hides is never looked at
+    check_mask(mask, scores.shape)
+    filled = scores if mask is None else scores.masked_fill(~mask, float("-inf"))
     check_entries(filled, "scores", allow_neg_inf=True, where=" where the mask allows attention")
-    top = filled.amax(dim=-1, keepdim=True).detach()
-    top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))  # fully masked row: anything finite
-    exp = torch.exp(filled - top)  # exp(-inf) = 0 exactly where masked
-    total = exp.sum(dim=-1, keepdim=True)
-    return exp / torch.where(total > 0, total, torch.ones_like(total))
 
 
 def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
@@ -68,8 +77,9 @@ def padding_mask(valid_lens: torch.Tensor, n_keys: int) -> torch.Tensor:
     return (torch.arange(n_keys, device=valid_lens.device)[None, :] < valid_lens[:, None])[:, None, :]
 
 
-def _check_batched(queries, keys, values, *, same_d: bool = False):
-    """(batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) float tensors, n_k >= 1; else a ValueError."""
+def _check_batched(queries, keys, values, mask, *, same_d: bool = False):
+    """(batch, n_q, d_q), (batch, n_k, d_k), (batch, n_k, d_v) float tensors, n_k >= 1, and a mask that fits
+    the scores (batch, n_q, n_k); else a ValueError."""
     for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
         if not torch.is_tensor(tensor) or tensor.dim() != 3:
             raise ValueError(f"{name} must be a 3-D tensor (batch, n, d), got {describe(tensor)}")
@@ -86,6 +96,7 @@ def _check_batched(queries, keys, values, *, same_d: bool = False):
         raise ValueError(
             f"queries and keys need the same size d for a dot product, got {queries.shape[-1]} and {keys.shape[-1]}"
         )
+    check_mask(mask, (queries.shape[0], queries.shape[1], keys.shape[1]))
 
 
 def _check_features(tensor, name: str, expected: int, layer):
@@ -105,9 +116,10 @@ class DotProductAttention(torch.nn.Module):
         self.attention_weights = None
 
     def forward(self, queries, keys, values, mask=None):
-        _check_batched(queries, keys, values, same_d=True)
+        if checks_enabled():
+            _check_batched(queries, keys, values, mask, same_d=True)
         scores = queries @ keys.transpose(1, 2) / queries.shape[-1] ** 0.5  # (batch, n_q, n_k)
-        weights = masked_softmax(scores, mask)  # (batch, n_q, n_k)
+        weights = _masked_softmax(scores, mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
         return self.dropout(weights) @ values  # (batch, n_q, d_v)
 
@@ -139,10 +151,11 @@ class AdditiveAttention(torch.nn.Module):
         return self.w_v(features).squeeze(-1)  # (batch, n_q, n_k)
 
     def forward(self, queries, keys, values, mask=None):
-        _check_batched(queries, keys, values)
-        _check_features(queries, "queries", self.W_q.in_features, self)
-        _check_features(keys, "keys", self.W_k.in_features, self)
-        weights = masked_softmax(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
+        if checks_enabled():
+            _check_batched(queries, keys, values, mask)
+            _check_features(queries, "queries", self.W_q.in_features, self)
+            _check_features(keys, "keys", self.W_k.in_features, self)
+        weights = _masked_softmax(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
         return self.dropout(weights) @ values  # (batch, n_q, d_v)
 
@@ -166,16 +179,21 @@ class AttentionPooling(torch.nn.Module):
         self.attention_weights = None
 
     def forward(self, states, mask=None):
+        if checks_enabled():
+            self._check_inputs(states, mask)
+        scores = torch.tanh(self.proj(states)) @ self.query  # (batch, n)
+        weights = _masked_softmax(scores, mask)  # (batch, n)
+        self.attention_weights = weights.detach()
+        return (weights[:, :, None] * states).sum(dim=1)  # (batch, d)
+
+    def _check_inputs(self, states, mask):
         if not torch.is_tensor(states) or states.dim() != 3:
             raise ValueError(f"states must be a 3-D tensor (batch, n, d), got {describe(states)}")
         as_float_tensor(states, "states")
         if states.shape[1] == 0:
             raise ValueError(f"states must hold at least one position (n >= 1), got shape {tuple(states.shape)}")
         _check_features(states, "states", self.proj.in_features, self)
-        scores = torch.tanh(self.proj(states)) @ self.query  # (batch, n)
-        weights = masked_softmax(scores, mask)  # (batch, n)
-        self.attention_weights = weights.detach()
-        return (weights[:, :, None] * states).sum(dim=1)  # (batch, d)
+        check_mask(mask, states.shape[:2])
 
 
 class GeneralAttention(torch.nn.Module):
@@ -188,11 +206,12 @@ class GeneralAttention(torch.nn.Module):
         self.attention_weights = None
 
     def forward(self, queries, keys, values, mask=None):
-        _check_batched(queries, keys, values)
-        _check_features(queries, "queries", self.W.out_features, self)
-        _check_features(keys, "keys", self.W.in_features, self)
+        if checks_enabled():
+            _check_batched(queries, keys, values, mask)
+            _check_features(queries, "queries", self.W.out_features, self)
+            _check_features(keys, "keys", self.W.in_features, self)
         scores = self.score_projected(queries, self.project_keys(keys))  # (batch, n_q, n_k)
-        weights = masked_softmax(scores, mask)
+        weights = _masked_softmax(scores, mask)
         self.attention_weights = weights.detach()
         return weights @ values
 

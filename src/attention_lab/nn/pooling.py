@@ -24,8 +24,8 @@ from __future__ import annotations
 import torch
 
 from .._checks import check_count
-from ._checks import as_bool_mask, as_float_tensor, describe
-from .layers import masked_softmax
+from ._checks import as_bool_mask, as_float_tensor, checks_enabled, describe
+from .layers import _masked_softmax
 
 __all__ = ["DotAttentionPooling"]
 
@@ -72,19 +72,22 @@ class DotAttentionPooling(torch.nn.Module):
 
         A sequence with no real step gets all-zero weights and the output tanh(0) = 0.
         """
-        x = as_float_tensor(x, "x")
-        d = self.query.shape[0]
-        if x.dim() != 3 or x.shape[-1] != d:
-            raise ValueError(f"x must have shape (batch, n, {d}), got {tuple(x.shape)}")
+        if checks_enabled():
+            self._check_inputs(x, mask)
         if mask is not None:
-            mask = as_bool_mask(mask)
-            if tuple(mask.shape) != tuple(x.shape[:2]):
-                raise ValueError(
-                    f"mask must have shape (batch, n) = {tuple(x.shape[:2])} (True = real step), got {describe(mask)}"
-                )
             x = torch.where(mask[..., None], x, torch.zeros((), dtype=x.dtype))  # padding content never leaks
         scores = (x @ self.W) @ self.query  # (batch, n): alpha_t = (x_t W) . q
-        weights = masked_softmax(scores, mask)  # (batch, n)
+        weights = _masked_softmax(scores, mask)  # (batch, n)
         self.attention_weights = weights.detach()
         pooled = (weights[:, :, None] * x).sum(dim=1)  # (batch, d): sum_t lambda_t x_t
         return torch.tanh(pooled)
+
+    def _check_inputs(self, x, mask):
+        as_float_tensor(x, "x")
+        d = self.query.shape[0]
+        if x.dim() != 3 or x.shape[-1] != d:
+            raise ValueError(f"x must have shape (batch, n, {d}), got {tuple(x.shape)}")
+        if mask is not None and tuple(as_bool_mask(mask).shape) != tuple(x.shape[:2]):
+            raise ValueError(
+                f"mask must have shape (batch, n) = {tuple(x.shape[:2])} (True = real step), got {describe(mask)}"
+            )

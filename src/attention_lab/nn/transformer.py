@@ -19,8 +19,9 @@ import torch
 
 from .._checks import check_count
 from ..positional import sinusoidal_encoding
-from ._checks import as_float_tensor, check_dropout
-from .layers import masked_softmax
+from ._checks import as_float_tensor, check_dropout, check_mask, checks, checks_enabled
+from ._torch_compat import packed_in_projection
+from .layers import _masked_softmax
 
 __all__ = [
     "sinusoidal_positional_encoding",
@@ -88,6 +89,18 @@ class MultiHeadAttention(torch.nn.Module):
         return x.reshape(b, n, self.num_heads, self.d_k).transpose(1, 2)
 
     def forward(self, queries, keys, values, mask=None):
+        if checks_enabled():
+            self._check_inputs(queries, keys, values, mask)
+        q = self.split_heads(self.W_q(queries))  # (b, heads, n_q, d_k)
+        k = self.split_heads(self.W_k(keys))  # (b, heads, n_k, d_k)
+        v = self.split_heads(self.W_v(values))  # (b, heads, n_k, d_k)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (b, heads, n_q, n_k)
+        weights = _masked_softmax(scores, _per_head(mask))  # (b, heads, n_q, n_k)
+        self.attention_weights = weights.detach()
+        heads = self.dropout(weights) @ v  # (b, heads, n_q, d_k)
+        return self.W_o(heads.transpose(1, 2).reshape(queries.shape))  # concatenate, project: (b, n_q, d_model)
+
+    def _check_inputs(self, queries, keys, values, mask):
         for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
             as_float_tensor(tensor, name)
             if tensor.dim() != 3 or tensor.shape[-1] != self.d_model:
@@ -99,35 +112,33 @@ class MultiHeadAttention(torch.nn.Module):
                 f"queries (b, n_q, d), keys and values (b, n_k, d) must agree in b and n_k; got "
                 f"{tuple(queries.shape)}, {tuple(keys.shape)}, {tuple(values.shape)}"
             )
-        if mask is not None and torch.is_tensor(mask) and mask.dim() == 3:
-            mask = mask[:, None]  # (b, 1, n_q or 1, n_k): the same mask for every head
-        q = self.split_heads(self.W_q(queries))  # (b, heads, n_q, d_k)
-        k = self.split_heads(self.W_k(keys))  # (b, heads, n_k, d_k)
-        v = self.split_heads(self.W_v(values))  # (b, heads, n_k, d_k)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (b, heads, n_q, n_k)
-        weights = masked_softmax(scores, mask)  # (b, heads, n_q, n_k)
-        self.attention_weights = weights.detach()
-        heads = self.dropout(weights) @ v  # (b, heads, n_q, d_k)
-        b, _, n_q, _ = heads.shape
-        concat = heads.transpose(1, 2).reshape(b, n_q, self.d_model)  # (b, n_q, d_model)
-        return self.W_o(concat)  # (b, n_q, d_model)
+        b, n_q, n_k = queries.shape[0], queries.shape[1], keys.shape[1]
+        three_d = torch.is_tensor(mask) and mask.dim() == 3  # (b, n_q or 1, n_k): the same for every head
+        check_mask(mask, (b, n_q, n_k) if three_d else (b, self.num_heads, n_q, n_k))
 
     @classmethod
     def from_torch(cls, module: torch.nn.MultiheadAttention) -> MultiHeadAttention:
         """A copy with the weights of ``module`` (which must have equal q, k, v sizes), to compare outputs."""
-        if not isinstance(module, torch.nn.MultiheadAttention) or not module._qkv_same_embed_dim:
+        packed = packed_in_projection(module) if isinstance(module, torch.nn.MultiheadAttention) else None
+        if packed is None:
             raise ValueError("module must be a torch.nn.MultiheadAttention with kdim = vdim = embed_dim")
+        weight, bias = packed  # (3 d, d) and (3 d,) or None: the rows of [W_q; W_k; W_v]
         d = module.embed_dim
-        copy = cls(d, module.num_heads, bias=module.in_proj_bias is not None)
+        copy = cls(d, module.num_heads, bias=bias is not None)
         with torch.no_grad():
             for index, layer in enumerate((copy.W_q, copy.W_k, copy.W_v)):
-                layer.weight.copy_(module.in_proj_weight[index * d : (index + 1) * d])  # rows of [W_q; W_k; W_v]
+                layer.weight.copy_(weight[index * d : (index + 1) * d])
                 if layer.bias is not None:
-                    layer.bias.copy_(module.in_proj_bias[index * d : (index + 1) * d])
+                    layer.bias.copy_(bias[index * d : (index + 1) * d])
             copy.W_o.weight.copy_(module.out_proj.weight)
             if copy.W_o.bias is not None:
                 copy.W_o.bias.copy_(module.out_proj.bias)
         return copy
+
+
+def _per_head(mask):
+    """A 3-D mask (b, n_q or 1, n_k) applies to every head: (b, 1, n_q or 1, n_k); others broadcast as they are."""
+    return mask[:, None] if mask is not None and mask.dim() == 3 else mask
 
 
 class PositionWiseFFN(torch.nn.Module):
@@ -207,8 +218,9 @@ class TinyTransformer(torch.nn.Module):
         if self.positional:
             x = x + self.pe[:n]  # (b, n, d_model) + (n, d_model)
         mask = causal_mask(n) if self.causal else None  # (n, n)
-        for block in self.blocks:
-            x = block(x, mask)  # (b, n, d_model)
+        with checks(False):  # the tokens are checked: the blocks trust what they are given
+            for block in self.blocks:
+                x = block(x, mask)  # (b, n, d_model)
         return self.readout(self.norm(x))  # (b, n, vocab_size)
 
     def attention_weights(self) -> torch.Tensor:
