@@ -9,6 +9,7 @@ stub whose body is ``...`` returns None, which reads as "not attempted yet".
 from __future__ import annotations
 
 import contextlib
+import re
 import functools
 import warnings
 
@@ -41,28 +42,69 @@ SMALL_SCORES_NOT_FINITE = (
 )
 
 
-class Feedback:
-    """The verdict on one exercise: ``passed`` and the reasons, shown as Markdown in a notebook."""
+class _Text(str):
+    """A string that shows as itself (no quotes) when it is the last value of a cell or a prompt."""
 
-    def __init__(self, exercise: str, passed: bool, messages: list[str], attempted: bool = True):
-        self.exercise = exercise
-        self.passed = passed
-        self.attempted = attempted
-        self.messages = messages
+    def __repr__(self):
+        return str(self)
+
+
+class Feedback:
+    """The verdict on one exercise: ``passed``, the first step ``messages``, and the further ``steps``.
+
+    The first step says what the answer did and asks a question; ``steps`` holds (a further hint, the fix),
+    folded behind a click in HTML front ends and a call away in plain text: ``.hint()``, then ``.fix()``.
+    """
+
+    def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None):
+        self.exercise, self.passed, self.attempted = exercise, passed, attempted
+        self.messages = list(messages)
+        self.steps = tuple(s for s in (hint, fix) if s)
+        self._hint, self._fix = hint, fix
 
     def __bool__(self):
         return self.passed
+
+    def hint(self):
+        """The second step: a further hint (still not the answer)."""
+        return _Text(self._hint or "No further hint here: the message above says it all.")
+
+    def fix(self):
+        """The third step: the fix itself."""
+        return _Text(self._fix or "No fix to show here: the message above says it all.")
 
     def _status(self):
         if not self.attempted:
             return "✏️ not attempted yet"
         return "✅ correct" if self.passed else "❌ not yet"
 
+    def _more(self):
+        names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
+        return f"(Stuck? Call {' then '.join(names)} on this feedback.)" if names else ""
+
     def __repr__(self):
-        return f"{self.exercise}: {self._status()}\n" + "\n".join(f"  - {m}" for m in self.messages)
+        lines = [f"{self.exercise}: {self._status()}", *(f"  - {m}" for m in self.messages)]
+        return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self.steps else lines)
 
     def _repr_markdown_(self):
-        return f"**{self.exercise}: {self._status()}**\n\n" + "\n".join(f"- {m}" for m in self.messages)
+        body = "\n".join(f"- {m}" for m in self.messages)
+        return f"**{self.exercise}: {self._status()}**\n\n{body}" + (f"\n\n{self._more()}" if self.steps else "")
+
+    def _repr_html_(self):
+        items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
+        folded = "".join(
+            f"<details><summary>{label}</summary><p>{_html(text)}</p></details>"
+            for label, text in (("A further hint", self._hint), ("The fix", self._fix))
+            if text
+        )
+        return f"<p><strong>{_html(self.exercise)}: {self._status()}</strong></p><ul>{items}</ul>{folded}"
+
+
+def _html(text: str) -> str:
+    """Plain text with `code` spans, as HTML."""
+    import html
+
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(str(text), quote=False))
 
 
 def not_attempted(exercise):
