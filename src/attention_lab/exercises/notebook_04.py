@@ -323,11 +323,16 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
         return Feedback(name, True, [f"After {int(n)} epochs at lr {lr:g}, w = {w:.3f} (target {target_w:.3f})."])
     trace = ", ".join(f"{v:.2f}" for v in path[:: max(1, int(n) // 6)])
     where = f"w along the way: {trace}; after {int(n)} epochs w = {w:.3f}, the target is {target_w:.3f}."
-    if not np.isfinite(w) or (top > 3 * target_w and w >= 0.9 * top):
-        says = "w runs away from the minimum and does not come back: how large is each step compared with the valley?"
-    elif top > (1 + tolerance) * target_w and w > (1 + tolerance) * target_w:
-        says = (f"w overshot to {top:.2f} and is still coming back down ({w:.2f}). Too big a step near the minimum, "
-                "or too few epochs to settle: which of the two can you change?")
+    if not np.isfinite(w):
+        says = "w became NaN or inf: the steps blew up. How large is each step compared with the valley?"
+    elif top > (1 + tolerance) * target_w and w < 0.99 * top and w > (1 + tolerance) * target_w:
+        says = (f"w overshot to {top:.2f} and is coming back down ({w:.2f}), "
+                + ("but 50 epochs, the most allowed, are not enough to return. What sets how far the first step "
+                   "overshoots?" if int(n) >= max_epochs else "slowly. Too big a step, or too few epochs to return: "
+                   "which can you change?"))
+    elif top > (1 + tolerance) * target_w and w >= 0.99 * top:
+        says = (f"w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the "
+                "steps nearly vanish. How big was the first step?")
     elif top > (1 + tolerance) * target_w:
         says = f"w overshot to {top:.2f} and came back below the target: are the steps near the minimum too big?"
     elif int(n) < max_epochs:
