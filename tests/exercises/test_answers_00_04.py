@@ -1,5 +1,6 @@
-"""The answer checks of notebooks 00, 02, 03 and 04 (01: test_exercises_01.py) (numbers, choices, predictions): the reference answers pass, a wrong
-answer is diagnosed rightly, and a multiple-choice answer is explained only for the options chosen."""
+"""The answer checks of notebooks 00, 02, 03 and 04 (01: test_exercises_01.py), numbers, choices and predictions:
+the reference answers pass, a wrong answer is diagnosed rightly, and a multiple-choice answer is explained
+only for the options chosen."""
 
 import numpy as np
 import pytest
@@ -22,8 +23,10 @@ def test_reference_answers_pass():
     assert ex.check_laplace_prediction(s4.LAPLACE_CHOICE).passed
 
 
-@pytest.mark.parametrize(("answer", "words"), [(0, "T = 0 is the other end"), (-1.0, "negative"),
-                                               (100.0, "not exactly 1"), (1e-3, "over a million")])
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [(0, "T = 0 is the other end"), (-1.0, "negative"), (100.0, "not exactly 1"), (1e-3, "over a million")],
+)
 def test_uniform_temperature_wrong_answers_ask_without_telling(answer, words):
     feedback = ex.check_uniform_temperature(answer, SCORES)
     assert not feedback.passed and words in text(feedback) and "inf" not in text(feedback).replace("infinity", "")

@@ -85,7 +85,11 @@ SMOOTH_MAX = [
     ("T outside only", lambda a, t: a.max() * t + t * np.log(np.sum(np.exp(a - a.max()))), "not divided by T"),
     ("max not added back", lambda a, t: t * np.log(np.sum(np.exp((a - a.max()) / t))), "did not add it back"),
     ("mean instead of sum", lambda a, t: a.max() + t * np.log(np.mean(np.exp((a - a.max()) / t))), "below the max"),
-    ("softmax-weighted mean", lambda a, t: float(np.exp(a / t - (a / t).max()) @ a / np.exp(a / t - (a / t).max()).sum()), None),
+    (
+        "softmax-weighted mean",
+        lambda a, t: float(np.exp(a / t - (a / t).max()) @ a / np.exp(a / t - (a / t).max()).sum()),
+        None,
+    ),
 ]
 
 # --- 02 ex2: top-k --------------------------------------------------------------------------------------------
@@ -107,11 +111,19 @@ TOP_K = [
     ("last k of argsort", _topk(lambda a, k: np.argsort(a, kind="stable")[-k:]), "later key among tied"),
     ("k smallest", _topk(lambda a, k: np.argsort(a, kind="stable")[:k]), "k smallest"),
     ("weight 1", lambda a, k: k * _topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k), "sum to k"),
-    ("softmax of the chosen", lambda a, k: np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0,
-                                                    np.exp(a - a.max()), 0) / np.where(
-        _topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, np.exp(a - a.max()), 0).sum(), "softmax"),
-    ("weights 1/n", lambda a, k: np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, 1 / len(a), 0.0),
-     "do not sum to 1"),
+    (
+        "softmax of the chosen",
+        lambda a, k: (
+            np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, np.exp(a - a.max()), 0)
+            / np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, np.exp(a - a.max()), 0).sum()
+        ),
+        "softmax",
+    ),
+    (
+        "weights 1/n",
+        lambda a, k: np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, 1 / len(a), 0.0),
+        "do not sum to 1",
+    ),
     ("largest by size", _topk(lambda a, k: np.argsort(-np.abs(a), kind="stable")[:k]), None),
 ]
 
@@ -125,7 +137,11 @@ def _softmax(s):
 
 POSITION = [
     ("no softmax", lambda a, v, b: (a + b * np.arange(len(a))) @ v, "raw scores as weights"),
-    ("added to the output", lambda a, v, b: _softmax(a) @ v + b * (len(a) - 1) / 2, "added the position term to the output"),
+    (
+        "added to the output",
+        lambda a, v, b: _softmax(a) @ v + b * (len(a) - 1) / 2,
+        "added the position term to the output",
+    ),
     ("added to the values", lambda a, v, b: _softmax(a) @ (v + b * np.arange(len(a))[:, None]), "to the values"),
     ("rank of the score", lambda a, v, b: _softmax(a + b * np.argsort(np.argsort(a))) @ v, "moves with the keys"),
     ("multiplied", lambda a, v, b: _softmax(a * b * np.arange(len(a))) @ v, "multiplied"),
@@ -162,8 +178,13 @@ KNN = [
     ("keys averaged", _knn(values=lambda xk, y: xk), "keys x_i themselves"),
     ("indices averaged", _knn(values=lambda xk, y: np.arange(len(xk), dtype=float)), "indices"),
     ("threshold keeps ties", _knn_threshold, "more than k"),
-    ("gaussian instead", lambda xq, xk, y, k: ex.runner.np.exp(-((xq[:, None] - xk) ** 2)) @ y
-     / np.exp(-((xq[:, None] - xk) ** 2)).sum(1), None),
+    (
+        "gaussian instead",
+        lambda xq, xk, y, k: (
+            ex.runner.np.exp(-((xq[:, None] - xk) ** 2)) @ y / np.exp(-((xq[:, None] - xk) ** 2)).sum(1)
+        ),
+        None,
+    ),
     ("sorted keys", lambda xq, xk, y, k: np.full(len(xq), y[np.argsort(xk)[:k]].mean()), "with its sign"),
 ]
 
@@ -182,7 +203,11 @@ SEARCH = [
     ("argmax", lambda xt, yt, xv, yv, g: float(g[np.argmax(_errors(xt, yt, xv, yv, g))]), "LARGEST"),
     ("index", lambda xt, yt, xv, yv, g: int(np.argmin(_errors(xt, yt, xv, yv, g))), "position in the grid"),
     ("min error", lambda xt, yt, xv, yv, g: float(np.min(_errors(xt, yt, xv, yv, g))), "smallest error"),
-    ("validation as keys", lambda xt, yt, xv, yv, g: float(g[np.argmin(_errors(xv, yv, xt, yt, g))]), "validation points"),
+    (
+        "validation as keys",
+        lambda xt, yt, xv, yv, g: float(g[np.argmin(_errors(xv, yv, xt, yt, g))]),
+        "validation points",
+    ),
     ("leave-one-out", lambda xt, yt, xv, yv, g: ex.notebook_03.loo_bandwidth(xt, yt, bandwidths=g), "leave-one-out"),
     ("the middle of the grid", lambda xt, yt, xv, yv, g: float(g[len(g) // 2]), None),
     ("last of ties", lambda xt, yt, xv, yv, g: float(g[::-1][np.argmin(_errors(xt, yt, xv, yv, g)[::-1])]), None),
@@ -197,16 +222,30 @@ def _dist(xq, xk):
 
 SMALL_H = [
     ("argmin value", lambda xq, xk, y: y[np.argmin(_dist(xq, xk), axis=1)], "np.argmin takes the first"),
-    ("last of ties", lambda xq, xk, y: y[len(xk) - 1 - np.argmin(_dist(xq, xk)[:, ::-1], axis=1)], "one of their values"),
+    (
+        "last of ties",
+        lambda xq, xk, y: y[len(xk) - 1 - np.argmin(_dist(xq, xk)[:, ::-1], axis=1)],
+        "one of their values",
+    ),
     ("indices", lambda xq, xk, y: np.argmin(_dist(xq, xk), axis=1).astype(float), "indices"),
     ("keys", lambda xq, xk, y: xk[np.argmin(_dist(xq, xk), axis=1)], "keys x_i themselves"),
     ("mean", lambda xq, xk, y: np.full(len(xq), y.mean()), "h -> infinity"),
-    ("tiny h kernel", lambda xq, xk, y: np.exp(-_dist(xq, xk) ** 2 / 2e-8) @ y / np.exp(-_dist(xq, xk) ** 2 / 2e-8).sum(1),
-     "NaN or inf"),
-    ("signed nearest", lambda xq, xk, y: y[np.argmin(np.where(xk[None, :] >= xq[:, None], xk - xq[:, None], np.inf), 1)],
-     None),
+    (
+        "tiny h kernel",
+        lambda xq, xk, y: np.exp(-(_dist(xq, xk) ** 2) / 2e-8) @ y / np.exp(-(_dist(xq, xk) ** 2) / 2e-8).sum(1),
+        "NaN or inf",
+    ),
+    (
+        "signed nearest",
+        lambda xq, xk, y: y[np.argmin(np.where(xk[None, :] >= xq[:, None], xk - xq[:, None], np.inf), 1)],
+        None,
+    ),
     ("average of the two nearest", lambda xq, xk, y: y[np.argsort(_dist(xq, xk), 1)[:, :2]].mean(1), None),
-    ("median of ties", lambda xq, xk, y: np.array([np.median(y[r == r.min()][:1]) for r in _dist(xq, xk)]), "np.argmin"),
+    (
+        "median of ties",
+        lambda xq, xk, y: np.array([np.median(y[r == r.min()][:1]) for r in _dist(xq, xk)]),
+        "np.argmin",
+    ),
 ]
 
 # --- 04 ex3: leave-one-out by a mask -------------------------------------------------------------------------
@@ -227,10 +266,19 @@ LOO = [
     ("zeroed after softmax", _loo(after=True), "after the softmax"),
     ("mask inverted", _loo(mask=lambda n: ~torch.eye(n, dtype=torch.bool)), "own y_i"),
     ("softmax over dim 0", _loo(dim=0), "down the columns"),
-    ("next to the diagonal", _loo(mask=lambda n: torch.eye(n, dtype=torch.bool).roll(1, dims=1)), "next to the diagonal"),
+    (
+        "next to the diagonal",
+        _loo(mask=lambda n: torch.eye(n, dtype=torch.bool).roll(1, dims=1)),
+        "next to the diagonal",
+    ),
     ("finite penalty -1e9", _loo(fill=-1e9), "single point"),
-    ("mask times -inf", lambda x, y, w: torch.softmax(-(((x[:, None] - x[None, :]) * w) ** 2) / 2
-                                                      + torch.eye(len(x)) * float("-inf"), dim=1) @ y, "NaN or inf"),
+    (
+        "mask times -inf",
+        lambda x, y, w: (
+            torch.softmax(-(((x[:, None] - x[None, :]) * w) ** 2) / 2 + torch.eye(len(x)) * float("-inf"), dim=1) @ y
+        ),
+        "NaN or inf",
+    ),
     ("detached w", lambda x, y, w: _loo()(x, y, torch.tensor(float(w))), None),
     ("penalty -1", _loo(fill=-1.0), None),
 ]
@@ -269,9 +317,21 @@ GRADIENT = [
     ("with respect to w^2 / 2", _grad(power=0), "with respect to w^2"),
     ("unstable softmax", _grad_unstable, "NaN or inf"),
     ("loss not averaged, sign", lambda q, *a: -len(q) * _grad()(q, *a), None),
-    ("residual squared", lambda q, k, v, t, w: float(np.mean((np.exp(-(q[:, None] - k) ** 2 * w**2 / 2)
-                                                              / np.exp(-(q[:, None] - k) ** 2 * w**2 / 2).sum(1, keepdims=True)
-                                                              @ v - t) ** 2)), None),
+    (
+        "residual squared",
+        lambda q, k, v, t, w: float(
+            np.mean(
+                (
+                    np.exp(-((q[:, None] - k) ** 2) * w**2 / 2)
+                    / np.exp(-((q[:, None] - k) ** 2) * w**2 / 2).sum(1, keepdims=True)
+                    @ v
+                    - t
+                )
+                ** 2
+            )
+        ),
+        None,
+    ),
 ]
 
 # --- 04 ex7: one training step of the Laplace model ----------------------------------------------------------
@@ -330,12 +390,18 @@ REINFORCE = [
     ("the loss alone", _reinforce(lambda L, onehot, p, i: L * onehot), "sampled loss"),
     ("grad p_i", _reinforce(lambda L, onehot, p, i: L * p[i] * (onehot - p)), "gradient of p_i"),
     ("summed", _reinforce(lambda L, onehot, p, i: L * (onehot - p), reduce=np.sum), "n_samples times"),
-    ("uniform draws", _reinforce(lambda L, onehot, p, i: L * (onehot - p),
-                                 draw=lambda p, n, rng: rng.integers(0, p.size, n)), "uniformly"),
+    (
+        "uniform draws",
+        _reinforce(lambda L, onehot, p, i: L * (onehot - p), draw=lambda p, n, rng: rng.integers(0, p.size, n)),
+        "uniformly",
+    ),
     ("exact gradient", _exact, "from all keys"),
     ("baseline from the sample", _reinforce(lambda L, onehot, p, i: (L - L) * (onehot - p)), "about zero"),
-    ("one sample only", _reinforce(lambda L, onehot, p, i: L * (onehot - p), draw=lambda p, n, rng: rng.choice(
-        p.size, size=1, p=p)), None),
+    (
+        "one sample only",
+        _reinforce(lambda L, onehot, p, i: L * (onehot - p), draw=lambda p, n, rng: rng.choice(p.size, size=1, p=p)),
+        None,
+    ),
 ]
 
 CATALOGUES = {

@@ -11,7 +11,6 @@ from helpers import text
 
 from attention_lab import exercises as ex
 
-
 # --- named mistakes in 02, 06 and 07 that had only generic feedback ---------------------------------------------
 
 
@@ -73,7 +72,6 @@ LUONG_MISTAKES = [
 def test_luong_check_names_each_mistake(mistake, fn, hint):
     feedback = ex.check_luong_attentional_state(fn)
     assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
-
 
 
 # --- 05's additive scores: the tempting wrong broadcasts and orders ---------------------------------------------

@@ -27,13 +27,15 @@ def test_dot_product_winner_explains_the_nearest_key_without_naming_the_winner()
 
 
 def test_reachable_outputs_explains_only_the_options_chosen():
-    candidates = {"A": V.mean(axis=0), "B": 0.4 * V[0] + 0.1 * V[1] + 0.2 * V[2] + 0.3 * V[3],
-                  "C": V.max(axis=0) + 1.0, "D": (V[0] + V[1]) / 2}
+    candidates = {
+        "A": V.mean(axis=0),
+        "B": 0.4 * V[0] + 0.1 * V[1] + 0.2 * V[2] + 0.3 * V[3],
+        "C": V.max(axis=0) + 1.0,
+        "D": (V[0] + V[1]) / 2,
+    }
     feedback = ex.check_reachable_outputs("AC", V, candidates)
     said = text(feedback)
     assert not feedback.passed and said.startswith("C:") and "D:" not in said and "B:" not in said
     assert "1 of the options you left out is right too" in said
     assert ex.check_reachable_outputs("AB", V, candidates).passed
     assert ex.check_reachable_outputs(["B", "A"], V, candidates).passed
-
-

@@ -20,19 +20,40 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
     alpha = np.asarray(scores, dtype=np.float64)
     if alpha.size == 0 or not np.all(np.isfinite(alpha)):
         return Feedback(name, False, ["The scores must be finite numbers: run the cells above first."])
-    ladder = {"hint": "The ratio of two weights is exp((alpha_i - alpha_j) / T). When is it exactly 1?",
-              "fix": "T = np.inf: only in the limit does every alpha_i / T vanish."}
+    ladder = {
+        "hint": "The ratio of two weights is exp((alpha_i - alpha_j) / T). When is it exactly 1?",
+        "fix": "T = np.inf: only in the limit does every alpha_i / T vanish.",
+    }
     if t == np.inf or alpha.max() == alpha.min():
-        return Feedback(name, True, [f"As T -> infinity every alpha_i / T -> 0 and every weight tends to "
-                                     f"1/{alpha.size}: average pooling, which ignores the query."])
+        return Feedback(
+            name,
+            True,
+            [
+                f"As T -> infinity every alpha_i / T -> 0 and every weight tends to "
+                f"1/{alpha.size}: average pooling, which ignores the query."
+            ],
+        )
     if t <= 0:
-        says = ("A negative temperature flips the order: the lowest score would get the most weight. Which end of "
-                "the slider spreads the weights?") if t < 0 else (
+        says = (
+            (
+                "A negative temperature flips the order: the lowest score would get the most weight. Which end of "
+                "the slider spreads the weights?"
+            )
+            if t < 0
+            else (
                 "T = 0 is the other end: all the weight goes to the largest score (a hard lookup). What happens at "
-                "the opposite end?")
+                "the opposite end?"
+            )
+        )
         return Feedback(name, False, [says], **ladder)
     excess = float(np.expm1(min((alpha.max() - alpha.min()) / t, 700.0)))  # largest / smallest weight - 1
     shown = "over a million" if excess > 1e6 else f"{excess + 1:.3g}" if excess >= 1e-3 else f"(1 + {excess:.2g})"
-    return Feedback(name, False, [
-        f"At T = {t:g} the largest weight is {shown} times the smallest: not exactly 1, however equal the bars "
-        "look. Is there a finite T at which the scores stop mattering?"], **ladder)
+    return Feedback(
+        name,
+        False,
+        [
+            f"At T = {t:g} the largest weight is {shown} times the smallest: not exactly 1, however equal the bars "
+            "look. Is there a finite T at which the scores stop mattering?"
+        ],
+        **ladder,
+    )

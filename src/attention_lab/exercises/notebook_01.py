@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, exercise, to_float_array, unanswered, not_attempted
+from .feedback import Feedback, exercise, not_attempted, to_float_array, unanswered
 from .runner import Case, Mistake, check_choice, check_function
 
 __all__ = ["check_softmax", "check_reachable_outputs", "check_copies_weight", "check_dot_product_winner"]
@@ -29,13 +29,20 @@ SOFTMAX_CASES = [
     Case((_A([1000.0, 1001.0, 999.0]), 1.0), "For the huge scores [1000, 1001, 999] at T = 1"),
     Case((_A([1000.0, 1001.0, 999.0]), 0.25), "For the huge scores [1000, 1001, 999] at T = 0.25"),
     Case((_A([-2000.0, -2001.0]), 4.0), "For the very negative scores [-2000, -2001] at T = 4"),
-    Case((_A([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
-         "For the rows [[0, 1000], [1000, 1001], [0, 2000], [1500, 0]] at T = 1"),
-    Case((_A([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5), "For the rows [[-3000, 0, -1000], [5, 4, 3]] at T = 0.5"),
+    Case(
+        (_A([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
+        "For the rows [[0, 1000], [1000, 1001], [0, 2000], [1500, 0]] at T = 1",
+    ),
+    Case(
+        (_A([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5), "For the rows [[-3000, 0, -1000], [5, 4, 3]] at T = 0.5"
+    ),
 ]
 
 _ROW = "Subtract each row's own largest value of alpha / T: every exponent is then <= 0 and the largest is 0."
-_FIX = "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); return e / e.sum(axis=-1, keepdims=True)`"
+_FIX = (
+    "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); "
+    "return e / e.sum(axis=-1, keepdims=True)`"
+)
 
 
 def _shift(says, shift):
@@ -43,49 +50,93 @@ def _shift(says, shift):
 
 
 SOFTMAX_MISTAKES = [
-    Mistake("{where} you returned {got}. You subtract the largest score before dividing by T: the exponents "
-            "alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. "
-            "Of which numbers must the subtracted maximum be the largest?",
-            hint="The numbers that go into exp are alpha / T.", fix=_FIX,
-            wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True))),
-    _shift("{where} you returned {got}. You subtract the largest score of the whole array: a row far below it "
-           "underflows to 0 / 0. Whose maximum should each row subtract?", lambda z: z.max()),
-    _shift("{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the "
-           "row's range, which overflows. Which value of a row makes every exponent <= 0?",
-           lambda z: z.min(axis=-1, keepdims=True)),
-    _shift("{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it "
-           "still overflows. Which value makes every exponent <= 0?", lambda z: z.min()),
-    _shift("{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and "
-           "underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing "
-           "its weights?", lambda z: 0.0),
-    _shift("{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which "
-           "overflows on a row spread wide. Which value makes every exponent <= 0?",
-           lambda z: z.mean(axis=-1, keepdims=True)),
-    _shift("{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the "
-           "others can overflow. Which score of the row is safe to subtract?", lambda z: z[..., :1]),
-    _shift("{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each "
-           "key by a different amount and changes the weights. Along which axis is the maximum taken?",
-           lambda z: z.max(axis=0, keepdims=True)),
-    Mistake("{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T "
-            "enter the formula?", hint="softmax(alpha / T): T divides every score.", fix=_FIX,
-            wrong=lambda a, t: softmax(a, 1.0)),
-    Mistake("{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
-            hint="A higher T must flatten: the scores are divided by T.", fix=_FIX,
-            wrong=lambda a, t: softmax(a * t, 1.0)),
-    Mistake("{where} your weights {got} give the largest weight to the smallest score. What sign must the "
-            "exponent have?", hint="The weight grows with exp(+alpha_i / T).", fix=_FIX,
-            wrong=lambda a, t: softmax(-a, t)),
-    Mistake("{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
-            hint="The last axis, axis=-1, holds the keys of a row.", fix=_FIX,
-            when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0)),
-    Mistake("{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each "
-            "sum run?", hint="One sum per row, kept as a column so that it broadcasts.", fix=_FIX,
-            when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0)),
-    Mistake("{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
-            hint="Weights are exp of something, divided by a positive sum.", fix=_FIX, when=lambda got, a, t: (got < 0).any()),
-    Mistake("{where} your weights {got} do not sum to 1 along the rows. What is missing?",
-            hint="Divide by the row sum of the exponentials.", fix=_FIX,
-            when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0)),
+    Mistake(
+        "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents "
+        "alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. "
+        "Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers that go into exp are alpha / T.",
+        fix=_FIX,
+        wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the largest score of the whole array: a row far below it "
+        "underflows to 0 / 0. Whose maximum should each row subtract?",
+        lambda z: z.max(),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the "
+        "row's range, which overflows. Which value of a row makes every exponent <= 0?",
+        lambda z: z.min(axis=-1, keepdims=True),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it "
+        "still overflows. Which value makes every exponent <= 0?",
+        lambda z: z.min(),
+    ),
+    _shift(
+        "{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and "
+        "underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing "
+        "its weights?",
+        lambda z: 0.0,
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which "
+        "overflows on a row spread wide. Which value makes every exponent <= 0?",
+        lambda z: z.mean(axis=-1, keepdims=True),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the "
+        "others can overflow. Which score of the row is safe to subtract?",
+        lambda z: z[..., :1],
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each "
+        "key by a different amount and changes the weights. Along which axis is the maximum taken?",
+        lambda z: z.max(axis=0, keepdims=True),
+    ),
+    Mistake(
+        "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T "
+        "enter the formula?",
+        hint="softmax(alpha / T): T divides every score.",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(a, 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
+        hint="A higher T must flatten: the scores are divided by T.",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(a * t, 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} give the largest weight to the smallest score. What sign must the exponent have?",
+        hint="The weight grows with exp(+alpha_i / T).",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(-a, t),
+    ),
+    Mistake(
+        "{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
+        hint="The last axis, axis=-1, holds the keys of a row.",
+        fix=_FIX,
+        when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
+        hint="One sum per row, kept as a column so that it broadcasts.",
+        fix=_FIX,
+        when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
+        hint="Weights are exp of something, divided by a positive sum.",
+        fix=_FIX,
+        when=lambda got, a, t: (got < 0).any(),
+    ),
+    Mistake(
+        "{where} your weights {got} do not sum to 1 along the rows. What is missing?",
+        hint="Divide by the row sum of the exponentials.",
+        fix=_FIX,
+        when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0),
+    ),
 ]
 
 
@@ -93,11 +144,18 @@ SOFTMAX_MISTAKES = [
 def check_softmax(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably at every T."""
     return check_function(
-        name, fn, SOFTMAX_CASES, _reference_softmax, SOFTMAX_MISTAKES,
+        name,
+        fn,
+        SOFTMAX_CASES,
+        _reference_softmax,
+        SOFTMAX_MISTAKES,
         shape=" (one weight per score)",
-        otherwise=Mistake("{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
-                          "/ T). What must the ratio of two weights be?",
-                          hint="The ratio of two weights is exp((alpha_i - alpha_j) / T).", fix=_FIX),
+        otherwise=Mistake(
+            "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
+            "/ T). What must the ratio of two weights be?",
+            hint="The ratio of two weights is exp((alpha_i - alpha_j) / T).",
+            fix=_FIX,
+        ),
         success="Rows sum to 1, the temperature divides the scores, and nothing overflows or underflows to 0 / 0: "
         "not for huge scores at T = 0.25, 1 or 4, nor for rows far apart or whose first score is not the largest.",
     )
@@ -130,16 +188,26 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
             right += letter
             options[letter] = ""
         elif np.any(point > V.max(axis=0) + _BOUNDARY) or np.any(point < V.min(axis=0) - _BOUNDARY):
-            options[letter] = ("it lies outside the range of the values in at least one coordinate. Can an average "
-                               "with weights >= 0 exceed the largest value?")
+            options[letter] = (
+                "it lies outside the range of the values in at least one coordinate. Can an average "
+                "with weights >= 0 exceed the largest value?"
+            )
         elif lam.min() < -_BOUNDARY:
-            options[letter] = ("it is within every coordinate's range, yet the only weights summing to 1 that give it "
-                               "have a negative one. Is checking each coordinate's range enough?")
+            options[letter] = (
+                "it is within every coordinate's range, yet the only weights summing to 1 that give it "
+                "have a negative one. Is checking each coordinate's range enough?"
+            )
         else:
-            options[letter] = ("the only weights that give it include a weight of exactly 0. Can "
-                               "exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?")
+            options[letter] = (
+                "the only weights that give it include a weight of exactly 0. Can "
+                "exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"
+            )
     return check_choice(
-        name, reachable, options, right, several=True,
+        name,
+        reachable,
+        options,
+        right,
+        several=True,
         success=f"{' and '.join(right)}: the outputs whose weights are all positive. A softmax gives any positive "
         "weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention "
         "outputs exactly the points strictly inside the tetrahedron of the four values.",
@@ -162,29 +230,59 @@ COPIES_CASES = [
     Case((1 - 1e-9, 5), "For a key of weight 1 - 1e-9 that appears 5 times"),
 ]
 _SAME_SCORE = "An exact copy has the same score, so the same exp(alpha_i / T) as the original."
-_COPIES_FIX = ("With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With m copies the sum "
-               "is S + (m - 1) e, so the copies weigh m e / (S + (m - 1) e) = `m * lam / (1 + (m - 1) * lam)`.")
+_COPIES_FIX = (
+    "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With m copies the sum "
+    "is S + (m - 1) e, so the copies weigh m e / (S + (m - 1) e) = `m * lam / (1 + (m - 1) * lam)`."
+)
 COPIES_MISTAKES = [
-    Mistake("{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
-            hint=_SAME_SCORE, fix=_COPIES_FIX, wrong=lambda lam, m: lam),
-    Mistake("{where} you returned {got}, m times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
-            "and 3 copies, 2.4). What happens to the denominator when keys are added?",
-            hint=_SAME_SCORE + " The sum in the denominator grows too.", fix=_COPIES_FIX, wrong=lambda lam, m: m * lam),
-    Mistake("{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
-            "from the original only, or from every key?", hint=_SAME_SCORE, fix=_COPIES_FIX,
-            wrong=lambda lam, m: lam / m),
-    Mistake("{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^m. Is a softmax "
-            "weight a probability of a separate draw, or a share of one sum?", hint=_SAME_SCORE, fix=_COPIES_FIX,
-            wrong=lambda lam, m: 1 - (1 - lam) ** m),
-    Mistake("{where} you returned {got}, capped at 1. Before capping it is m lambda: what happens to the "
-            "denominator when keys are added?", hint=_SAME_SCORE, fix=_COPIES_FIX,
-            wrong=lambda lam, m: min(m * lam, 1.0)),
-    Mistake("{where} you returned {got}: one copy's weight, not the m copies' total. The question asks for all of "
-            "them together: how many equal shares are there?", hint=_SAME_SCORE, fix=_COPIES_FIX,
-            wrong=lambda lam, m: lam / (1 + (m - 1) * lam)),
-    Mistake("{where} you returned {got}: your denominator counts the key m times and the other keys m times as well "
-            "(or not at all). Which keys were copied?", hint=_SAME_SCORE, fix=_COPIES_FIX,
-            when=lambda got, lam, m: m > 1 and (np.isclose(got, m * lam / (1 + m * lam)) or np.isclose(got, 1.0))),
+    Mistake(
+        "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam,
+    ),
+    Mistake(
+        "{where} you returned {got}, m times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
+        "and 3 copies, 2.4). What happens to the denominator when keys are added?",
+        hint=_SAME_SCORE + " The sum in the denominator grows too.",
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: m * lam,
+    ),
+    Mistake(
+        "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
+        "from the original only, or from every key?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam / m,
+    ),
+    Mistake(
+        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^m. Is a softmax "
+        "weight a probability of a separate draw, or a share of one sum?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: 1 - (1 - lam) ** m,
+    ),
+    Mistake(
+        "{where} you returned {got}, capped at 1. Before capping it is m lambda: what happens to the "
+        "denominator when keys are added?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: min(m * lam, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: one copy's weight, not the m copies' total. The question asks for all of "
+        "them together: how many equal shares are there?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam / (1 + (m - 1) * lam),
+    ),
+    Mistake(
+        "{where} you returned {got}: your denominator counts the key m times and the other keys m times as well "
+        "(or not at all). Which keys were copied?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        when=lambda got, lam, m: m > 1 and (np.isclose(got, m * lam / (1 + m * lam)) or np.isclose(got, 1.0)),
+    ),
 ]
 
 
@@ -192,10 +290,18 @@ COPIES_MISTAKES = [
 def check_copies_weight(name, fn) -> Feedback:
     """Exercise: ``fn(lam, m)``: a key of weight ``lam`` gets m - 1 exact copies; the m copies' total weight."""
     return check_function(
-        name, fn, COPIES_CASES, _copies, COPIES_MISTAKES, shape=" (one number)",
-        otherwise=Mistake("{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
-                          "sum over all keys): what do the copies add to S, and to the key's share?",
-                          hint=_SAME_SCORE, fix=_COPIES_FIX),
+        name,
+        fn,
+        COPIES_CASES,
+        _copies,
+        COPIES_MISTAKES,
+        shape=" (one number)",
+        otherwise=Mistake(
+            "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
+            "sum over all keys): what do the copies add to S, and to the key's share?",
+            hint=_SAME_SCORE,
+            fix=_COPIES_FIX,
+        ),
         success="m lambda / (1 + (m - 1) lambda): copies pull the output towards their value, although they add no "
         "information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
     )
@@ -218,12 +324,27 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
     nearest = labels[int(np.argmin(np.sum((keys_ - query_) ** 2, axis=1)))]
     answer = label.strip().lower()
     if answer == winner:
-        return Feedback(name, True, [
-            f"q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although "
-            f"'{nearest}' is the nearest key. A dot product measures direction only when the keys have equal "
-            "lengths (notebook 05)."])
-    says = (f"'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? "
-            "Expand q . k = |q| |k| cos(angle).") if answer == nearest else (
-            f"Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?")
-    return Feedback(name, False, [says], hint="Compute K @ q: which factor of |q| |k_i| cos(angle) makes one large?",
-                    fix=f"K @ q = {np.round(dot, 2).tolist()} for {labels}: '{winner}' wins.")
+        return Feedback(
+            name,
+            True,
+            [
+                f"q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although "
+                f"'{nearest}' is the nearest key. A dot product measures direction only when the keys have equal "
+                "lengths (notebook 05)."
+            ],
+        )
+    says = (
+        (
+            f"'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? "
+            "Expand q . k = |q| |k| cos(angle)."
+        )
+        if answer == nearest
+        else (f"Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?")
+    )
+    return Feedback(
+        name,
+        False,
+        [says],
+        hint="Compute K @ q: which factor of |q| |k_i| cos(angle) makes one large?",
+        fix=f"K @ q = {np.round(dot, 2).tolist()} for {labels}: '{winner}' wins.",
+    )

@@ -41,31 +41,68 @@ LSE_CASES = [
 _PULL = "log sum_i exp(a_i) = c + log sum_i exp(a_i - c) for any constant c: which c keeps every exponent <= 0?"
 _LSE_FIX = "With m = alpha.max(): `m + temperature * np.log(np.sum(np.exp((alpha - m) / temperature)))`."
 LSE_MISTAKES = [
-    Mistake("{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at "
-            "T = 1. Of which numbers must the subtracted maximum be the largest?",
-            hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.", fix=_LSE_FIX,
-            wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max())))),
-    Mistake("{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). "
-            "What could you pull out of the sum before taking exp?", hint=_PULL, fix=_LSE_FIX, wrong=_lse),
-    Mistake("{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, "
-            "and by how much at most?", hint="The gap is between 0 and T log n.", fix=_LSE_FIX,
-            wrong=lambda a, t: a.max()),
-    Mistake("{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of "
-            "the smooth max as T grows?", hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.", fix=_LSE_FIX,
-            wrong=lambda a, t: _lse(a, t) / t),
-    Mistake("{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms "
-            "does the T in front multiply?", hint="T log sum exp(...) multiplies the whole log.", fix=_LSE_FIX,
-            wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t),
-    Mistake("{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
-            hint="Divide inside exp, multiply the log.", fix=_LSE_FIX, wrong=lambda a, t: _lse(a, 1.0)),
-    Mistake("{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
-            "What goes into exp?", hint="exp(alpha_i / T).", fix=_LSE_FIX, wrong=lambda a, t: t * _lse(a, 1.0)),
-    Mistake("{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a "
-            "constant out of a log-sum-exp leave outside?", hint=_PULL, fix=_LSE_FIX,
-            wrong=lambda a, t: _lse(a, t) - a.max()),
-    Mistake("{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), "
-            "have a log below max / T?", hint="Each term of the sum is positive.", fix=_LSE_FIX,
-            when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9),
+    Mistake(
+        "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at "
+        "T = 1. Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
+    ),
+    Mistake(
+        "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). "
+        "What could you pull out of the sum before taking exp?",
+        hint=_PULL,
+        fix=_LSE_FIX,
+        wrong=_lse,
+    ),
+    Mistake(
+        "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, "
+        "and by how much at most?",
+        hint="The gap is between 0 and T log n.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max(),
+    ),
+    Mistake(
+        "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of "
+        "the smooth max as T grows?",
+        hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, t) / t,
+    ),
+    Mistake(
+        "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms "
+        "does the T in front multiply?",
+        hint="T log sum exp(...) multiplies the whole log.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
+    ),
+    Mistake(
+        "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
+        hint="Divide inside exp, multiply the log.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
+        "What goes into exp?",
+        hint="exp(alpha_i / T).",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: t * _lse(a, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a "
+        "constant out of a log-sum-exp leave outside?",
+        hint=_PULL,
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, t) - a.max(),
+    ),
+    Mistake(
+        "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), "
+        "have a log below max / T?",
+        hint="Each term of the sum is positive.",
+        fix=_LSE_FIX,
+        when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
+    ),
 ]
 
 
@@ -73,10 +110,19 @@ LSE_MISTAKES = [
 def check_logsumexp(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, temperature)`` returns T log sum_i exp(alpha_i / T) for a 1-D alpha, stably."""
     return check_function(
-        name, fn, LSE_CASES, _smooth_max, LSE_MISTAKES, shape=" (one number)",
+        name,
+        fn,
+        LSE_CASES,
+        _smooth_max,
+        LSE_MISTAKES,
+        shape=" (one number)",
         compare=lambda got, expected, a, t: got.size == 1 and abs(float(got.reshape(-1)[0]) - expected) < 1e-6,
-        otherwise=Mistake("{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
-                          "hand: which step differs?", hint=_PULL, fix=_LSE_FIX),
+        otherwise=Mistake(
+            "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
+            "hand: which step differs?",
+            hint=_PULL,
+            fix=_LSE_FIX,
+        ),
         success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very "
         "negative scores.",
     )
@@ -105,29 +151,54 @@ TOP_K_CASES = [
     Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1), "For the near-tie [1, 1 + 1e-12, 0] and k = 1"),
     Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2), "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k = 2"),
 ]
-_TOP_K_FIX = "`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind=\"stable\")[:k]] = 1 / k`."
+_TOP_K_FIX = '`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k`.'
 TOP_K_MISTAKES = [
-    Mistake("{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest "
-            "score is kept. The tie rule (" + TOP_K_RULE + ") keeps exactly k: which ones?",
-            hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.", fix=_TOP_K_FIX,
-            when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1),
-    Mistake("{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
-            hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more.", fix=_TOP_K_FIX,
-            wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k)),
-    Mistake("{where} your weights {got} choose a later key among tied scores. The tie rule: " + TOP_K_RULE +
-            ". Which order of the indices does your sort give to equal scores?",
-            hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",
-            fix=_TOP_K_FIX, when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size),
-    Mistake("{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the "
-            "largest?", hint="np.argsort sorts in ascending order.", fix=_TOP_K_FIX,
-            wrong=lambda a, k: hard_attention(-a, k)),
-    Mistake("{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
-            hint="The weights still sum to 1.", fix=_TOP_K_FIX, wrong=lambda a, k: k * _top_k(a, k)),
-    Mistake("{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's "
-            "weight in hard top-k attention?", hint="Each chosen key gets the same weight.", fix=_TOP_K_FIX,
-            when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1),
-    Mistake("{where} your weights {got} do not sum to 1. What does each chosen key get?",
-            hint="k keys, equal shares.", fix=_TOP_K_FIX, when=lambda got, a, k: abs(got.sum() - 1) > 1e-6),
+    Mistake(
+        "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest "
+        "score is kept. The tie rule (" + TOP_K_RULE + ") keeps exactly k: which ones?",
+        hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
+    ),
+    Mistake(
+        "{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
+        hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
+    ),
+    Mistake(
+        "{where} your weights {got} choose a later key among tied scores. The tie rule: "
+        + TOP_K_RULE
+        + ". Which order of the indices does your sort give to equal scores?",
+        hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size,
+    ),
+    Mistake(
+        "{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?",
+        hint="np.argsort sorts in ascending order.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: hard_attention(-a, k),
+    ),
+    Mistake(
+        "{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
+        hint="The weights still sum to 1.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: k * _top_k(a, k),
+    ),
+    Mistake(
+        "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's "
+        "weight in hard top-k attention?",
+        hint="Each chosen key gets the same weight.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
+    ),
+    Mistake(
+        "{where} your weights {got} do not sum to 1. What does each chosen key get?",
+        hint="k keys, equal shares.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: abs(got.sum() - 1) > 1e-6,
+    ),
 ]
 
 
@@ -135,30 +206,51 @@ TOP_K_MISTAKES = [
 def check_top_k(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, k)``: 1/k on the k largest scores, 0 elsewhere; ties go to the lower index."""
     return check_function(
-        name, fn, TOP_K_CASES, _top_k, TOP_K_MISTAKES, shape=" (one weight per score)",
-        otherwise=Mistake("{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
-                          "keys did you choose, and what are their scores?",
-                          hint="Sort the indices by score, largest first, ties by index.", fix=_TOP_K_FIX),
+        name,
+        fn,
+        TOP_K_CASES,
+        _top_k,
+        TOP_K_MISTAKES,
+        shape=" (one weight per score)",
+        otherwise=Mistake(
+            "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
+            "keys did you choose, and what are their scores?",
+            hint="Sort the indices by score, largest first, ties by index.",
+            fix=_TOP_K_FIX,
+        ),
         success="1/k on exactly k keys, the largest scores, ties to the lower index, also for huge and tiny scores.",
     )
 
 
-@exercise(lambda temperature, scores, target=0.5, tolerance=0.01: f"the temperature at which the largest weight is {target:g}")
+@exercise(
+    lambda temperature, scores, target=0.5, tolerance=0.01: f"the temperature at which the largest weight is {target:g}"
+)
 def check_temperature_for_weight(name, temperature, scores, target=0.5, tolerance=0.01) -> Feedback:
     """Exercise: find T such that the largest softmax weight of ``scores`` is ``target`` (within ``tolerance``)."""
     value, why = read_number(temperature, "Your temperature")
     if why is not None or not np.isfinite(value) or value <= 0:
-        return Feedback(name, False, [why or f"Give a positive finite temperature; got {value:g}. (At T = 0 the "
-                                      "largest weight is 1.)"])
+        return Feedback(
+            name,
+            False,
+            [why or f"Give a positive finite temperature; got {value:g}. (At T = 0 the largest weight is 1.)"],
+        )
     top = float(softmax(scores, value).max())
     if abs(top - target) <= tolerance:
         return Feedback(name, True, [f"At T = {value:g} the largest weight is {top:.3f}."])
     way = "spread the weights more: raise or lower T?" if top > target else "make them more peaked: raise or lower T?"
-    return Feedback(name, False, [f"At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to {way}"],
-                    hint="The largest weight falls steadily as T grows: bisect on log T.")
+    return Feedback(
+        name,
+        False,
+        [f"At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to {way}"],
+        hint="The largest weight falls steadily as T grows: bisect on log T.",
+    )
 
 
-@exercise(lambda bound, scores, n=6, temperature=0.5: f"the largest gap between the smooth max and the max (n = {n}, T = {temperature:g})")
+@exercise(
+    lambda bound, scores, n=6, temperature=0.5: (
+        f"the largest gap between the smooth max and the max (n = {n}, T = {temperature:g})"
+    )
+)
 def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
     """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
     value, why = read_number(bound, "Your bound")
@@ -166,13 +258,20 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
         return Feedback(name, False, [why])
     truth, hints = temperature * np.log(n), []
     if abs(value - truth) > 1e-6:
-        known = {np.log(n): "That is the largest gap at T = 1. How does the gap scale with T?",
-                 temperature * np.log(n - 1): "Does the sum count the winner's own term?",
-                 np.log(n - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
-                 np.log(n) / temperature: "Must the gap grow or shrink as T -> 0?"}
-        hints.append(next((v for k, v in known.items() if abs(value - k) < 1e-6), None) or (
-            "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?" if value < truth
-            else "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?"))
+        known = {
+            np.log(n): "That is the largest gap at T = 1. How does the gap scale with T?",
+            temperature * np.log(n - 1): "Does the sum count the winner's own term?",
+            np.log(n - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
+            np.log(n) / temperature: "Must the gap grow or shrink as T -> 0?",
+        }
+        hints.append(
+            next((v for k, v in known.items() if abs(value - k) < 1e-6), None)
+            or (
+                "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?"
+                if value < truth
+                else "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?"
+            )
+        )
     if unanswered(scores):
         return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
@@ -184,9 +283,17 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
     if abs(gap - truth) > 1e-6:
         hints.append(f"Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?")
     if hints:
-        return Feedback(name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1.")
-    return Feedback(name, True, [f"The gap is at most T log n = {truth:.4f}, reached exactly when all scores are "
-                                 "equal: the smooth max overshoots most when there is no clear winner."])
+        return Feedback(
+            name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1."
+        )
+    return Feedback(
+        name,
+        True,
+        [
+            f"The gap is at most T log n = {truth:.4f}, reached exactly when all scores are "
+            "equal: the smooth max overshoots most when there is no clear winner."
+        ],
+    )
 
 
 def _reinforce_truth(alpha, losses):
@@ -211,36 +318,61 @@ def _reinforce_ok(got, exact, alpha, losses, m, rng):
     return got.shape == exact.shape and np.linalg.norm(got - exact) <= 5 * se and not np.allclose(got, exact, atol=1e-9)
 
 
-_RF_FIX = ("`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); "
-           "return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`")
+_RF_FIX = (
+    "`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); "
+    "return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`"
+)
 
 
 def _rf(says, hint, target=None, when=None):
-    test = when or (lambda got, a, l, m, rng: _near(got, target(a, l, m), a, l, m))
+    test = when or (lambda got, a, L, m, rng: _near(got, target(a, L, m), a, L, m))
     return Mistake(says, hint=hint, fix=_RF_FIX, when=test)
 
 
 REINFORCE_MISTAKES = [
-    _rf("{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the "
-        "exercise ask you to use instead?", "Draw keys with rng; a model often cannot look at every key.",
-        when=lambda got, a, l, m, rng: np.allclose(got, _reinforce_truth(a, l)[0], atol=1e-9)),
-    _rf("{where} your estimate points the wrong way. What is the gradient of log p_i with respect to alpha?",
-        "d log p_i / d alpha = one_hot(i) - p.", lambda a, l, m: -_reinforce_truth(a, l)[0]),
-    _rf("{where} your estimate is about n_samples times too large. Sum or average?", "Divide by the number of samples.",
-        lambda a, l, m: m * _reinforce_truth(a, l)[0]),
-    _rf("{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply "
-        "each sampled loss?", "The score function: the gradient of log p_i.",
-        lambda a, l, m: _reinforce_truth(a, l)[2] * l),
-    _rf("{where} you used the gradient of p_i, not of log p_i. Which one makes the estimate unbiased?",
+    _rf(
+        "{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the "
+        "exercise ask you to use instead?",
+        "Draw keys with rng; a model often cannot look at every key.",
+        when=lambda got, a, L, m, rng: np.allclose(got, _reinforce_truth(a, L)[0], atol=1e-9),
+    ),
+    _rf(
+        "{where} your estimate points the wrong way. What is the gradient of log p_i with respect to alpha?",
+        "d log p_i / d alpha = one_hot(i) - p.",
+        lambda a, L, m: -_reinforce_truth(a, L)[0],
+    ),
+    _rf(
+        "{where} your estimate is about n_samples times too large. Sum or average?",
+        "Divide by the number of samples.",
+        lambda a, L, m: m * _reinforce_truth(a, L)[0],
+    ),
+    _rf(
+        "{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply "
+        "each sampled loss?",
+        "The score function: the gradient of log p_i.",
+        lambda a, L, m: _reinforce_truth(a, L)[2] * L,
+    ),
+    _rf(
+        "{where} you used the gradient of p_i, not of log p_i. Which one makes the estimate unbiased?",
         "grad log p_i = (grad p_i) / p_i.",
-        lambda a, l, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, l))),
-    _rf("{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score "
-        "function's estimate?", "The division by p_i happened inside the derivative of the log.",
-        lambda a, l, m: l - l.sum() * _reinforce_truth(a, l)[2]),
-    _rf("{where} your keys seem drawn uniformly. From which distribution must they come?",
-        "rng.choice takes the probabilities p.", lambda a, l, m: np.mean(_reinforce_truth(a, l)[3], axis=0)),
-    _rf("{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?",
-        "A baseline must be fixed before sampling.", lambda a, l, m: np.zeros(a.size)),
+        lambda a, L, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, L)),
+    ),
+    _rf(
+        "{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score "
+        "function's estimate?",
+        "The division by p_i happened inside the derivative of the log.",
+        lambda a, L, m: L - L.sum() * _reinforce_truth(a, L)[2],
+    ),
+    _rf(
+        "{where} your keys seem drawn uniformly. From which distribution must they come?",
+        "rng.choice takes the probabilities p.",
+        lambda a, L, m: np.mean(_reinforce_truth(a, L)[3], axis=0),
+    ),
+    _rf(
+        "{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?",
+        "A baseline must be fixed before sampling.",
+        lambda a, L, m: np.zeros(a.size),
+    ),
 ]
 
 
@@ -249,16 +381,34 @@ def check_reinforce(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, losses, n_samples, rng)`` estimates d/dalpha sum_i softmax(alpha)_i losses_i from
     sampled keys; passes within 5 standard errors (in norm), so an estimate with a baseline passes too."""
     cases = [
-        Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), _A([5.0, 26.0, 5.0, 18.25, 0.0, 18.0]), 20_000,
-              np.random.default_rng(0)), "For the running example's scores and losses with 20000 samples"),
-        Case((_A([0.0, -1.0, 1.0]), _A([1.0, -2.0, 3.0]), 20_000, np.random.default_rng(1)),
-             "For scores [0, -1, 1], losses [1, -2, 3] and 20000 samples"),
+        Case(
+            (
+                _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]),
+                _A([5.0, 26.0, 5.0, 18.25, 0.0, 18.0]),
+                20_000,
+                np.random.default_rng(0),
+            ),
+            "For the running example's scores and losses with 20000 samples",
+        ),
+        Case(
+            (_A([0.0, -1.0, 1.0]), _A([1.0, -2.0, 3.0]), 20_000, np.random.default_rng(1)),
+            "For scores [0, -1, 1], losses [1, -2, 3] and 20000 samples",
+        ),
     ]
     return check_function(
-        name, fn, cases, _reinforce_exact, REINFORCE_MISTAKES, compare=_reinforce_ok, shape=" (one entry per score)",
-        otherwise=Mistake("{where} your estimate {got} is further from the exact gradient than sampling noise explains "
-                          "(5 standard errors). What is one sample's estimate?",
-                          hint="One sample: L_i (one_hot(i) - p) with i drawn from p; then average.", fix=_RF_FIX),
+        name,
+        fn,
+        cases,
+        _reinforce_exact,
+        REINFORCE_MISTAKES,
+        compare=_reinforce_ok,
+        shape=" (one entry per score)",
+        otherwise=Mistake(
+            "{where} your estimate {got} is further from the exact gradient than sampling noise explains "
+            "(5 standard errors). What is one sample's estimate?",
+            hint="One sample: L_i (one_hot(i) - p) with i drawn from p; then average.",
+            fix=_RF_FIX,
+        ),
         success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its "
         "error shrinks like 1/sqrt(number of samples).",
     )
@@ -268,8 +418,9 @@ def _positional(alpha, values, beta):
     return softmax(alpha + beta * np.arange(alpha.size)) @ values
 
 
-_POS_FIX = ("`scores = alpha + beta * np.arange(len(alpha)); w = np.exp(scores - scores.max()); "
-            "return (w / w.sum()) @ values`")
+_POS_FIX = (
+    "`scores = alpha + beta * np.arange(len(alpha)); w = np.exp(scores - scores.max()); return (w / w.sum()) @ values`"
+)
 _rng = np.random.default_rng(5)
 _V6, _V6b, _V5 = _rng.normal(size=(6, 2)), _rng.normal(size=(6, 2)), _rng.normal(size=(5, 3))
 _ALPHA = _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
@@ -277,34 +428,64 @@ POSITION_CASES = [
     Case((_ALPHA, _V6, 0.0), "With beta = 0"),
     Case((_ALPHA, _V6b, 0.5), "With beta = 0.5"),
     Case((_rng.normal(size=5), _V5, -1.0), "With beta = -1"),
-    Case((_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0), "For the huge scores [1000, 1001, 998, 1000.5, 999] with beta = 2"),
+    Case(
+        (_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0),
+        "For the huge scores [1000, 1001, 998, 1000.5, 999] with beta = 2",
+    ),
     Case((_ALPHA, _V6, 300.0), "With the large slope beta = 300"),
     Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3), "For tied scores with the tiny slope beta = 0.001"),
 ]
 POSITION_MISTAKES = [
-    Mistake("{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns "
-            "scores into weights?", hint="Weights are >= 0 and sum to 1.", fix=_POS_FIX,
-            wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v),
-    Mistake("{where} you added the position to the values. Should order change the values, or which keys are "
-            "attended to?", hint="The slot's term belongs to the scores alpha_i.", fix=_POS_FIX,
-            wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None])),
-    Mistake("{where} you added the position term to the output: every coordinate moved by the same amount, but the "
-            "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
-            "attended to?", hint="The slot's term belongs inside the softmax.", fix=_POS_FIX,
-            when=lambda got, a, v, b: b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9
-            and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9),
-    Mistake("{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What "
-            "must it depend on instead?", hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.", fix=_POS_FIX,
-            wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v),
-    Mistake("{where} your output {got}: you multiplied the score by the position. Add or multiply?",
-            hint="The model's score is alpha_i + beta i.", fix=_POS_FIX,
-            wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v),
-    Mistake("{where} your output {got} favours the other end: later slots should gain for beta > 0. Which way does "
-            "your position count?", hint="Slot i counts from 0 at the first key.", fix=_POS_FIX,
-            wrong=lambda a, v, b: _positional(a, v, -b)),
-    Mistake("{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
-            "without changing its weights?", hint="Subtract the largest of the shifted scores alpha_i + beta i.",
-            fix=_POS_FIX, when=lambda got, a, v, b: not np.isfinite(got).all()),
+    Mistake(
+        "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns "
+        "scores into weights?",
+        hint="Weights are >= 0 and sum to 1.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
+    ),
+    Mistake(
+        "{where} you added the position to the values. Should order change the values, or which keys are attended to?",
+        hint="The slot's term belongs to the scores alpha_i.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
+    ),
+    Mistake(
+        "{where} you added the position term to the output: every coordinate moved by the same amount, but the "
+        "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
+        "attended to?",
+        hint="The slot's term belongs inside the softmax.",
+        fix=_POS_FIX,
+        when=lambda got, a, v, b: (
+            b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9
+        ),
+    ),
+    Mistake(
+        "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What "
+        "must it depend on instead?",
+        hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
+    ),
+    Mistake(
+        "{where} your output {got}: you multiplied the score by the position. Add or multiply?",
+        hint="The model's score is alpha_i + beta i.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
+    ),
+    Mistake(
+        "{where} your output {got} favours the other end: later slots should gain for beta > 0. Which way does "
+        "your position count?",
+        hint="Slot i counts from 0 at the first key.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: _positional(a, v, -b),
+    ),
+    Mistake(
+        "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
+        "without changing its weights?",
+        hint="Subtract the largest of the shifted scores alpha_i + beta i.",
+        fix=_POS_FIX,
+        when=lambda got, a, v, b: not np.isfinite(got).all(),
+    ),
 ]
 
 
@@ -313,11 +494,18 @@ def check_positional_attention(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, values, beta)`` returns softmax(alpha_i + beta * i) @ values, i = slot 0..n-1."""
     moved = float(np.linalg.norm(_positional(_ALPHA[::-1], _V6b[::-1], 0.5) - _positional(_ALPHA, _V6b, 0.5)))
     return check_function(
-        name, fn, POSITION_CASES, _positional, POSITION_MISTAKES, shape=" (one output vector, the values' width)",
-        otherwise=Mistake("{where} your output {got} is not the attention output with the position term. Which step "
-                          "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",
-                          hint="Print the weights: do they sum to 1, and does beta tilt them towards later slots?",
-                          fix=_POS_FIX),
+        name,
+        fn,
+        POSITION_CASES,
+        _positional,
+        POSITION_MISTAKES,
+        shape=" (one output vector, the values' width)",
+        otherwise=Mistake(
+            "{where} your output {got} is not the attention output with the position term. Which step "
+            "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",
+            hint="Print the weights: do they sum to 1, and does beta tilt them towards later slots?",
+            fix=_POS_FIX,
+        ),
         success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at beta = 0.5); at "
         "beta = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
     )

@@ -34,53 +34,110 @@ def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
 
 
 KNN_CASES = [
-    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
-         "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1"),
-    Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
-         "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2"),
-    Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
-         "For queries [1, -50], four keys and k = 4 (every key)"),
-    Case((_A([1.5, 0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
-         "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)"),
-    Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
-         "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2"),
-    Case((_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
-         "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2"),
+    Case(
+        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1",
+    ),
+    Case(
+        (_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
+        "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2",
+    ),
+    Case(
+        (_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
+        "For queries [1, -50], four keys and k = 4 (every key)",
+    ),
+    Case(
+        (_A([1.5, 0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)",
+    ),
+    Case(
+        (_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
+        "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2",
+    ),
+    Case(
+        (_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
+        "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2",
+    ),
 ]
-_KNN_FIX = ("`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind=\"stable\")[:, :k]; "
-            "return y_values[order].mean(axis=1)`")
+_KNN_FIX = (
+    '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; '
+    "return y_values[order].mean(axis=1)`"
+)
 _DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
 KNN_MISTAKES = [
-    Mistake("{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
-            "holds the nearest?", hint="np.argsort sorts in ascending order.", fix=_KNN_FIX,
-            wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k:])),
-    Mistake("{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
-            "What is the distance between two points on a line?", hint=_DIST, fix=_KNN_FIX, wrong=_knn_by(lambda d: -d)),
-    Mistake("{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
-            "What is the distance between two points on a line?", hint=_DIST, fix=_KNN_FIX, wrong=_knn_by(lambda d: d)),
-    Mistake("{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
-            "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
-            hint="A threshold cannot break ties; a stable ordering of the indices can.", fix=_KNN_FIX,
-            wrong=lambda xq, xk, y, k: (lambda d: ((d <= np.sort(d, axis=1)[:, k - 1:k]) * y).sum(1)
-                                        / (d <= np.sort(d, axis=1)[:, k - 1:k]).sum(1))(np.abs(xq[:, None] - xk))),
-    Mistake("{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
-            hint="Slicing [:, :k] keeps k columns.", fix=_KNN_FIX, wrong=_knn_by(np.abs, k_of=lambda k: k + 1)),
-    Mistake("{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
-            hint="Each of the k nearest keys gets the weight 1/k.", fix=_KNN_FIX,
-            wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k)),
-    Mistake("{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
-            hint="Keys decide who is near; values are averaged.", fix=_KNN_FIX,
-            wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k)),
-    Mistake("{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
-            hint="Index the values with them.", fix=_KNN_FIX,
-            wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k)),
-    Mistake("{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
-            "instead of by distance to each query?", hint=_DIST, fix=_KNN_FIX,
-            wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean())),
-    Mistake("{where} you returned {got}: among tied keys you chose a later one. The tie rule: " + KNN_RULE +
-            ". What order does your sort give equal distances?", hint="A reversed sort reorders ties too.",
-            fix=_KNN_FIX, wrong=lambda xq, xk, y, k: y[xk.size - 1 - np.argsort(
-                np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1)),
+    Mistake(
+        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
+        "holds the nearest?",
+        hint="np.argsort sorts in ascending order.",
+        fix=_KNN_FIX,
+        wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
+    ),
+    Mistake(
+        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
+        "What is the distance between two points on a line?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=_knn_by(lambda d: -d),
+    ),
+    Mistake(
+        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
+        "What is the distance between two points on a line?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=_knn_by(lambda d: d),
+    ),
+    Mistake(
+        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
+        "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
+        hint="A threshold cannot break ties; a stable ordering of the indices can.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: (
+            lambda d: (
+                ((d <= np.sort(d, axis=1)[:, k - 1 : k]) * y).sum(1) / (d <= np.sort(d, axis=1)[:, k - 1 : k]).sum(1)
+            )
+        )(np.abs(xq[:, None] - xk)),
+    ),
+    Mistake(
+        "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
+        hint="Slicing [:, :k] keeps k columns.",
+        fix=_KNN_FIX,
+        wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
+    ),
+    Mistake(
+        "{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
+        hint="Each of the k nearest keys gets the weight 1/k.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
+    ),
+    Mistake(
+        "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
+        hint="Keys decide who is near; values are averaged.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
+    ),
+    Mistake(
+        "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
+        hint="Index the values with them.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
+    ),
+    Mistake(
+        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
+        "instead of by distance to each query?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
+    ),
+    Mistake(
+        "{where} you returned {got}: among tied keys you chose a later one. The tie rule: "
+        + KNN_RULE
+        + ". What order does your sort give equal distances?",
+        hint="A reversed sort reorders ties too.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: y[
+            xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]
+        ].mean(axis=1),
+    ),
 ]
 
 
@@ -92,10 +149,18 @@ def check_knn_regression(name, fn) -> Feedback:
     data = make_regression_data(50, seed=0)
     reach = np.sort(np.abs(data.x_test[:, None] - data.x_train[None, :]), axis=1)[:, 4]  # the 5th nearest key
     return check_function(
-        name, fn, KNN_CASES, _knn, KNN_MISTAKES, shape=" (one prediction per query)",
+        name,
+        fn,
+        KNN_CASES,
+        _knn,
+        KNN_MISTAKES,
+        shape=" (one prediction per query)",
         otherwise=Mistake(
             "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
-            "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?", hint=_DIST, fix=_KNN_FIX),
+            "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
+            hint=_DIST,
+            fix=_KNN_FIX,
+        ),
         success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its "
         f"window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query "
         f"where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; "
@@ -122,36 +187,66 @@ def _search_cases():
         d, v = make_regression_data(n, noise=noise, seed=seed), make_regression_data(100, noise=noise, seed=seed + 10)
         cases.append(Case((d.x_train, d.y_train, v.x_train, v.y_train, grid), f"For {what}"))
     rng = np.random.default_rng(2)
-    cases.append(Case((line, 2 * line + rng.normal(0, 1.0, 40), line + 0.06, 2 * (line + 0.06) + rng.normal(0, 1.0, 40),
-                       grid), "For a noisy straight line (where a wide kernel wins)"))
-    cases.append(Case((line[:4], _A([1.0, 1.0, 1.0, 1.0]), line[:4] + 0.01, _A([1.0, 1.0, 1.0, 1.0]), grid),
-                      "For constant targets (every h ties: the smallest wins)"))
+    cases.append(
+        Case(
+            (line, 2 * line + rng.normal(0, 1.0, 40), line + 0.06, 2 * (line + 0.06) + rng.normal(0, 1.0, 40), grid),
+            "For a noisy straight line (where a wide kernel wins)",
+        )
+    )
+    cases.append(
+        Case(
+            (line[:4], _A([1.0, 1.0, 1.0, 1.0]), line[:4] + 0.01, _A([1.0, 1.0, 1.0, 1.0]), grid),
+            "For constant targets (every h ties: the smallest wins)",
+        )
+    )
     return cases
 
 
-_SEARCH_FIX = ("`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) "
-               "for h in grid]; return grid[int(np.argmin(errors))]`")
+_SEARCH_FIX = (
+    "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) "
+    "for h in grid]; return grid[int(np.argmin(errors))]`"
+)
 SEARCH_MISTAKES = [
-    Mistake("{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
-            "their targets. On which points must the error be measured?", hint="Fit on the training set; predict at "
-            "x_val; compare with y_val.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g)),
-    Mistake("{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
-            hint="np.argmin, not np.argmax.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))])),
-    Mistake("{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
-            hint="Return the grid's entry at that index.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))),
-    Mistake("{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
-            "the answer?", hint="argmin gives where, min gives how much.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))),
-    Mistake("{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
-            "and values, and which one judges?", hint="Keys and values: the training set.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g)),
-    Mistake("{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
-            "this exercise scores each h on the held-out set: which points does yours use?",
-            hint="Predict at x_val, compare with y_val.", fix=_SEARCH_FIX,
-            wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g)),
+    Mistake(
+        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
+        "their targets. On which points must the error be measured?",
+        hint="Fit on the training set; predict at x_val; compare with y_val.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
+    ),
+    Mistake(
+        "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
+        hint="np.argmin, not np.argmax.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
+    ),
+    Mistake(
+        "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
+        hint="Return the grid's entry at that index.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+    ),
+    Mistake(
+        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
+        "the answer?",
+        hint="argmin gives where, min gives how much.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+    ),
+    Mistake(
+        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
+        "and values, and which one judges?",
+        hint="Keys and values: the training set.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
+    ),
+    Mistake(
+        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
+        "this exercise scores each h on the held-out set: which points does yours use?",
+        hint="Predict at x_val, compare with y_val.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
+    ),
 ]
 
 
@@ -160,25 +255,41 @@ def check_bandwidth_search(name, fn) -> Feedback:
     """Exercise: ``fn(x_train, y_train, x_val, y_val, grid)``: the grid h with the smallest held-out MSE (ties:
     the smaller h), checked on data sets whose best h differ (so no number copied from above passes)."""
     return check_function(
-        name, fn, _search_cases(), _search, SEARCH_MISTAKES, shape=" (one bandwidth)",
-        otherwise=Mistake("{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
-                          "your value come from the data passed in, and from which set's error?",
-                          hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
-                          "error against y_val; keep the h with the smallest.", fix=_SEARCH_FIX),
+        name,
+        fn,
+        _search_cases(),
+        _search,
+        SEARCH_MISTAKES,
+        shape=" (one bandwidth)",
+        otherwise=Mistake(
+            "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
+            "your value come from the data passed in, and from which set's error?",
+            hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
+            "error against y_val; keep the h with the smallest.",
+            fix=_SEARCH_FIX,
+        ),
         success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy "
         "straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
     )
 
 
 SMALL_H_CASES = [
-    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
-         "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]"),
-    Case((_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
-         "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]"),
-    Case((_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
-         "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]"),
-    Case((_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
-         "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12"),
+    Case(
+        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]",
+    ),
+    Case(
+        (_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
+        "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]",
+    ),
+    Case(
+        (_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
+        "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]",
+    ),
+    Case(
+        (_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
+        "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12",
+    ),
 ]
 
 
@@ -194,26 +305,53 @@ def _argmin_value(xq, xk, y, last=False):
 
 
 _TIES = "Tied keys have equal scores at every h, so equal weights: what do they share in the limit?"
-_SMALL_FIX = ("`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); "
-              "return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`")
+_SMALL_FIX = (
+    "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); "
+    "return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
+)
 SMALL_H_MISTAKES = [
-    Mistake("{where} you returned {got}: the indices of the nearest keys. What should they select?",
-            hint="Return values y_i.", fix=_SMALL_FIX, wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0),
-    Mistake("{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
-            hint="Return values y_i.", fix=_SMALL_FIX, wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk)),
-    Mistake("{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
-            "as h -> 0?", hint="To the keys with the largest score, the nearest.", fix=_SMALL_FIX,
-            wrong=lambda xq, xk, y: np.full(xq.size, y.mean())),
-    Mistake("{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
-            "of their values (np.argmin takes the first). " + _TIES, hint="The limit averages the tied keys' values.",
-            fix=_SMALL_FIX, when=lambda got, xq, xk, y: np.allclose(got, _argmin_value(xq, xk, y))
-            or np.allclose(got, _argmin_value(xq, xk, y, last=True))),
-    Mistake("{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
-            "underflows to 0 at a tiny h?", hint="The limit needs only distances, a comparison and an average.",
-            fix=_SMALL_FIX, when=lambda got, xq, xk, y: not np.isfinite(got).all()),
-    Mistake("{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
-            "Nearest on which side?", hint="Nearest means the smallest |x - x_i|, on either side.", fix=_SMALL_FIX,
-            when=lambda got, xq, xk, y: np.all(np.isin(got, y))),
+    Mistake(
+        "{where} you returned {got}: the indices of the nearest keys. What should they select?",
+        hint="Return values y_i.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
+    ),
+    Mistake(
+        "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
+        hint="Return values y_i.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
+    ),
+    Mistake(
+        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
+        "as h -> 0?",
+        hint="To the keys with the largest score, the nearest.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
+    ),
+    Mistake(
+        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
+        "of their values (np.argmin takes the first). " + _TIES,
+        hint="The limit averages the tied keys' values.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: (
+            np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
+        ),
+    ),
+    Mistake(
+        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
+        "underflows to 0 at a tiny h?",
+        hint="The limit needs only distances, a comparison and an average.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: not np.isfinite(got).all(),
+    ),
+    Mistake(
+        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
+        "Nearest on which side?",
+        hint="Nearest means the smallest |x - x_i|, on either side.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
+    ),
 ]
 
 
@@ -222,9 +360,18 @@ def check_small_h_limit(name, fn) -> Feedback:
     """Exercise: ``fn(x_query, x_keys, y_values)``: the h -> 0 limit of Gaussian Nadaraya-Watson (tied nearest keys
     share the weight equally)."""
     return check_function(
-        name, fn, SMALL_H_CASES, _small_h, SMALL_H_MISTAKES, shape=" (one prediction per query)",
-        otherwise=Mistake("{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
-                          "value; where several tie? " + _TIES, hint="Average the tied keys' values.", fix=_SMALL_FIX),
+        name,
+        fn,
+        SMALL_H_CASES,
+        _small_h,
+        SMALL_H_MISTAKES,
+        shape=" (one prediction per query)",
+        otherwise=Mistake(
+            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
+            "value; where several tie? " + _TIES,
+            hint="Average the tied keys' values.",
+            fix=_SMALL_FIX,
+        ),
         success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot "
         "at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same "
         "way.",
@@ -240,34 +387,58 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     """Exercise: the exponents r_h, r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
     if unanswered(error_exponent):
         return Feedback(name, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
-    (a, why_a), (b, why_b) = read_number(h_exponent, "The exponent of h*"), read_number(error_exponent, "The exponent of the error")
+    (a, why_a), (b, why_b) = (
+        read_number(h_exponent, "The exponent of h*"),
+        read_number(error_exponent, "The exponent of the error"),
+    )
     if why_a or why_b:
         return Feedback(name, False, [w for w in (why_a, why_b) if w])
     if _near(a, -0.2) and _near(b, -0.8):
-        return Feedback(name, True, [f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by "
-                                     f"2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare "
-                                     "with the slopes measured below."])
-    known_a = {-0.2: "The exponent of h* is right.",
-               0.2: "With a positive exponent h* would grow with n. Does a query with more data need a wider window?",
-               -1 / 3: "That balances h^2 against 1/(n h). Does the error hold the bias, or its square?",
-               -0.25: "That comes from h^4 ~ 1/n. What is the derivative of B/(n h) with respect to h?",
-               -1: "h ~ 1/n keeps n h fixed: would the variance B/(n h) ever shrink?",
-               5: "That solves for n as a power of h; the question asks for h as a power of n.",
-               -5: "That solves for n as a power of h; the question asks for h as a power of n."}
-    known_b = {-0.8: "The exponent of the error is right.",
-               -1: "1/n is the rate without bias. What does the bias term do when you put h* back?",
-               0.8: "A positive exponent would make the error grow with more data: which sign?",
-               -0.4: "That is how the bias h*^2 shrinks. Does the error hold the bias or its square?"}
-    hints = [next((v for k, v in known_a.items() if _near(a, k)), None) or
-             f"h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?"]
+        return Feedback(
+            name,
+            True,
+            [
+                f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by "
+                f"2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare "
+                "with the slopes measured below."
+            ],
+        )
+    known_a = {
+        -0.2: "The exponent of h* is right.",
+        0.2: "With a positive exponent h* would grow with n. Does a query with more data need a wider window?",
+        -1 / 3: "That balances h^2 against 1/(n h). Does the error hold the bias, or its square?",
+        -0.25: "That comes from h^4 ~ 1/n. What is the derivative of B/(n h) with respect to h?",
+        -1: "h ~ 1/n keeps n h fixed: would the variance B/(n h) ever shrink?",
+        5: "That solves for n as a power of h; the question asks for h as a power of n.",
+        -5: "That solves for n as a power of h; the question asks for h as a power of n.",
+    }
+    known_b = {
+        -0.8: "The exponent of the error is right.",
+        -1: "1/n is the rate without bias. What does the bias term do when you put h* back?",
+        0.8: "A positive exponent would make the error grow with more data: which sign?",
+        -0.4: "That is how the bias h*^2 shrinks. Does the error hold the bias or its square?",
+    }
+    hints = [
+        next((v for k, v in known_a.items() if _near(a, k)), None)
+        or f"h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?"
+    ]
     if _near(b, a) and not _near(b, -0.8):
-        hints.append("Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n "
-                     "does each term get?")
+        hints.append(
+            "Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n "
+            "does each term get?"
+        )
     else:
-        hints.append(next((v for k, v in known_b.items() if _near(b, k)), None) or
-                     f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?")
-    return Feedback(name, False, hints, hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.",
-                    fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.")
+        hints.append(
+            next((v for k, v in known_b.items() if _near(b, k)), None)
+            or f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?"
+        )
+    return Feedback(
+        name,
+        False,
+        hints,
+        hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.",
+        fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.",
+    )
 
 
 @exercise("predict, then check: more noise, which bandwidth?")
@@ -277,28 +448,54 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     words = {"larger": "A", "smaller": "B", "same": "C", "the same": "C"}
     said = words.get(prediction.strip().lower()) if isinstance(prediction, str) else None
     if said is None:
-        return Feedback(name, False, ['Write your prediction as one of "larger", "smaller" or "the same", in quotes; '
-                                      f"got {prediction!r:.40}."])
+        return Feedback(
+            name,
+            False,
+            [f'Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {prediction!r:.40}.'],
+        )
     measured = loo_bandwidth(x_train, y_noisy)
     ratio = measured / h_calm
     truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
-    why = ("Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and "
-           "which way does that move the best h?")
-    verdict = check_choice(name, said, {"A": why, "B": why, "C": why}, truth,
-                           success="Your prediction is right.", hint="Doubling sigma multiplies sigma^2 / (n h) by 4.")
+    why = (
+        "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and "
+        "which way does that move the best h?"
+    )
+    verdict = check_choice(
+        name,
+        said,
+        {"A": why, "B": why, "C": why},
+        truth,
+        success="Your prediction is right.",
+        hint="Doubling sigma multiplies sigma^2 / (n h) by 4.",
+    )
     if not verdict.passed:
         return verdict
     if unanswered(h_noisy):
-        return Feedback(name, False, ["Your prediction is right. Now measure h_noisy and run the cell again."],
-                        attempted=False)
+        return Feedback(
+            name, False, ["Your prediction is right. Now measure h_noisy and run the cell again."], attempted=False
+        )
     h, why_h = read_number(h_noisy, "h_noisy")
     if why_h or h <= 0 or abs(h - measured) > 0.03 * measured:
-        says = why_h or (f"h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?"
-                         if abs(h - h_calm) <= 0.03 * h_calm else f"h_noisy = {h:.3g} is not the leave-one-out "
-                         "choice on the noisy data set. Which function and which data did section 4 use?")
-        return Feedback(name, False, ["Your prediction is right.", says],
-                        fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`")
-    return Feedback(name, True, [
-        f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you predicted. Doubling the "
-        "noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so the balance moves to "
-        f"a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."])
+        says = why_h or (
+            f"h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?"
+            if abs(h - h_calm) <= 0.03 * h_calm
+            else f"h_noisy = {h:.3g} is not the leave-one-out "
+            "choice on the noisy data set. Which function and which data did section 4 use?"
+        )
+        return Feedback(
+            name,
+            False,
+            ["Your prediction is right.", says],
+            fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`",
+        )
+    return Feedback(
+        name,
+        True,
+        [
+            f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you "
+            "predicted. Doubling the "
+            "noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
+            "the balance moves to "
+            f"a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."
+        ],
+    )
