@@ -479,3 +479,10 @@ def test_the_hint_ladder_folds_steps_two_and_three_in_html_and_calls_them_in_tex
     assert html.count("<details>") == 2 and "The fix" in html
     assert ".hint()" in repr(feedback) and ".fix()" in feedback._repr_markdown_()
     assert feedback.fix() not in repr(feedback) and "every exponent is then" in html
+
+
+def test_a_wrong_shape_or_an_exception_is_told_in_the_students_terms():
+    shape = text(ex.check_softmax(lambda alpha, temperature: alpha[:, None]))
+    assert "should have shape (3,)" in shape and "yours has shape (3, 1)" in shape
+    crash = text(ex.check_top_k(lambda alpha, k: alpha[k + 10]))
+    assert "Your function raised IndexError" in crash and "alpha=ndarray of shape (4,), k=1" in crash
