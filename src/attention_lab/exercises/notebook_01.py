@@ -55,7 +55,6 @@ SOFTMAX_MISTAKES = [
         "alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. "
         "Of which numbers must the subtracted maximum be the largest?",
         hint="The numbers that go into exp are alpha / T.",
-        fix=_FIX,
         wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
     ),
     _shift(
@@ -98,43 +97,36 @@ SOFTMAX_MISTAKES = [
         "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T "
         "enter the formula?",
         hint="softmax(alpha / T): T divides every score.",
-        fix=_FIX,
         wrong=lambda a, t: softmax(a, 1.0),
     ),
     Mistake(
         "{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
         hint="A higher T must flatten: the scores are divided by T.",
-        fix=_FIX,
         wrong=lambda a, t: softmax(a * t, 1.0),
     ),
     Mistake(
         "{where} your weights {got} give the largest weight to the smallest score. What sign must the exponent have?",
         hint="The weight grows with exp(+alpha_i / T).",
-        fix=_FIX,
         wrong=lambda a, t: softmax(-a, t),
     ),
     Mistake(
         "{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
         hint="The last axis, axis=-1, holds the keys of a row.",
-        fix=_FIX,
         when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
     ),
     Mistake(
         "{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
         hint="One sum per row, kept as a column so that it broadcasts.",
-        fix=_FIX,
         when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0),
     ),
     Mistake(
         "{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
         hint="Weights are exp of something, divided by a positive sum.",
-        fix=_FIX,
         when=lambda got, a, t: (got < 0).any(),
     ),
     Mistake(
         "{where} your weights {got} do not sum to 1 along the rows. What is missing?",
         hint="Divide by the row sum of the exponentials.",
-        fix=_FIX,
         when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0),
     ),
 ]
@@ -154,10 +146,10 @@ def check_softmax(name, fn) -> Feedback:
             "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
             "/ T). What must the ratio of two weights be?",
             hint="The ratio of two weights is exp((alpha_i - alpha_j) / T).",
-            fix=_FIX,
         ),
         success="Rows sum to 1, the temperature divides the scores, and nothing overflows or underflows to 0 / 0: "
         "not for huge scores at T = 0.25, 1 or 4, nor for rows far apart or whose first score is not the largest.",
+        fix=_FIX,
     )
 
 
@@ -238,49 +230,42 @@ COPIES_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: lam,
     ),
     Mistake(
         "{where} you returned {got}, m times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
         "and 3 copies, 2.4). What happens to the denominator when keys are added?",
         hint=_SAME_SCORE + " The sum in the denominator grows too.",
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: m * lam,
     ),
     Mistake(
         "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
         "from the original only, or from every key?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: lam / m,
     ),
     Mistake(
         "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^m. Is a softmax "
         "weight a probability of a separate draw, or a share of one sum?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: 1 - (1 - lam) ** m,
     ),
     Mistake(
         "{where} you returned {got}, capped at 1. Before capping it is m lambda: what happens to the "
         "denominator when keys are added?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: min(m * lam, 1.0),
     ),
     Mistake(
         "{where} you returned {got}: one copy's weight, not the m copies' total. The question asks for all of "
         "them together: how many equal shares are there?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         wrong=lambda lam, m: lam / (1 + (m - 1) * lam),
     ),
     Mistake(
         "{where} you returned {got}: your denominator counts the key m times and the other keys m times as well "
         "(or not at all). Which keys were copied?",
         hint=_SAME_SCORE,
-        fix=_COPIES_FIX,
         when=lambda got, lam, m: m > 1 and (np.isclose(got, m * lam / (1 + m * lam)) or np.isclose(got, 1.0)),
     ),
 ]
@@ -300,10 +285,10 @@ def check_copies_weight(name, fn) -> Feedback:
             "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
             "sum over all keys): what do the copies add to S, and to the key's share?",
             hint=_SAME_SCORE,
-            fix=_COPIES_FIX,
         ),
         success="m lambda / (1 + (m - 1) lambda): copies pull the output towards their value, although they add no "
         "information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
+        fix=_COPIES_FIX,
     )
 
 

@@ -45,62 +45,53 @@ LSE_MISTAKES = [
         "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at "
         "T = 1. Of which numbers must the subtracted maximum be the largest?",
         hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.",
-        fix=_LSE_FIX,
         wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
     ),
     Mistake(
         "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). "
         "What could you pull out of the sum before taking exp?",
         hint=_PULL,
-        fix=_LSE_FIX,
         wrong=_lse,
     ),
     Mistake(
         "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, "
         "and by how much at most?",
         hint="The gap is between 0 and T log n.",
-        fix=_LSE_FIX,
         wrong=lambda a, t: a.max(),
     ),
     Mistake(
         "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of "
         "the smooth max as T grows?",
         hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.",
-        fix=_LSE_FIX,
         wrong=lambda a, t: _lse(a, t) / t,
     ),
     Mistake(
         "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms "
         "does the T in front multiply?",
         hint="T log sum exp(...) multiplies the whole log.",
-        fix=_LSE_FIX,
         wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
     ),
     Mistake(
         "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
         hint="Divide inside exp, multiply the log.",
-        fix=_LSE_FIX,
         wrong=lambda a, t: _lse(a, 1.0),
     ),
     Mistake(
         "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
         "What goes into exp?",
         hint="exp(alpha_i / T).",
-        fix=_LSE_FIX,
         wrong=lambda a, t: t * _lse(a, 1.0),
     ),
     Mistake(
         "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a "
         "constant out of a log-sum-exp leave outside?",
         hint=_PULL,
-        fix=_LSE_FIX,
         wrong=lambda a, t: _lse(a, t) - a.max(),
     ),
     Mistake(
         "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), "
         "have a log below max / T?",
         hint="Each term of the sum is positive.",
-        fix=_LSE_FIX,
         when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
     ),
 ]
@@ -121,10 +112,10 @@ def check_logsumexp(name, fn) -> Feedback:
             "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
             "hand: which step differs?",
             hint=_PULL,
-            fix=_LSE_FIX,
         ),
         success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very "
         "negative scores.",
+        fix=_LSE_FIX,
     )
 
 
@@ -157,13 +148,11 @@ TOP_K_MISTAKES = [
         "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest "
         "score is kept. The tie rule (" + TOP_K_RULE + ") keeps exactly k: which ones?",
         hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.",
-        fix=_TOP_K_FIX,
         when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
     ),
     Mistake(
         "{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
         hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more.",
-        fix=_TOP_K_FIX,
         wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
     ),
     Mistake(
@@ -171,32 +160,27 @@ TOP_K_MISTAKES = [
         + TOP_K_RULE
         + ". Which order of the indices does your sort give to equal scores?",
         hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",
-        fix=_TOP_K_FIX,
         when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size,
     ),
     Mistake(
         "{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?",
         hint="np.argsort sorts in ascending order.",
-        fix=_TOP_K_FIX,
         wrong=lambda a, k: hard_attention(-a, k),
     ),
     Mistake(
         "{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
         hint="The weights still sum to 1.",
-        fix=_TOP_K_FIX,
         wrong=lambda a, k: k * _top_k(a, k),
     ),
     Mistake(
         "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's "
         "weight in hard top-k attention?",
         hint="Each chosen key gets the same weight.",
-        fix=_TOP_K_FIX,
         when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
     ),
     Mistake(
         "{where} your weights {got} do not sum to 1. What does each chosen key get?",
         hint="k keys, equal shares.",
-        fix=_TOP_K_FIX,
         when=lambda got, a, k: abs(got.sum() - 1) > 1e-6,
     ),
 ]
@@ -216,9 +200,9 @@ def check_top_k(name, fn) -> Feedback:
             "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
             "keys did you choose, and what are their scores?",
             hint="Sort the indices by score, largest first, ties by index.",
-            fix=_TOP_K_FIX,
         ),
         success="1/k on exactly k keys, the largest scores, ties to the lower index, also for huge and tiny scores.",
+        fix=_TOP_K_FIX,
     )
 
 
@@ -407,10 +391,10 @@ def check_reinforce(name, fn) -> Feedback:
             "{where} your estimate {got} is further from the exact gradient than sampling noise explains "
             "(5 standard errors). What is one sample's estimate?",
             hint="One sample: L_i (one_hot(i) - p) with i drawn from p; then average.",
-            fix=_RF_FIX,
         ),
         success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its "
         "error shrinks like 1/sqrt(number of samples).",
+        fix=_RF_FIX,
     )
 
 
@@ -440,13 +424,11 @@ POSITION_MISTAKES = [
         "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns "
         "scores into weights?",
         hint="Weights are >= 0 and sum to 1.",
-        fix=_POS_FIX,
         wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
     ),
     Mistake(
         "{where} you added the position to the values. Should order change the values, or which keys are attended to?",
         hint="The slot's term belongs to the scores alpha_i.",
-        fix=_POS_FIX,
         wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
     ),
     Mistake(
@@ -454,7 +436,6 @@ POSITION_MISTAKES = [
         "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
         "attended to?",
         hint="The slot's term belongs inside the softmax.",
-        fix=_POS_FIX,
         when=lambda got, a, v, b: (
             b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9
         ),
@@ -463,27 +444,23 @@ POSITION_MISTAKES = [
         "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What "
         "must it depend on instead?",
         hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.",
-        fix=_POS_FIX,
         wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
     ),
     Mistake(
         "{where} your output {got}: you multiplied the score by the position. Add or multiply?",
         hint="The model's score is alpha_i + beta i.",
-        fix=_POS_FIX,
         wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
     ),
     Mistake(
         "{where} your output {got} favours the other end: later slots should gain for beta > 0. Which way does "
         "your position count?",
         hint="Slot i counts from 0 at the first key.",
-        fix=_POS_FIX,
         wrong=lambda a, v, b: _positional(a, v, -b),
     ),
     Mistake(
         "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
         "without changing its weights?",
         hint="Subtract the largest of the shifted scores alpha_i + beta i.",
-        fix=_POS_FIX,
         when=lambda got, a, v, b: not np.isfinite(got).all(),
     ),
 ]
@@ -504,8 +481,8 @@ def check_positional_attention(name, fn) -> Feedback:
             "{where} your output {got} is not the attention output with the position term. Which step "
             "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",
             hint="Print the weights: do they sum to 1, and does beta tilt them towards later slots?",
-            fix=_POS_FIX,
         ),
         success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at beta = 0.5); at "
         "beta = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
+        fix=_POS_FIX,
     )

@@ -69,28 +69,24 @@ KNN_MISTAKES = [
         "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
         "holds the nearest?",
         hint="np.argsort sorts in ascending order.",
-        fix=_KNN_FIX,
         wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
     ),
     Mistake(
         "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
         "What is the distance between two points on a line?",
         hint=_DIST,
-        fix=_KNN_FIX,
         wrong=_knn_by(lambda d: -d),
     ),
     Mistake(
         "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
         "What is the distance between two points on a line?",
         hint=_DIST,
-        fix=_KNN_FIX,
         wrong=_knn_by(lambda d: d),
     ),
     Mistake(
         "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
         "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
         hint="A threshold cannot break ties; a stable ordering of the indices can.",
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: (
             lambda d: (
                 ((d <= np.sort(d, axis=1)[:, k - 1 : k]) * y).sum(1) / (d <= np.sort(d, axis=1)[:, k - 1 : k]).sum(1)
@@ -100,32 +96,27 @@ KNN_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
         hint="Slicing [:, :k] keeps k columns.",
-        fix=_KNN_FIX,
         wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
     ),
     Mistake(
         "{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
         hint="Each of the k nearest keys gets the weight 1/k.",
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
     ),
     Mistake(
         "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
         hint="Keys decide who is near; values are averaged.",
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
     ),
     Mistake(
         "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
         hint="Index the values with them.",
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
     ),
     Mistake(
         "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
         "instead of by distance to each query?",
         hint=_DIST,
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
     ),
     Mistake(
@@ -133,7 +124,6 @@ KNN_MISTAKES = [
         + KNN_RULE
         + ". What order does your sort give equal distances?",
         hint="A reversed sort reorders ties too.",
-        fix=_KNN_FIX,
         wrong=lambda xq, xk, y, k: y[
             xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]
         ].mean(axis=1),
@@ -159,12 +149,12 @@ def check_knn_regression(name, fn) -> Feedback:
             "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
             "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
             hint=_DIST,
-            fix=_KNN_FIX,
         ),
         success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its "
         f"window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query "
         f"where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; "
         "and, unlike the compact kernels of section 6, it never leaves a query without keys.",
+        fix=_KNN_FIX,
     )
 
 
@@ -211,40 +201,34 @@ SEARCH_MISTAKES = [
         "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
         "their targets. On which points must the error be measured?",
         hint="Fit on the training set; predict at x_val; compare with y_val.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
     ),
     Mistake(
         "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
         hint="np.argmin, not np.argmax.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
     ),
     Mistake(
         "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
         hint="Return the grid's entry at that index.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
     ),
     Mistake(
         "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
         "the answer?",
         hint="argmin gives where, min gives how much.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
     ),
     Mistake(
         "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
         "and values, and which one judges?",
         hint="Keys and values: the training set.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
     ),
     Mistake(
         "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
         "this exercise scores each h on the held-out set: which points does yours use?",
         hint="Predict at x_val, compare with y_val.",
-        fix=_SEARCH_FIX,
         wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
     ),
 ]
@@ -266,10 +250,10 @@ def check_bandwidth_search(name, fn) -> Feedback:
             "your value come from the data passed in, and from which set's error?",
             hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
             "error against y_val; keep the h with the smallest.",
-            fix=_SEARCH_FIX,
         ),
         success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy "
         "straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
+        fix=_SEARCH_FIX,
     )
 
 
@@ -313,27 +297,23 @@ SMALL_H_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the indices of the nearest keys. What should they select?",
         hint="Return values y_i.",
-        fix=_SMALL_FIX,
         wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
     ),
     Mistake(
         "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
         hint="Return values y_i.",
-        fix=_SMALL_FIX,
         wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
     ),
     Mistake(
         "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
         "as h -> 0?",
         hint="To the keys with the largest score, the nearest.",
-        fix=_SMALL_FIX,
         wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
     ),
     Mistake(
         "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
         "of their values (np.argmin takes the first). " + _TIES,
         hint="The limit averages the tied keys' values.",
-        fix=_SMALL_FIX,
         when=lambda got, xq, xk, y: (
             np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
         ),
@@ -342,14 +322,12 @@ SMALL_H_MISTAKES = [
         "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
         "underflows to 0 at a tiny h?",
         hint="The limit needs only distances, a comparison and an average.",
-        fix=_SMALL_FIX,
         when=lambda got, xq, xk, y: not np.isfinite(got).all(),
     ),
     Mistake(
         "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
         "Nearest on which side?",
         hint="Nearest means the smallest |x - x_i|, on either side.",
-        fix=_SMALL_FIX,
         when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
     ),
 ]
@@ -370,11 +348,11 @@ def check_small_h_limit(name, fn) -> Feedback:
             "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
             "value; where several tie? " + _TIES,
             hint="Average the tied keys' values.",
-            fix=_SMALL_FIX,
         ),
         success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot "
         "at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same "
         "way.",
+        fix=_SMALL_FIX,
     )
 
 

@@ -209,28 +209,24 @@ LOO_MISTAKES = [
         "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. "
         "A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
         hint="A weight of exactly 0 needs a score of -inf before the softmax.",
-        fix=_LOO_FIX,
         wrong=_no_mask,
     ),
     Mistake(
         "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to "
         "less than 1. What must still hold for the remaining weights?",
         hint="Renormalise, or mask before the softmax.",
-        fix=_LOO_FIX,
         wrong=_zeroed_after,
     ),
     Mistake(
         "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it "
         "(masked_fill fills where the mask is True)? And do the values run along the keys?",
         hint="Fill the diagonal; the values go along the keys, y[None, :].",
-        fix=_LOO_FIX,
         when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, y),
     ),
     Mistake(
         "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over "
         "the queries (dim=0). Along which dimension does one query's row run?",
         hint="softmax(..., dim=1), and the weighted sum along the same row.",
-        fix=_LOO_FIX,
         when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _columns(x, y, w)),
     ),
     Mistake(
@@ -244,14 +240,12 @@ LOO_MISTAKES = [
         "and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: "
         "what does exp(-1e9 - (-1e9)) give?",
         hint="Use -inf: a fully masked row then gives NaN, honestly.",
-        fix=_LOO_FIX,
         when=lambda got, x, y, w: x.shape[0] == 1,
     ),
     Mistake(
         "{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off "
         "the diagonal: how else can the masked entries get -inf?",
         hint="Fill them (masked_fill or torch.where).",
-        fix=_LOO_FIX,
         when=lambda got, x, y, w: x.shape[0] > 1 and not bool(got.isfinite().all()),
     ),
 ]
@@ -275,11 +269,11 @@ def check_loo_predictions(name, fn) -> Feedback:
             "with respect to w is not. Is every step in torch (no .item(), .numpy(), .detach()), and "
             "is only the diagonal masked?",
             hint="Scores (n, n), the diagonal to -inf, a softmax over each row, each row's weighted sum of y.",
-            fix=_LOO_FIX,
         ),
         success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking "
         "the diagonal's scores removes each point from its own softmax, and a point with no other point is honestly "
         "NaN. A diagonal score of 0 would change nothing: alpha_ii is already 0, the largest in its row.",
+        fix=_LOO_FIX,
     )
 
 
@@ -314,7 +308,6 @@ GRADIENT_MISTAKES = [
         "{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation "
         "sum_l exp(alpha_l) depend on w?",
         hint="d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l).",
-        fix=_GRAD_FIX,
         when=lambda got, q, k, v, t, w: (
             abs(float(got.reshape(-1)[0]) - _numerator_only(q, k, v, t, w))
             <= 1e-6 + 1e-4 * abs(_numerator_only(q, k, v, t, w))
@@ -323,33 +316,28 @@ GRADIENT_MISTAKES = [
     Mistake(
         "{where} your dL/dw {got} has the wrong sign. What are the signs of d alpha / d w and of the residual?",
         hint="alpha = -(q - k)^2 w^2 / 2, residual y_hat - y.",
-        fix=_GRAD_FIX,
         when=_ratio(lambda q, w: -1),
     ),
     Mistake(
         "{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?",
         hint="L = (1/n_q) sum_m (...)^2.",
-        fix=_GRAD_FIX,
         when=_ratio(lambda q, w: q.size),
     ),
     Mistake(
         "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring (the square of the "
         "residual, and w^2 / 2)?",
         hint="d/dy_hat (y_hat - y)^2 = 2 (y_hat - y); d/dw w^2 / 2 = w.",
-        fix=_GRAD_FIX,
         when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
     ),
     Mistake(
         "{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain "
         "rule leave when you differentiate w^2?",
         hint="d(w^2)/dw = 2 w.",
-        fix=_GRAD_FIX,
         when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
     ),
     Mistake(
         "{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?",
         hint="Subtract each row's largest score.",
-        fix=_GRAD_FIX,
         when=lambda got, *a: not np.isfinite(got).all(),
     ),
 ]
@@ -391,10 +379,10 @@ def check_gradient_w(name, fn) -> Feedback:
             "{where} autograd and your function disagree ({got}). Which of the three steps differs: "
             "d alpha / d w, the softmax's derivative, or the average over the queries?",
             hint="d y_hat_m / d w = sum_j (d lambda_mj / d w) v_j.",
-            fix=_GRAD_FIX,
         ),
         success="Your dL/dw matches autograd, also at a large w: backward() computes exactly this chain rule, through "
         "the softmax's normalisation.",
+        fix=_GRAD_FIX,
     )
 
 
@@ -542,55 +530,46 @@ STEP_MISTAKES = [
     Mistake(
         "{where} your new w {got} moved uphill: the loss grows along the gradient. Which way must a descent step go?",
         hint="w_new = w - lr dL/dw.",
-        fix=_STEP_FIX,
         wrong=_step_variant(sign=+1),
     ),
     Mistake(
         "{where} you returned {got}: the gradient itself, not the new w. What does a step do with it?",
         hint="Subtract lr times the gradient from w.",
-        fix=_STEP_FIX,
         wrong=_step_variant(out="grad"),
     ),
     Mistake(
         "{where} your step ignores the learning rate. What scales the step?",
         hint="w - lr * dL/dw.",
-        fix=_STEP_FIX,
         wrong=_step_variant(lr_used=False),
     ),
     Mistake(
         "{where} your step uses each point as one of its own keys. Which keys may point i see in training?",
         hint="The diagonal of the scores is masked (exercise 3).",
-        fix=_STEP_FIX,
         wrong=_step_variant(loo=False),
     ),
     Mistake(
         "{where} your step uses the Gaussian score. Which score does the Laplace model use?",
         hint="-w |x - x_i|.",
-        fix=_STEP_FIX,
         wrong=_step_variant(score=lambda d, w: -((d * w) ** 2) / 2),
     ),
     Mistake(
         "{where} your step uses the score -w (x - x_i)^2. Laplace: the distance or its square?",
         hint="-w |x - x_i|.",
-        fix=_STEP_FIX,
         wrong=_step_variant(score=lambda d, w: -w * d**2),
     ),
     Mistake(
         "{where} your step is n times too large: the loss is a sum over the points. Sum or mean?",
         hint="L = mean of the squared errors.",
-        fix=_STEP_FIX,
         wrong=_step_variant(scale=lambda n: n),
     ),
     Mistake(
         "{where} your softmax runs over the queries (dim=0). Over which dimension does one point's row of keys run?",
         hint="dim=1.",
-        fix=_STEP_FIX,
         wrong=_step_variant(dim=0),
     ),
     Mistake(
         "{where} your step has the sign of the score flipped: far keys weigh most. What must near keys get?",
         hint="-w |x - x_i|.",
-        fix=_STEP_FIX,
         wrong=_step_variant(score=lambda d, w: w * d.abs()),
     ),
 ]
@@ -611,8 +590,8 @@ def check_laplace_sgd_step(name, fn) -> Feedback:
             "{where} your new w is {got}. Which part differs from one step of plain gradient descent on "
             "the leave-one-out mean squared error: the score, the mask, the loss, or the step?",
             hint="Forward with w as a tensor that requires grad, loss, backward(), w - lr * w.grad.",
-            fix=_STEP_FIX,
         ),
         success="One step by hand: forward, loss, backward, update. torch.optim.SGD does exactly this, and "
         "zero_grad() is needed because backward() adds to .grad. From a tiny w and a large one alike.",
+        fix=_STEP_FIX,
     )

@@ -53,9 +53,9 @@ class Mistake:
         except Exception:  # noqa: BLE001 - a predicate that does not apply to this output
             return False
 
-    def feedback(self, title, where="", got=None) -> Feedback:
+    def feedback(self, title, where="", got=None, fix="") -> Feedback:
         fill = {"where": where, "got": show(got)}
-        return Feedback(title, False, [self.says.format(**fill)], hint=self.hint.format(**fill), fix=self.fix)
+        return Feedback(title, False, [self.says.format(**fill)], hint=self.hint.format(**fill), fix=self.fix or fix)
 
 
 def show(value, digits=4) -> str:
@@ -136,12 +136,14 @@ def check_function(
     compare: Callable | None = None,
     tensor: bool = False,
     not_finite: Mistake | None = None,
+    fix: str = "",
 ) -> Feedback:
     """Run ``fn`` on each case; the first case whose output differs from ``reference(*args)`` is explained.
 
     The explanation is the first of ``mistakes`` that matches; else a wrong shape (``shape`` says what one
     entry is), else ``not_finite`` for NaN or inf where the reference is finite, else ``otherwise``.
     ``compare(got, expected, *args)`` replaces the default comparison (same shape, NaN in the same places).
+    ``fix`` is the third step of every row that has none of its own.
     """
     if unanswered(fn):
         return not_attempted(title)
@@ -181,7 +183,7 @@ def check_function(
         usable = [m for m in mistakes if mine == theirs or m.when is None]
         named = next((m for m in usable if m.matches(got, case.args)), None)
         if named is not None:
-            return named.feedback(title, case.where, got)
+            return named.feedback(title, case.where, got, fix)
         if mine != theirs:
             return Feedback(
                 title,
@@ -197,8 +199,8 @@ def check_function(
             np.asarray(_numpy(expected), dtype=float)
         )
         if not_finite is not None and bad.any():
-            return not_finite.feedback(title, case.where, got)
-        return otherwise.feedback(title, case.where, got)
+            return not_finite.feedback(title, case.where, got, fix)
+        return otherwise.feedback(title, case.where, got, fix)
     return Feedback(title, True, [success])
 
 
