@@ -18,9 +18,9 @@ REACHABLE_OUTPUTS = "AB"
 
 
 # Exercise 3: an exact copy has the same score, so the same e = exp(alpha / T); with S the sum over all keys,
-# lambda = e / S, and with m copies the sum is S + (m - 1) e: the copies weigh m e / (S + (m - 1) e).
-def copies_weight(lam, m):
-    return m * lam / (1 + (m - 1) * lam)
+# lambda = e / S, and with n_c copies the sum is S + (n_c - 1) e: the copies weigh n_c e / (S + (n_c - 1) e).
+def copies_weight(lam, n_c):
+    return n_c * lam / (1 + (n_c - 1) * lam)
 
 
 # K @ q for q = (4, 3): apple 36, orange 44, pear 28, cherry 45: the long "cherry" key wins, the near pear loses

@@ -57,15 +57,15 @@ SOFTMAX = [
 
 # --- 01 ex3: a key that appears m times ---------------------------------------------------------------------
 COPIES = [
-    ("unchanged", lambda lam, m: lam, "change nothing"),
-    ("m times", lambda lam, m: m * lam, "m times the weight"),
-    ("split", lambda lam, m: lam / m, "split"),
-    ("independent chances", lambda lam, m: 1 - (1 - lam) ** m, "independent chance"),
-    ("capped", lambda lam, m: min(m * lam, 1.0), "m times the weight"),
-    ("one copy", lambda lam, m: lam / (1 + (m - 1) * lam), "one copy's weight"),
-    ("everything copied", lambda lam, m: m * lam / (1 + m * lam), "Which keys were copied"),
-    ("square root", lambda lam, m: lam ** (1 / m), None),
-    ("m over m + 1", lambda lam, m: lam * m / (m + 1), None),
+    ("unchanged", lambda lam, n_c: lam, "change nothing"),
+    ("n_c times", lambda lam, n_c: n_c * lam, "n_c times the weight"),
+    ("split", lambda lam, n_c: lam / n_c, "split"),
+    ("independent chances", lambda lam, n_c: 1 - (1 - lam) ** n_c, "independent chance"),
+    ("capped", lambda lam, n_c: min(n_c * lam, 1.0), "n_c times the weight"),
+    ("one copy", lambda lam, n_c: lam / (1 + (n_c - 1) * lam), "one copy's weight"),
+    ("everything copied", lambda lam, n_c: n_c * lam / (1 + n_c * lam), "Which keys were copied"),
+    ("square root", lambda lam, n_c: lam ** (1 / n_c), None),
+    ("n_c over n_c + 1", lambda lam, n_c: lam * n_c / (n_c + 1), None),
 ]
 
 # --- 02 ex1: the smooth maximum ------------------------------------------------------------------------------

@@ -209,8 +209,8 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
     )
 
 
-def _copies(lam, m):
-    return m * lam / (1 + (m - 1) * lam)
+def _copies(lam, n_c):
+    return n_c * lam / (1 + (n_c - 1) * lam)
 
 
 COPIES_CASES = [
@@ -223,57 +223,57 @@ COPIES_CASES = [
 ]
 _SAME_SCORE = "An exact copy has the same score, so the same exp(alpha_i / T) as the original."
 _COPIES_FIX = (
-    "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With m copies the sum "
-    "is S + (m - 1) e, so the copies weigh m e / (S + (m - 1) e) = `m * lam / (1 + (m - 1) * lam)`."
+    "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With n_c copies the sum "
+    "is S + (n_c - 1) e, so the copies weigh n_c e / (S + (n_c - 1) e) = `n_c * lam / (1 + (n_c - 1) * lam)`."
 )
 COPIES_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
         hint=_SAME_SCORE,
-        wrong=lambda lam, m: lam,
+        wrong=lambda lam, n_c: lam,
     ),
     Mistake(
-        "{where} you returned {got}, m times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
+        "{where} you returned {got}, n_c times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
         "and 3 copies, 2.4). What happens to the denominator when keys are added?",
         hint=_SAME_SCORE + " The sum in the denominator grows too.",
-        wrong=lambda lam, m: m * lam,
+        wrong=lambda lam, n_c: n_c * lam,
     ),
     Mistake(
         "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
         "from the original only, or from every key?",
         hint=_SAME_SCORE,
-        wrong=lambda lam, m: lam / m,
+        wrong=lambda lam, n_c: lam / n_c,
     ),
     Mistake(
-        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^m. Is a softmax "
+        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^n_c. Is a softmax "
         "weight a probability of a separate draw, or a share of one sum?",
         hint=_SAME_SCORE,
-        wrong=lambda lam, m: 1 - (1 - lam) ** m,
+        wrong=lambda lam, n_c: 1 - (1 - lam) ** n_c,
     ),
     Mistake(
-        "{where} you returned {got}, capped at 1. Before capping it is m lambda: what happens to the "
+        "{where} you returned {got}, capped at 1. Before capping it is n_c lambda: what happens to the "
         "denominator when keys are added?",
         hint=_SAME_SCORE,
-        wrong=lambda lam, m: min(m * lam, 1.0),
+        wrong=lambda lam, n_c: min(n_c * lam, 1.0),
     ),
     Mistake(
-        "{where} you returned {got}: one copy's weight, not the m copies' total. The question asks for all of "
+        "{where} you returned {got}: one copy's weight, not the n_c copies' total. The question asks for all of "
         "them together: how many equal shares are there?",
         hint=_SAME_SCORE,
-        wrong=lambda lam, m: lam / (1 + (m - 1) * lam),
+        wrong=lambda lam, n_c: lam / (1 + (n_c - 1) * lam),
     ),
     Mistake(
-        "{where} you returned {got}: your denominator counts the key m times and the other keys m times as well "
+        "{where} you returned {got}: your denominator counts the key n_c times and the other keys n_c times as well "
         "(or not at all). Which keys were copied?",
         hint=_SAME_SCORE,
-        when=lambda got, lam, m: m > 1 and (np.isclose(got, m * lam / (1 + m * lam)) or np.isclose(got, 1.0)),
+        when=lambda got, lam, n_c: n_c > 1 and (np.isclose(got, n_c * lam / (1 + n_c * lam)) or np.isclose(got, 1.0)),
     ),
 ]
 
 
-@exercise("a key that appears m times")
+@exercise("a key that appears n_c times")
 def check_copies_weight(name, fn) -> Feedback:
-    """Exercise: ``fn(lam, m)``: a key of weight ``lam`` gets m - 1 exact copies; the m copies' total weight."""
+    """Exercise: ``fn(lam, n_c)``: a key of weight ``lam`` gets n_c - 1 exact copies; the n_c copies' total weight."""
     return check_function(
         name,
         fn,
@@ -286,7 +286,7 @@ def check_copies_weight(name, fn) -> Feedback:
             "sum over all keys): what do the copies add to S, and to the key's share?",
             hint=_SAME_SCORE,
         ),
-        success="m lambda / (1 + (m - 1) lambda): copies pull the output towards their value, although they add no "
+        success="n_c lambda / (1 + (n_c - 1) lambda): copies pull the output towards their value, although they add no "
         "information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
         fix=_COPIES_FIX,
     )
