@@ -1,0 +1,275 @@
+"""One runner for every exercise check: call the student's code on a short table of cases, compare, explain.
+
+A check is a table: :class:`Case` rows (the arguments and how the feedback names them) and :class:`Mistake` rows
+(a known wrong implementation or a predicate on the student's output, with the three steps of the hint ladder:
+what their code did and a question, a further hint, the fix). :func:`check_function` runs the table and explains
+the FIRST known mistake on the first case that fails; :func:`check_choice` does the same for multiple-choice
+answers, explaining only the options the student chose; :func:`read_number` reads a one-number answer. None of
+them raises, whatever the student passes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .feedback import Feedback, _one_line, _short, _student_line, not_attempted, quiet, to_float_array, unanswered
+
+__all__ = ["Case", "Mistake", "check_function", "check_choice", "read_number", "show"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """The arguments of one call, and how the feedback names the case ("For scores [1, 2] at T = 0.5")."""
+
+    args: tuple
+    where: str
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A named mistake: ``says`` (what their code did, and a question; never the fix's code), ``hint``, ``fix``.
+
+    It matches when the student's output equals ``wrong(*args)`` (a known wrong implementation: same shape, NaN
+    and inf in the same places, the rest close) or when ``when(got, *args)`` is true. With neither it is a
+    check's fallback. ``says`` and ``hint`` may contain ``{where}`` and ``{got}`` (the student's output, rounded).
+    """
+
+    says: str
+    hint: str = ""
+    fix: str = ""
+    wrong: Callable | None = None
+    when: Callable | None = None
+
+    def matches(self, got, args) -> bool:
+        try:
+            with quiet():
+                if self.when is not None and not self.when(got, *args):
+                    return False
+                return self.wrong is None or _same(got, self.wrong(*args))
+        except Exception:  # noqa: BLE001 - a predicate that does not apply to this output
+            return False
+
+    def feedback(self, title, where="", got=None, fix="") -> Feedback:
+        fill = {"where": where, "got": show(got)}
+        return Feedback(title, False, [self.says.format(**fill)], hint=self.hint.format(**fill), fix=self.fix or fix)
+
+
+def show(value, digits=4) -> str:
+    """A result as the student reads it: rounded numbers in a list, or a short repr."""
+    try:
+        array = np.asarray(_numpy(value), dtype=float)
+        return str(np.round(array, digits).tolist()) if array.size <= 24 else f"an array of shape {array.shape}"
+    except Exception:  # noqa: BLE001
+        return _short(value)
+
+
+def _numpy(value):
+    if hasattr(value, "detach"):
+        return value.detach().cpu().double().numpy()
+    return value
+
+
+def _same(got, other, atol=1e-6) -> bool:
+    """Same shape, NaN and inf in the same places, the finite rest close."""
+    got, other = np.asarray(_numpy(got), dtype=float), np.asarray(_numpy(other), dtype=float)
+    if got.shape != other.shape or not np.array_equal(np.isnan(got), np.isnan(other)):
+        return False
+    inf, finite = np.isinf(other), np.isfinite(other)
+    if not (np.array_equal(np.isinf(got), inf) and np.array_equal(got[inf], other[inf])):
+        return False
+    return bool(np.allclose(got[finite], other[finite], atol=atol))
+
+
+def _describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return f"{type(value).__name__} of shape {tuple(shape)}"
+    return _short(value, 30)
+
+
+def _call(title, fn, case: Case, names):
+    """(output, None) or (None, feedback): the student's function called on a copy of the case's arguments."""
+    args = tuple(a.clone() if hasattr(a, "clone") else a.copy() if hasattr(a, "copy") else a for a in case.args)
+    try:
+        with quiet():
+            return fn(*args), None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
+        called = ", ".join(f"{n}={_describe(a)}" for n, a in zip(names, case.args, strict=False))
+        return None, Feedback(
+            title,
+            False,
+            [
+                f"Your function raised {_one_line(error)}{_student_line(error)} when called as "
+                f"`{getattr(fn, '__name__', 'fn')}({called})` ({case.where[:1].lower() + case.where[1:]}). Which "
+                "argument does that line treat differently from what it is (its shape, its type)?"
+            ],
+            hint="Call your function yourself with arguments of these shapes and print the shape of each "
+            "intermediate array, line by line, until one is not what you expect.",
+        )
+
+
+def _convert(title, out, case, tensor):
+    """The student's output as a float array (or a floating tensor), or feedback in words."""
+    if tensor:
+        if not hasattr(out, "detach") or not getattr(out, "is_floating_point", lambda: False)():
+            what = f"dtype {out.dtype}" if hasattr(out, "dtype") else f"{type(out).__name__} {_short(out)}"
+            return None, Feedback(title, False, [f"{case.where} return a floating-point torch tensor; got {what}."])
+        return out, None
+    array, why = to_float_array(out, "Your function's result")
+    return (None, Feedback(title, False, [f"{case.where}: {why}"])) if why else (array, None)
+
+
+def check_function(
+    title: str,
+    fn,
+    cases: Sequence[Case],
+    reference: Callable,
+    mistakes: Sequence[Mistake] = (),
+    *,
+    otherwise: Mistake,
+    success: str,
+    shape: str = "",
+    compare: Callable | None = None,
+    tensor: bool = False,
+    not_finite: Mistake | None = None,
+    fix: str = "",
+) -> Feedback:
+    """Run ``fn`` on each case; the first case whose output differs from ``reference(*args)`` is explained.
+
+    The explanation is the first of ``mistakes`` that matches; else a wrong shape (``shape`` says what one
+    entry is), else ``not_finite`` for NaN or inf where the reference is finite, else ``otherwise``.
+    ``compare(got, expected, *args)`` replaces the default comparison (same shape, NaN in the same places).
+    ``fix`` is the third step of every row that has none of its own.
+    """
+    if unanswered(fn):
+        return not_attempted(title)
+    if not callable(fn):
+        return Feedback(
+            title,
+            False,
+            [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."],
+        )
+    try:
+        names = list(inspect.signature(reference).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - a reference without a signature
+        names = []
+    for case in cases:
+        out, problem = _call(title, fn, case, names)
+        if problem is not None:
+            return problem
+        if unanswered(out):
+            return Feedback(
+                title,
+                False,
+                ["Your function returned None: replace the `...` with your code, and end it with `return`."],
+                attempted=False,
+            )
+        got, problem = _convert(title, out, case, tensor)
+        if problem is not None:
+            return problem
+        with quiet():
+            expected = reference(*case.args)
+            right = compare(got, expected, *case.args) if compare else _same(got, expected)
+        if right:
+            continue
+        mine, theirs = np.shape(_numpy(got)), np.shape(_numpy(expected))
+        if np.size(_numpy(got)) == 1 == np.size(_numpy(expected)):
+            mine = theirs  # one number: a 0-d array, a float or a 1-element array all do
+        # a predicate reads a right-shaped output only; a known wrong function may have another shape
+        usable = [m for m in mistakes if mine == theirs or m.when is None]
+        named = next((m for m in usable if m.matches(got, case.args)), None)
+        if named is not None:
+            return named.feedback(title, case.where, got, fix)
+        if mine != theirs:
+            return Feedback(
+                title,
+                False,
+                [
+                    f"{case.where} the result should have shape {theirs}{shape}; yours has shape {mine}. Which axis is "
+                    "missing, extra or swapped?"
+                ],
+                hint="Print the shape of each intermediate array: where does the first one differ from the "
+                "shape in the comment of the exercise?",
+            )
+        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
+            np.asarray(_numpy(expected), dtype=float)
+        )
+        if not_finite is not None and bad.any():
+            return not_finite.feedback(title, case.where, got, fix)
+        return otherwise.feedback(title, case.where, got, fix)
+    return Feedback(title, True, [success])
+
+
+def _letters(answer, options, several):
+    """The chosen option letters (upper case), or (None, why the answer cannot be read)."""
+    known = sorted(options)
+    example = '"BD"' if several else f'"{known[0].lower()}"'
+    if isinstance(answer, str):
+        items = [c for c in answer.upper() if c.isalnum()]
+    elif isinstance(answer, list | tuple | set | frozenset) and all(isinstance(x, str) for x in answer):
+        items = [c for x in answer for c in x.upper() if c.isalnum()]
+    else:
+        return (
+            None,
+            f"Answer with {'the letters' if several else 'one letter'} in quotes, such as {example}; "
+            f"got {_short(answer, 40)}.",
+        )
+    chosen = set(items)
+    unknown = sorted(chosen - set(known))
+    if unknown or not chosen:
+        return (
+            None,
+            f"Answer with {'letters' if several else 'one letter'} among {', '.join(known)} (such as "
+            f"{example}); got {_short(answer, 40)}.",
+        )
+    if not several and len(chosen) > 1:
+        return None, f"Choose one option; you gave {len(chosen)} ({''.join(sorted(chosen))})."
+    return chosen, None
+
+
+def check_choice(
+    title, answer, options: dict, right: str, *, success: str, hint: str = "", fix: str = "", several=None
+) -> Feedback:
+    """A multiple-choice answer: ``options`` maps each letter to what is wrong with choosing it (or why it is
+    right); ``right`` holds the right letters (several means the student picks every right one). A wrong
+    answer is explained only for the options the student chose; the others are left to find."""
+    if unanswered(answer):
+        return not_attempted(title)
+    options = {k.upper(): v for k, v in options.items()}
+    right_set = set(right.upper())
+    several = len(right_set) > 1 if several is None else several
+    chosen, why = _letters(answer, options, several)
+    if why is not None:
+        return Feedback(title, False, [why])
+    if chosen == right_set:
+        return Feedback(title, True, [success])
+    messages = [f"{x}: {options[x] or 'not right: what rules it out?'}" for x in sorted(chosen - right_set)]
+    kept = sorted(chosen & right_set)
+    if kept:
+        messages.append(f"{' and '.join(kept)}: right.")
+    missing = len(right_set - chosen)
+    if missing and len(right_set) > 1:
+        messages.append(f"{missing} of the options you left out {'is' if missing == 1 else 'are'} right too: which?")
+    return Feedback(title, False, messages, hint=hint, fix=fix)
+
+
+def read_number(value, what="Your answer"):
+    """``value`` as one float (a number, a 0-d array or tensor, or text such as "-1/5"), or (None, why not)."""
+    if isinstance(value, str):
+        from fractions import Fraction
+
+        try:
+            return float(Fraction(value.replace(" ", ""))), None
+        except (ValueError, ZeroDivisionError):
+            return None, f"{what} is the text {value!r:.30}; write a number such as 0.5 (or a fraction such as 1/2)."
+    array, why = to_float_array(value, what)
+    if why is not None:
+        return None, why
+    if array.size != 1:
+        return None, f"{what} should be one number; got {array.size} numbers (shape {array.shape})."
+    number = float(array.reshape(()))
+    return (None, f"{what} is {number}; give a number.") if np.isnan(number) else (number, None)
