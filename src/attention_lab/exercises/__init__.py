@@ -43,6 +43,8 @@ from .notebook_07 import (
     check_self_attention,
     check_split_heads,
     check_tempting_reshape,
+    check_train_step,
+    check_transformer_block,
 )
 from .notebook_08 import (
     check_cached_attention,
@@ -91,6 +93,8 @@ __all__ = [
     "check_split_heads",
     "check_tempting_reshape",
     "check_no_position_prediction",
+    "check_transformer_block",
+    "check_train_step",
     "check_top_p",
     "check_reheat",
     "check_kv_cache_bytes",
