@@ -26,7 +26,7 @@ from .notebook_04 import check_gradient_w, check_loo_predictions, check_no_loo_p
 from .notebook_04_scores import check_laplace_forward, check_laplace_prediction, check_w_symmetry
 from .notebook_05 import (
     check_additive_scores,
-    check_masked_softmax,
+    check_padded_attention,
     check_query_jacobian,
     check_unscaled_entropy,
 )
@@ -80,7 +80,7 @@ __all__ = [
     "check_laplace_prediction",
     "check_laplace_forward",
     "check_additive_scores",
-    "check_masked_softmax",
+    "check_padded_attention",
     "check_unscaled_entropy",
     "check_query_jacobian",
     "check_luong_attentional_state",

@@ -1,8 +1,8 @@
 """Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
 
 - :func:`check_additive_scores`: the additive scores w_v^T tanh(W_q q + W_k k) of every pair, by broadcasting;
-- :func:`check_masked_softmax`: a masked softmax that survives the hard rows (masked scores of 1000, allowed
-  scores near 800, a row with nothing allowed);
+- :func:`check_padded_attention`: batched attention whose keys beyond each sequence's valid length are padding
+  (a sequence with no valid key, padding that scores in the thousands);
 - :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
 - :func:`check_query_jacobian`: derive d(output)/d(query) for attention whose values are its keys (checked
   against autograd).
@@ -18,8 +18,9 @@ import numpy as np
 
 from ..normalisers import entropy, softmax
 from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .runner import Case, Mistake, check_function
 
-__all__ = ["check_additive_scores", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
+__all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
 
 
 def _quietly(get, *args):
@@ -118,127 +119,152 @@ def check_additive_scores(name, fn) -> Feedback:
     )
 
 
-# The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.
-MASK_SCORES = np.array(
-    [
-        [1.0, 2.0, 3.0, 4.0],
-        [0.5, 1000.0, 2.0, 1000.0],  # masked entries with huge scores
-        [800.0, 801.0, 799.0, 0.0],  # allowed entries with huge scores
-        [3.0, 1.0, 2.0, 0.0],
+def padded_attention(queries, keys, values, valid_lens):
+    """The reference: scaled dot-product attention over the first valid_lens[b] keys of each sequence b."""
+    mask = np.arange(keys.shape[1])[None, None, :] < np.asarray(valid_lens)[:, None, None]  # (batch, 1, n_k)
+    scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])  # (batch, n_q, n_k)
+    return softmax(scores, mask=mask) @ values  # (batch, n_q, d_v); a sequence with no valid key gives zeros
+
+
+def _masks(keys, valid_lens, offset=0, first_only=False, on_queries=False, n_q=None):
+    lens = np.asarray(valid_lens)
+    lens = np.full_like(lens, lens[0]) if first_only else lens
+    n = n_q if on_queries else keys.shape[1]
+    mask = np.arange(n)[None, :] < lens[:, None] + offset  # (batch, n)
+    return mask[:, :, None] if on_queries else mask[:, None, :]
+
+
+def _attend(q, k, v, lens, scale=None, fill=None, axis=-1, **mask_args):
+    """Padded attention with one slip: another scale, a finite fill, the softmax over another axis, another mask."""
+    scores = q @ k.transpose(0, 2, 1) / (np.sqrt(q.shape[-1]) if scale is None else scale)
+    mask = np.broadcast_to(_masks(k, lens, n_q=q.shape[1], **mask_args), scores.shape)
+    if fill is not None:
+        return softmax(np.where(mask, scores, fill), axis=axis) @ v
+    return softmax(scores, mask=mask, axis=axis) @ v
+
+
+def _weights_after(q, k, v, lens, renormalise=False):  # the softmax over all keys, the padding zeroed afterwards
+    w = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])) * _masks(k, lens)
+    if renormalise:
+        w = w / np.where(w.sum(-1, keepdims=True) > 0, w.sum(-1, keepdims=True), 1.0)
+    return w @ v
+
+
+def _padded_cases():
+    rng = np.random.default_rng(50)
+    q, k, v = rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 3))
+    lens = np.array([2, 4, 1])
+    big_q, big_k = rng.normal(size=(2, 3, 16)), rng.normal(size=(2, 5, 16))
+    big_q[..., 0], big_k[:, 3:] = 5.0, 0.0
+    big_k[:, 3:, 0] = 1000.0  # the padding keys score 1250, far higher than any real key
+    return [
+        Case((q, k, v, lens), "For 3 sequences of 4 keys (d = 2) with valid lengths [2, 4, 1],"),
+        Case((q, k, v, np.array([3, 0, 4])), "With valid lengths [3, 0, 4] (sequence 1 has no valid key),"),
+        Case((big_q, big_k, rng.normal(size=(2, 5, 3)), np.array([3, 2])),
+             "For 3 queries and 5 keys of d = 16, whose padding keys score in the thousands,"),
+        Case((q * 1e-4, k, v, lens), "For tiny scores (queries 10^-4 as large),"),
+        Case((q * 300, k, v, lens), "For huge scores (queries 300 times as large),"),
     ]
-)  # nothing allowed
-MASK = np.array(
-    [[True, False, True, False], [True, False, True, False], [True, True, True, False], [False, False, False, False]]
+
+
+_PADDED_FIX = (
+    "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\n"
+    "scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\n"
+    "return al.softmax(scores, mask=mask) @ values\n```"
 )
+_PADDED_MISTAKES = [
+    Mistake(
+        "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
+        "query of sequence b never read?",
+        hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
+    ),
+    Mistake(
+        "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
+        "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
+        hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
+    ),
+    Mistake(
+        "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
+        "real keys, counting from 0?",
+        hint="Positions 0, ..., L - 1: L keys.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
+    ),
+    Mistake(
+        "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
+        hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
+    ),
+    Mistake(
+        "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
+        "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
+        hint="Mask before the softmax, so that it normalises over the real keys only.",
+        wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
+    ),
+    Mistake(
+        "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
+        "What score gets a weight of exactly 0?",
+        hint="exp(s) is 0 only in the limit s -> -inf.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
+    ),
+    Mistake(
+        "{where} the sequence with no valid key gets the average of its padding values: a large finite fill such "
+        "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
+        "query with nothing to read get then?",
+        hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
+    ),
+    Mistake(
+        "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
+        "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
+        hint="The keys are the last axis of the scores.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
+    ),
+    Mistake(
+        "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
+        "on d. Which one (section 2)?",
+        hint="The scores' variance grows like d.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
+    ),
+    Mistake(
+        "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
+        hint="The standard deviation of q . k is sqrt(d).",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
+    ),
+]
 
 
-def _normalised_then_masked(scores, mask):
-    return np.where(mask, softmax(scores), 0.0)
-
-
-@exercise("a masked softmax that survives the hard rows")
-def check_masked_softmax(name, fn) -> Feedback:
-    """Exercise: ``fn(scores, mask)``: softmax over the allowed (True) entries of each row, masked entries exactly 0,
-    a row with nothing allowed all zeros; rows with huge masked or huge allowed scores must still come out right."""
-    got, problem = _quietly(as_numbers, name, fn, MASK_SCORES.copy(), MASK.copy())
-    if problem is not None:
-        return problem
-    expected = softmax(MASK_SCORES, mask=MASK)
-    if got.shape != expected.shape:
-        return Feedback(
-            name, False, [f"Return one weight per score, the shape of `scores` {expected.shape}; got {got.shape}."]
-        )
-    if close(got, expected) and np.all(got[~MASK] == 0):
-        return Feedback(
-            name,
-            True,
-            [
-                "Masked entries are exactly 0 whatever their scores, every row with an allowed "
-                "key sums to 1, and the row with nothing allowed is all zeros."
-            ],
-        )
-    if close(got, softmax(MASK_SCORES, mask=~MASK)):
-        return Feedback(
-            name,
-            False,
-            [
-                "You attended to exactly the wrong entries: True in the mask means "
-                "\"may attend\" (the course's convention, and PyTorch's)."
-            ],
-        )
-    if close(got, softmax(MASK_SCORES)):
-        return Feedback(name, False, ["The mask is not applied at all: this is the plain softmax of every row."])
-    hints = []
-    for row, hint in enumerate(_row_hints(got, expected)):
-        if hint:
-            hints.append(f"Row {row}: {hint}")
-    return Feedback(name, False, hints)
-
-
-def _row_hints(got, expected):
-    """One sentence per wrong row of the masked-softmax answer (None for a right row)."""
-    normalised_first = _normalised_then_masked(MASK_SCORES, MASK)
-    # rows 1 and 3 of "normalise, then mask" come out as zeros, like other mistakes: row 0 tells them apart
-    masked_after = close(got[0], normalised_first[0]) and not close(got[0], expected[0])
-    for row in range(len(MASK)):
-        g, allowed = got[row], MASK[row]
-        if close(g, expected[row]) and np.all(g[~allowed] == 0):
-            yield None
-            continue
-        finite = bool(np.all(np.isfinite(g)))
-        if row == 3:  # nothing allowed
-            if not finite:
-                yield (
-                    "nothing is allowed here, so every score became -inf, exp gave 0 and 0/0 = NaN. Detect the "
-                    "rows with no allowed entry and return zeros there."
-                )
-            elif np.allclose(g, 0.25):
-                yield (
-                    "nothing is allowed here, yet the weight is spread uniformly over padding (that is what "
-                    "filling with a large finite negative number does: all four scores tie). No key, no weight: "
-                    "this row must be all zeros."
-                )
-            else:
-                yield "nothing is allowed here: every weight of this row must be 0."
-        elif not finite:
-            if row == 1:
-                yield (
-                    "NaN or inf where the masked entries have scores of 1000. If you subtracted the row's maximum "
-                    "over ALL entries, exp(2 - 1000) underflows to 0 for every allowed entry and 0/0 = NaN: take "
-                    "the maximum over the allowed entries only."
-                )
-            elif row == 2:
-                yield (
-                    "NaN or inf where the allowed scores are near 800: exp(800) overflows. Subtract the largest "
-                    "allowed score before exp; the softmax does not change (notebook 02, shift invariance)."
-                )
-            else:
-                yield "NaN or inf on a row of small scores: look for a division by zero."
-        elif close(g, expected[row]):
-            yield (
-                "right up to tiny non-zero weights on masked entries: a finite fill value leaves exp(fill) > 0. "
-                "Masked entries must be exactly 0: fill with -inf, or set their weights to 0 with np.where."
-            )
-        elif np.any(g[~allowed] != 0):
-            yield (
-                "masked entries must be exactly 0 whatever their scores (set them to -inf before exp, or set "
-                "their weights to 0)."
-            )
-        elif masked_after and close(g, normalised_first[row]):
-            yield (
-                "the allowed weights sum to less than 1: you normalised over all entries and masked afterwards. "
-                "Mask first, then normalise over the allowed entries."
-            )
-        elif row == 1 and np.allclose(g, 0.0):
-            yield (
-                "all zeros, although two entries are allowed. If you subtracted the maximum over ALL entries "
-                "(1000, a masked one), every allowed exp underflowed to 0: take the maximum over the allowed "
-                "entries only."
-            )
-        elif not np.isclose(g.sum(), 1.0):
-            yield "the allowed weights of a row with at least one allowed entry must sum to 1."
-        else:
-            yield "the weights sum to 1 but are not the softmax of the allowed scores."
+@exercise("attention over padded sequences")
+def check_padded_attention(title, fn) -> Feedback:
+    """Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention
+    whose keys j >= valid_lens[b] are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16
+    (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny
+    and huge scores."""
+    return check_function(
+        title,
+        fn,
+        _padded_cases(),
+        padded_attention,
+        _PADDED_MISTAKES,
+        shape=" (batch, n_q, d_v): one output per query",
+        not_finite=Mistake(
+            "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too "
+            "large for exp?",
+            hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's "
+            "softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
+            fix=_PADDED_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your output is not the attention over the real keys, and not one of the usual slips (the "
+            "mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the "
+            "values) 0 on the padding and summing to 1 over the real keys?",
+            hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
+            fix=_PADDED_FIX,
+        ),
+        success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, "
+        "and a sequence with no valid key gives a zero output, as the library's masks do.",
+    )
 
 
 def _entropy_prediction(value):
