@@ -47,11 +47,11 @@ from .notebook_07 import (
     check_transformer_block,
 )
 from .notebook_08 import (
-    check_cached_attention,
+    check_cross_attention_cache,
     check_kv_cache_bytes,
-    check_mask_and_cache_prediction,
     check_reheat,
     check_top_p,
+    check_window_mask,
 )
 
 __all__ = [
@@ -98,6 +98,6 @@ __all__ = [
     "check_top_p",
     "check_reheat",
     "check_kv_cache_bytes",
-    "check_cached_attention",
-    "check_mask_and_cache_prediction",
+    "check_window_mask",
+    "check_cross_attention_cache",
 ]
