@@ -98,7 +98,7 @@ SELF_ATTENTION_MISTAKES = [
     ),
     ("multiplied by sqrt(d_k)", lambda Q, K, V: _softmax_rows(Q @ K.T * np.sqrt(K.shape[1])) @ V, "multiplied"),
     ("no softmax", lambda Q, K, V: Q @ K.T / np.sqrt(K.shape[1]) @ V, "No softmax"),
-    ("unscaled", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V, "Scale the scores"),
+    ("unscaled", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V, "not scaled"),
     ("K Q^T", lambda Q, K, V: _softmax_rows(K @ Q.T / np.sqrt(K.shape[1])) @ V, "not K Q^T"),
 ]
 

@@ -40,112 +40,77 @@ __all__ = [
 ]
 
 
-def _rows_sum_to_one(weights):
-    return bool(np.allclose(weights.sum(axis=-1), 1.0, atol=1e-6))
+def self_attention_reference(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (n, d_k), (n, d_k), (n, d_v)
+    return softmax(Q @ K.T / math.sqrt(K.shape[1])) @ V  # (n, d_v)
+
+
+def _attn(scores_to_out):
+    return lambda X, W_q, W_k, W_v: scores_to_out(X @ W_q, X @ W_k, X @ W_v, W_q.shape[1])
+
+
+_SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
+_SA_MISTAKES = [
+    Mistake("{where} your result is (n, n): that is the weight matrix. What does each position output?",
+            hint="Each output row is a weighted average of the rows of V.", fix=_SA_FIX,
+            when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1])),
+    Mistake("{where} your result has d_model columns, so it averages X itself. What are the values?",
+            hint="V = X W_v.", fix=_SA_FIX, when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1])),
+    Mistake("{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
+            hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V)),
+    Mistake("{where} you divided by sqrt(d_model); the dot products are between queries and keys of another "
+            "width. Which?", hint="d_k = W_q.shape[1].", fix=_SA_FIX,
+            wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv),
+    Mistake("{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
+            hint="d_k = W_q.shape[1].", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V)),
+    Mistake("{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
+            hint="The variance of q . k is d_k for unit-variance entries.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V)),
+    Mistake("{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
+            hint="It keeps the softmax out of its saturated region.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V)),
+    Mistake("{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
+            hint="On the scores, before the softmax.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d))),
+    Mistake("{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
+            hint="A row of the score matrix is one query.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V)),
+    Mistake("{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
+            hint="Rows are queries, columns keys.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V)),
+    Mistake("{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
+            hint="Weights are non-negative and sum to 1.", fix=_SA_FIX,
+            wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V)),
+]
+
+
+def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
+    X = scale * rng.normal(size=(n, d_model))
+    return Case((X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where)
 
 
 @exercise("self-attention in numpy")
-def check_self_attention(name, fn) -> Feedback:
+def check_self_attention(title, fn) -> Feedback:
     """Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v)."""
     rng = np.random.default_rng(70)
-    X = rng.normal(size=(5, 4))  # (n, d_model)
-    W_q, W_k, W_v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
-    got, problem = as_numbers(name, fn, X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
-    if problem is not None:
-        return problem
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (5, 3), (5, 3), (5, 2)
-    expected = softmax(Q @ K.T / math.sqrt(3)) @ V  # (5, 2)
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Every position is a query, a key and a value: the weight matrix is (n, n), "
-                "and each output row is a weighted average of the rows of V."
-            ],
-        )
-    if got.shape != expected.shape:
-        if got.shape == (5, 5):
-            return Feedback(
-                name,
-                False,
-                [
-                    "Your result is (n, n) = (5, 5): that is the weight matrix. Multiply it "
-                    "by V = X W_v to get one output vector per position."
-                ],
-            )
-        if got.shape == (5, 4):
-            return Feedback(
-                name,
-                False,
-                [
-                    "Your result has d_model = 4 columns, so it averages X itself. The "
-                    "values are V = X W_v, with W_v of shape (4, 2)."
-                ],
-            )
-        return Feedback(
-            name, False, [f"With n = 5 positions and W_v of shape (4, 2) the output is (5, 2); got {got.shape}."]
-        )
-    bad = not_finite(name, got, "Subtract each row's maximum before exp, or use a stable softmax.")
-    if bad is not None:
-        return bad
-    variants = [
-        (
-            softmax(Q @ K.T) @ V,
-            "Scale the scores: divide Q K^T by sqrt(d_k), where d_k = 3 is the width of the queries and keys.",
-        ),
-        (
-            softmax(Q @ K.T / 2.0) @ V,
-            "You divided by sqrt(d_model) = sqrt(4); the dot products are between "
-            "queries and keys of width d_k = W_q.shape[1] = 3, so divide by sqrt(3).",
-        ),
-        (
-            softmax(Q @ K.T / math.sqrt(3), axis=0) @ V,
-            "Your softmax normalised the columns. Each query (a row of "
-            "the score matrix) needs weights summing to 1 over the keys: "
-            "softmax over the last axis.",
-        ),
-        (softmax(K @ Q.T / math.sqrt(3)) @ V, "Rows are queries and columns keys: the scores are Q K^T, not K Q^T."),
-        (
-            softmax(Q @ K.T / math.sqrt(2)) @ V,
-            "You divided by sqrt(d_v) = sqrt(2), the width of the values. The "
-            "scale belongs to the dot products q . k, whose width is d_k = "
-            "W_q.shape[1] = 3: divide by sqrt(3).",
-        ),
-        (
-            softmax(Q @ K.T / 3) @ V,
-            "You divided by d_k = 3 itself; divide by its square root. A dot product of two "
-            "d_k-wide vectors with independent zero-mean, unit-variance entries has "
-            "variance d_k, so sqrt(d_k) is its standard deviation.",
-        ),
-        (
-            softmax(Q @ K.T * math.sqrt(3)) @ V,
-            "You multiplied the scores by sqrt(d_k); divide them by it, which "
-            "keeps the softmax out of its flat, saturated region.",
-        ),
-        (
-            softmax(Q @ K.T) @ V / math.sqrt(3),
-            "You scaled after the softmax: the weights then sum to 1/sqrt(3), not "
-            "1, and their relative sizes are unchanged. Divide the scores Q K^T "
-            "by sqrt(d_k) before the softmax.",
-        ),
-        (
-            Q @ K.T / math.sqrt(3) @ V,
-            "No softmax: the scaled scores themselves weigh the values. Turn each row of "
-            "scores into weights with a softmax over the keys first.",
-        ),
+    cases = [
+        _sa_case(rng, 5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
+        _sa_case(rng, 3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
+        _sa_case(rng, 5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
+        _sa_case(rng, 5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
     ]
-    hint = known_mistake(got, variants)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    return Feedback(
-        name,
-        False,
-        [
-            "The shape is right but the numbers are not. Compute Q = X W_q, K = X W_k, "
-            "V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then "
-            "weights @ V."
-        ],
+    return check_function(
+        title, fn, cases, self_attention_reference, _SA_MISTAKES, shape=" (n, d_v): one output per position",
+        not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?",
+                           hint="Subtract each row's maximum before exp (notebook 01).", fix=_SA_FIX),
+        otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. "
+                          "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
+                          hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
+                          "over each row, then weights @ V.", fix=_SA_FIX),
+        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
+        "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
     )
 
 
@@ -243,144 +208,104 @@ def check_causal_influence(name, two_causal_layers, one_window_layer, two_window
             )
         if j in truth[what] - got[what]:
             hints.append(
-                f"{what}: position {j} itself changes: its query may attend to its own key (the mask allows "
-                "j = i), and the residual connection carries its own token forward."
+                f"{what}: you left out a position that does change. May a query attend to its own key, and what "
+                "does the residual connection carry forward?"
             )
         beyond = sorted(p for p in got[what] - truth[what] if p > j)
         if beyond:
             hints.append(
                 f"{what}: {beyond} do not change: each layer moves the change at most as far as its mask "
-                "reaches, here one position per window layer."
+                "reaches. How far is that for this mask?"
             )
-        after = sorted(truth[what] - got[what] - {j})
-        if after:
+        if truth[what] - got[what] - {j}:
             hints.append(
-                f"{what}: {after} change too: each attends, directly or through an earlier layer's output, "
-                f"to position {j} with a positive weight (an allowed key's softmax weight is never exactly "
-                "0), so the change reaches it."
+                f"{what}: some later positions you left out change too. Which positions read position {j}, directly "
+                "or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is "
+                "never exactly 0)?"
             )
-    return Feedback(name, False, hints)
-
-
-@exercise("the variance of one head's score q . k")
-def check_head_score_variance(name, fn) -> Feedback:
-    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
-    cases = [(64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5), (96, 3, 2.0)]
-    got, problem = one_number_per_case(name, fn, cases, "a variance")
-    if problem is not None:
-        return problem
-    bad = not_finite(name, got, "A variance here is a finite positive number.")
-    if bad is not None:
-        return bad
-    d_model, heads, sigma = (np.array(column, dtype=np.float64) for column in zip(*cases, strict=True))
-    d_k = d_model / heads
-    expected = d_k * sigma**4
-    if np.allclose(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = "
-                "sigma^4, and they are independent: the variances add up to d_k sigma^4. "
-                "So each head divides by sqrt(d_k), not sqrt(d_model)."
-            ],
-        )
-    variants = [
-        (
-            d_model * sigma**4,
-            "A head only sees its own d_k = d_model / num_heads features: its dot product has d_k terms, not d_model.",
-        ),
-        (
-            d_k * sigma**2,
-            "Each term q_r k_r is a product of two independent variables of variance sigma^2: its "
-            "variance is E[q_r^2] E[k_r^2], a product of the two variances.",
-        ),
-        (np.sqrt(d_k) * sigma**2, "That is the standard deviation; the question asks for the variance."),
-        (d_k, "Right for sigma = 1; now let the components have variance sigma^2."),
-        (
-            d_model * sigma**2,
-            "Two things: a head sees d_k = d_model / num_heads features, and each term is a product "
-            "of two independent variables of variance sigma^2.",
-        ),
-    ]
-    for variant, hint in variants:
-        if np.allclose(got, variant):
-            return Feedback(name, False, [hint])
+    fix = "; ".join(f"{what} = {sorted(truth[what])}" for what in answers)
     return Feedback(
-        name,
-        False,
-        [
-            "Write q . k = sum over the head's d_k features of q_r k_r. Find the mean and "
-            "variance of one term, then add the variances of independent terms."
-        ],
+        name, False, hints,
+        hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
+        fix=fix,
     )
 
 
-def _as_array(value):
-    return to_float_array(value, "Your function's result")
+def head_score_variance_reference(d_model, num_heads, sigma):
+    return d_model / num_heads * sigma**4
+
+
+_VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
+_VAR_MISTAKES = [
+    Mistake("{where} your variance grows with d_model. How many features does one head's dot product add up? "
+            "A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head.",
+            fix=_VAR_FIX, wrong=lambda d, h, s: d * s**4),
+    Mistake("{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
+            "variance of such a product of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means "
+            "are 0.", fix=_VAR_FIX, wrong=lambda d, h, s: d / h * s**2),
+    Mistake("{where} that is the standard deviation; the question asks for the variance. What is its square?",
+            hint="Variance = standard deviation squared.", fix=_VAR_FIX, wrong=lambda d, h, s: math.sqrt(d / h) * s**2),
+    Mistake("{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
+            hint="Each term's variance is E[q_r^2] E[k_r^2].", fix=_VAR_FIX, wrong=lambda d, h, s: d / h),
+    Mistake("{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
+            "independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features.",
+            fix=_VAR_FIX, wrong=lambda d, h, s: d * s**2),
+]
+
+
+@exercise("the variance of one head's score q . k")
+def check_head_score_variance(title, fn) -> Feedback:
+    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
+    cases = [Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
+             for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))]
+    return check_function(
+        title, fn, cases, head_score_variance_reference, _VAR_MISTAKES, shape=" (one number, a variance)",
+        not_finite=Mistake("{where} your variance is NaN or inf; a variance here is a finite positive number. "
+                           "Which operation gives it?", fix=_VAR_FIX),
+        otherwise=Mistake("{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
+                          "and how do the variances of independent terms add up?",
+                          hint="Write q . k = sum over the head's d_k features of q_r k_r.", fix=_VAR_FIX),
+        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
+        "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+    )
+
+
+def split_heads_reference(x, num_heads):
+    b, n, d_model = x.shape
+    return x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
+
+
+_SPLIT_FIX = "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
+_SPLIT_MISTAKES = [
+    Mistake("{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
+            "order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the "
+            "positions.", fix=_SPLIT_FIX, wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1)),
+    Mistake("{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
+            "different positions. Which axis of x holds the features that are to be split?", hint="Split the last "
+            "axis only, then move the new heads axis forward.", fix=_SPLIT_FIX,
+            wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1)),
+    Mistake("{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
+            "convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., "
+            "(m+1) d_k - 1, as in PyTorch.", fix=_SPLIT_FIX,
+            wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2)),
+]
 
 
 @exercise("split into heads")
-def check_split_heads(name, fn) -> Feedback:
+def check_split_heads(title, fn) -> Feedback:
     """Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k..."""
-    b, n, d_model, heads = 2, 3, 8, 4
-    x = np.arange(b * n * d_model, dtype=np.float64).reshape(b, n, d_model)  # every entry distinct
-    got, problem = as_numbers(name, fn, x.copy(), heads)
-    if problem is not None:
-        return problem
-    d_k = d_model // heads
-    expected = x.reshape(b, n, heads, d_k).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same "
-                "split as torch.nn.MultiheadAttention and the course's MultiHeadAttention."
-            ],
-        )
-    if got.shape == (b, n, heads, d_k):
-        return Feedback(
-            name,
-            False,
-            [
-                "The features are split correctly, but the head axis must come before the "
-                "positions: (b, num_heads, n, d_k). Swap axes 1 and 2."
-            ],
-        )
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"x is (b, n, d_model) = {x.shape} and there are {heads} heads: the result "
-                f"is (b, num_heads, n, d_k) with d_k = d_model / num_heads; got {got.shape}."
-            ],
-        )
-    if close(got, x.reshape(b, heads, n, d_k)):
-        return Feedback(
-            name,
-            False,
-            [
-                "A plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then "
-                "holds pieces of different positions. Reshape to (b, n, num_heads, d_k) "
-                "first, then move the head axis forward."
-            ],
-        )
-    if close(got, x.reshape(b, n, d_k, heads).transpose(0, 3, 1, 2)):
-        return Feedback(
-            name,
-            False,
-            [
-                "Your heads take every num_heads-th feature (strided). That is a split too, "
-                "but not the convention: head m gets the contiguous block m*d_k ... "
-                "(m+1)*d_k - 1, which is what lets the weights be compared with PyTorch's."
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        ["Right shape, wrong entries. Reshape (b, n, d_model) to (b, n, num_heads, d_k), then transpose axes 1 and 2."],
+    def labelled(*shape):  # every entry distinct
+        return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+
+    cases = [Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
+             Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
+             Case((labelled(2, 2, 6), 6), "For 6 heads of width 1")]
+    return check_function(
+        title, fn, cases, split_heads_reference, _SPLIT_MISTAKES, shape=" = (b, num_heads, n, d_k)",
+        otherwise=Mistake("{where} Right shape, wrong entries. Which features of which position land in head 0?",
+                          hint="Label every feature with its index and print head 0.", fix=_SPLIT_FIX),
+        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
+        "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
     )
 
 
@@ -430,42 +355,27 @@ def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
 
 
 @exercise("predict: reversal without positional encoding")
-def check_no_position_prediction(name, prediction) -> Feedback:
-    """Exercise: a prediction (0..1) of the exact-match accuracy of the reversal model without positions."""
-    if unanswered(prediction):  # pragma: no cover - the decorator already answers this
-        return Feedback(name, False, [])
-    if callable(prediction):
-        return Feedback(name, False, ["Write your prediction as a number between 0 and 1, not a function."])
-    array, why = _as_array(prediction)
-    if why is not None:
-        return Feedback(name, False, [why.replace("Your function's result", "Your prediction")])
-    if array.size != 1:
-        return Feedback(name, False, [f"Write one number between 0 and 1; got an array of shape {array.shape}."])
-    value = float(array.reshape(()))
-    if not np.isfinite(value):
-        return Feedback(name, False, [f"Your prediction is {value}; write a finite number between 0 and 1."])
+def check_no_position_prediction(title, prediction) -> Feedback:
+    """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
+    value, why = read_number(prediction, "Your prediction")
+    if why is not None or callable(prediction):
+        return Feedback(title, False, [why or "Write your prediction as a number between 0 and 1, not a function."])
     if 1 < value <= 100:
-        return Feedback(name, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
+        return Feedback(title, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
     if not 0 <= value <= 1:
-        return Feedback(name, False, ["An accuracy lies between 0 and 1."])
+        return Feedback(title, False, ["An accuracy lies between 0 and 1."])
     if value <= 0.05:
-        return Feedback(
-            name,
-            True,
-            [
-                "Without positions the model is permutation-equivariant: the output at a position depends only on "
-                "its own digit and on the multiset of digits (which digits, how often each), never on where it stands. "
-                "For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders "
-                "of those digits, under 1% of them. Run the next cell to measure it."
-            ],
-        )
+        return Feedback(title, True, [
+            "Without positions the model is permutation-equivariant: the output at a position depends only on its "
+            "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
+            "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
+            "those digits, under 1% of them. Run the next cell to measure it."])
     return Feedback(
-        name,
-        False,
-        [
-            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? "
-            "Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
-        ],
+        title, False,
+        ["Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
+         "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"],
+        hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
+        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
     )
 
 
