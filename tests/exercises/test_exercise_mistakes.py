@@ -122,7 +122,7 @@ def _luong(order="cs", tanh_first=False, squash=np.tanh, weights=_softmax_rows):
 
 LUONG_MISTAKES = [
     ("tanh before W_c", _luong(tanh_first=True), "tanh before W_c"),
-    ("[s_t; c_t]", _luong(order="sc"), "concatenate in that order"),
+    ("[s_t; c_t]", _luong(order="sc"), "in which order"),
     ("no tanh", _luong(squash=lambda x: x), "also goes through tanh"),
     ("raw scores as weights", _luong(weights=lambda a: a), "raw scores"),
     ("uniform weights", _luong(weights=lambda a: np.full_like(a, 1 / a.size)), "plain average"),
