@@ -32,6 +32,8 @@ def test_reference_answers_pass(nb05):
 
 def test_right_answers_in_other_forms_pass():
     assert ex.check_additive_scores(_additive_by_loops).passed
+    no_transposes = ex.check_additive_scores(lambda Q, K, W_q, W_k, w_v: np.tanh(Q @ W_q + K @ W_k) @ w_v)
+    assert "W_q=ndarray of shape (4, 2)" in text(no_transposes)  # a shape error, told with the call's shapes
     assert ex.check_additive_scores(_additive_by_the_library).passed
 
     def by_loops(q, K):  # d o_a / d q_b = sum_i k_ia lambda_i (k_ib - kbar_b), written out
@@ -238,9 +240,10 @@ def test_unscaled_entropy_mistakes_are_explained_without_the_measurement(answer,
 
 def test_unscaled_entropy_reports_the_measurement_against_the_prediction():
     near, far = ex.check_unscaled_entropy(0.0, unscaled), ex.check_unscaled_entropy(1.8, unscaled)
-    assert near.passed and far.passed
-    assert "close" in text(near) and "more spread than measured" in text(far)
-    assert "median gap between a query's two largest scores" in text(far)
+    assert near.passed and not far.passed and far.attempted  # a prediction is graded like any answer (00's rule)
+    assert "close" in text(near) and "too spread out" in text(far)
+    assert "nats over these 200 queries" not in text(far)  # the measurement is the ladder's last step, not the first
+    assert "median gap between a query's two largest scores" in far.hint()
     # the numbers it quotes are the measured ones
     g = torch.Generator().manual_seed(3)
     q = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)

@@ -31,91 +31,67 @@ def _quietly(get, *args):
         return get(*args)
 
 
-def _additive(Q, K, W_q, W_k, w_v):
-    return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])
+def additive_reference(Q, K, W_q, W_k, w_v):
+    return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])  # (n_q, n_k), pair by pair
+
+
+def _both(Q, K, W_q, W_k):
+    return (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, n_k, d_h)
+
+
+_ADD_FIX = (
+    "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\n"
+    "return np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
+)
+_ADD_MISTAKES = [
+    Mistake("{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
+            "term. What does the softmax over the keys do to a term that depends on the query only?",
+            hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.", fix=_ADD_FIX,
+            wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :]),
+    Mistake("{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
+            "query term in the softmax?", hint="The tanh of the sum is what lets them interact.", fix=_ADD_FIX,
+            wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v),
+    Mistake("{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?", fix=_ADD_FIX,
+            hint="tanh of each hidden unit, then the weighted sum with w_v.",
+            wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v)),
+    Mistake("{where} You summed the hidden units. How does w_v weight them?", hint="w_v^T tanh(...) is a dot product.",
+            fix=_ADD_FIX, wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1)),
+    Mistake("{where} W_q and W_k are swapped. Which one projects the queries?", hint="W_q has d_q columns.",
+            fix=_ADD_FIX, when=lambda got, Q, K, W_q, W_k, w_v: Q.shape[1] == K.shape[1]
+            and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))),
+    Mistake("{where} Your scores are transposed. Which go on the rows, queries or keys?", hint="(n_q, n_k).",
+            fix=_ADD_FIX, when=lambda got, Q, K, *w: got.shape == (len(K), len(Q))
+            and np.allclose(got.T, additive_reference(Q, K, *w))),
+    Mistake("{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
+            "every pair (query, key)?", hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
+            fix=_ADD_FIX, when=lambda got, Q, *a: got.shape == (len(Q),)),
+    Mistake("{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
+            hint="The dot product with w_v.", fix=_ADD_FIX, when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q))),
+]
 
 
 @exercise("additive scores for every pair at once")
-def check_additive_scores(name, fn) -> Feedback:
+def check_additive_scores(title, fn) -> Feedback:
     """Exercise: ``fn(Q, K, W_q, W_k, w_v)`` returns the (n_q, n_k) additive scores w_v^T tanh(W_q q + W_k k).
-
     Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2
-    n_q != n_k and d_q != d_k (a transposed result shows). Each tempting wrong form is named."""
+    n_q != n_k and d_q != d_k (a transposed result shows); then huge and tiny inputs."""
     rng = np.random.default_rng(11)
-    cases = [(3, 3, 2, 2, 4), (2, 5, 3, 2, 6)]  # n_q, n_k, d_q, d_k, d_h
-    for n_q, n_k, d_q, d_k, d_h in cases:
-        Q, K = rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
+    cases = []
+    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0),
+                                              ((2, 5, 3, 2, 6), 1e-4)):
+        Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
-        got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy(), W_q.copy(), W_k.copy(), w_v.copy())
-        if problem is not None:
-            return problem
-        expected = _additive(Q, K, W_q, W_k, w_v)
-        where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and d_h = {d_h} hidden units"
-        if got.shape != expected.shape:
-            shape_hints = {
-                expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
-                (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
-                "axes (n_q, 1, d_h) + (1, n_k, d_h), so that broadcasting forms every pair.",
-                (n_q, n_k, d_h): " The hidden axis is still there: w_v turns it into one score.",
-            }
-            return Feedback(
-                name,
-                False,
-                [
-                    f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
-                    f"{got.shape}." + shape_hints.get(got.shape, "")
-                ],
-            )
-        if close(got, expected):
-            continue
-        hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, d_h), (n_k, d_h)
-        both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, d_h)
-        mistakes = [
-            (
-                (np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
-                "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
-                "term. The query term is the same for every key and cancels in the softmax, so every query would get "
-                "the same weights. The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
-            ),
-            (
-                both @ w_v,
-                "There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term, and "
-                "the query term cancels in "
-                "the softmax, so every query gets the same weights. The tanh of the sum is what lets them interact.",
-            ),
-            (np.tanh(both @ w_v), "The tanh comes before w_v: w_v^T tanh(W_q q + W_k k), not tanh(w_v^T (...))."),
-            (np.tanh(both).sum(axis=-1), "You summed the hidden units; weight them by w_v first (w_v^T tanh(...))."),
-            (
-                _additive(Q, K, W_k, W_q, w_v) if d_q == d_k else None,
-                "W_q and W_k are swapped: W_q projects the queries, W_k the keys.",
-            ),
-            (
-                _additive(Q, K, W_q, W_k, w_v).T if n_q == n_k else None,
-                "Your scores are transposed: queries on the rows, keys on the columns.",
-            ),
-        ]
-        hint = known_mistake(got, [(wrong, why) for wrong, why in mistakes if wrong is not None])
-        return Feedback(
-            name,
-            False,
-            [
-                f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
-                hint
-                or "Project the queries (Q @ W_q.T, shape (n_q, d_h)) and the keys "
-                "(K @ W_k.T, shape (n_k, d_h)) once each, add every query's projection "
-                "to every key's by broadcasting to (n_q, n_k, d_h), take the tanh, then "
-                "the dot product with w_v over the last axis.",
-            ],
-        )
-    return Feedback(
-        name,
-        True,
-        [
-            "The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in "
-            "two cases (as many queries as keys, and not). A tanh of each part would give a query "
-            "term plus a key term; the query term cancels in the softmax, so every query would "
-            "get the same weights."
-        ],
+        cases.append(Case((Q, K, W_q, W_k, w_v), f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, "
+                          f"d_h = {d_h} hidden units" + ("" if scale == 1 else f" and queries scaled by {scale:g}")))
+    return check_function(
+        title, fn, cases, additive_reference, _ADD_MISTAKES, shape=" = (n_q, n_k): queries on the rows, keys on the columns",
+        otherwise=Mistake("{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
+                          "queries, projected keys, their pairwise sums, the tanh to differ?",
+                          hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
+                          "the dot product with w_v over the last axis.", fix=_ADD_FIX),
+        success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
+        "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
+        "key term; the query term cancels in the softmax, so every query would get the same weights.",
     )
 
 
@@ -356,20 +332,31 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
         f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
     )
     if abs(predicted - measured) <= 0.3:
-        verdict = f"You predicted {predicted:g}: close. The weights are nearly one-hot."
-    elif predicted > measured:
-        verdict = (
-            f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
-            f"standard deviation sqrt(512) = {np.sqrt(512):.1f} in theory; the median gap between a query's "
-            f"two largest scores is {gap:.1f} here, and the runner-up's weight is at most exp(-gap), so for at "
-            f"least half of the queries it is below exp(-{gap:.1f}) = {np.exp(-gap):.0e}."
+        return Feedback(name, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
+    if predicted > measured:
+        return Feedback(
+            name,
+            False,
+            [
+                f"Your function is right; your prediction {predicted:g} is too spread out (the rule for predictions: "
+                "a wrong one is not passed; change it and run again). Without the scaling, how large is the "
+                "standard deviation of the scores at d = 512, and what does a gap of that size between the two "
+                "largest scores do to the runner-up's weight?"
+            ],
+            hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at "
+            "most exp(-gap).",
+            fix=report,
         )
-    else:
-        verdict = (
-            f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
-            "happen to be close keep some spread."
-        )
-    return Feedback(name, True, [report, verdict])
+    return Feedback(
+        name,
+        False,
+        [
+            f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong "
+            "prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"
+        ],
+        hint="A few queries whose two largest scores happen to be close keep some spread.",
+        fix=report,
+    )
 
 
 def _output(q, K):
