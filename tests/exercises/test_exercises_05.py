@@ -293,7 +293,7 @@ def softmax_jacobian(q, K):
         (softmax_jacobian, "softmax's Jacobian"),
         (lambda q, K: K.T @ softmax_jacobian(q, K), "One more step of the chain rule"),
         (lambda q, K: covariance(q, K) + np.triu(np.ones((3, 3)), 1), "symmetric; yours is not"),
-        (lambda q, K: covariance(q, K) + 1, "Chain rule"),
+        (lambda q, K: covariance(q, K) + 1, "chain rule"),
         (lambda q, K: covariance(q, K) / 0, "inf"),
     ],
 )

@@ -124,7 +124,9 @@ class OwnNames(torch.nn.Module):
 class SizesSwapped(Block):
     def __init__(self, d_model, num_heads, d_ff):
         super().__init__(d_model, num_heads, d_ff)
-        self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_model), torch.nn.ReLU(), torch.nn.Linear(d_model, d_model))
+        self.ffn = torch.nn.Sequential(
+            torch.nn.Linear(d_model, d_model), torch.nn.ReLU(), torch.nn.Linear(d_model, d_model)
+        )
 
     forward = load_solution("notebook_07").PreLNBlock.forward
 
@@ -233,7 +235,10 @@ STEPS = [
     (step("szb"), "ran before backward()"),
     (step("zsb"), "no update happened"),
     (step(loss=lambda lg, t: F.cross_entropy(lg.reshape(-1, 6), t.reshape(-1), reduction="sum")), "sum or the mean"),
-    (step(loss=lambda lg, t: F.cross_entropy(torch.softmax(lg, -1).reshape(-1, 6), t.reshape(-1))), "softmax is applied twice"),
+    (
+        step(loss=lambda lg, t: F.cross_entropy(torch.softmax(lg, -1).reshape(-1, 6), t.reshape(-1))),
+        "softmax is applied twice",
+    ),
     (step(loss=lambda lg, t: F.nll_loss(lg.reshape(-1, 6), t.reshape(-1))), "log-probabilities"),
     (step(loss=lambda lg, t: F.cross_entropy(lg[:, -1], t[:, -1])), "only the last position"),
     (step(loss=lambda lg, t: F.cross_entropy(lg.transpose(0, 1).reshape(-1, 6), t.reshape(-1))), "different orders"),

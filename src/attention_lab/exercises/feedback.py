@@ -9,8 +9,8 @@ stub whose body is ``...`` returns None, which reads as "not attempted yet".
 from __future__ import annotations
 
 import contextlib
-import re
 import functools
+import re
 import warnings
 
 import numpy as np

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
-from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .feedback import Feedback, close, exercise, known_mistake, not_finite, run_student, to_float_array
 from .runner import Case, Mistake, check_function
 
 __all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
@@ -44,29 +44,59 @@ _ADD_FIX = (
     "return np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
 )
 _ADD_MISTAKES = [
-    Mistake("{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
-            "term. What does the softmax over the keys do to a term that depends on the query only?",
-            hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.", fix=_ADD_FIX,
-            wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :]),
-    Mistake("{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
-            "query term in the softmax?", hint="The tanh of the sum is what lets them interact.", fix=_ADD_FIX,
-            wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v),
-    Mistake("{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?", fix=_ADD_FIX,
-            hint="tanh of each hidden unit, then the weighted sum with w_v.",
-            wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v)),
-    Mistake("{where} You summed the hidden units. How does w_v weight them?", hint="w_v^T tanh(...) is a dot product.",
-            fix=_ADD_FIX, wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1)),
-    Mistake("{where} W_q and W_k are swapped. Which one projects the queries?", hint="W_q has d_q columns.",
-            fix=_ADD_FIX, when=lambda got, Q, K, W_q, W_k, w_v: Q.shape[1] == K.shape[1]
-            and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))),
-    Mistake("{where} Your scores are transposed. Which go on the rows, queries or keys?", hint="(n_q, n_k).",
-            fix=_ADD_FIX, when=lambda got, Q, K, *w: got.shape == (len(K), len(Q))
-            and np.allclose(got.T, additive_reference(Q, K, *w))),
-    Mistake("{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
-            "every pair (query, key)?", hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
-            fix=_ADD_FIX, when=lambda got, Q, *a: got.shape == (len(Q),)),
-    Mistake("{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
-            hint="The dot product with w_v.", fix=_ADD_FIX, when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q))),
+    Mistake(
+        "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
+        "term. What does the softmax over the keys do to a term that depends on the query only?",
+        hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
+    ),
+    Mistake(
+        "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
+        "query term in the softmax?",
+        hint="The tanh of the sum is what lets them interact.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
+    ),
+    Mistake(
+        "{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
+        fix=_ADD_FIX,
+        hint="tanh of each hidden unit, then the weighted sum with w_v.",
+        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
+    ),
+    Mistake(
+        "{where} You summed the hidden units. How does w_v weight them?",
+        hint="w_v^T tanh(...) is a dot product.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
+    ),
+    Mistake(
+        "{where} W_q and W_k are swapped. Which one projects the queries?",
+        hint="W_q has d_q columns.",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, W_q, W_k, w_v: (
+            Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
+        ),
+    ),
+    Mistake(
+        "{where} Your scores are transposed. Which go on the rows, queries or keys?",
+        hint="(n_q, n_k).",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
+    ),
+    Mistake(
+        "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
+        "every pair (query, key)?",
+        hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
+        fix=_ADD_FIX,
+        when=lambda got, Q, *a: got.shape == (len(Q),),
+    ),
+    Mistake(
+        "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
+        hint="The dot product with w_v.",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
+    ),
 ]
 
 
@@ -77,18 +107,35 @@ def check_additive_scores(title, fn) -> Feedback:
     n_q != n_k and d_q != d_k (a transposed result shows); then huge and tiny inputs."""
     rng = np.random.default_rng(11)
     cases = []
-    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0),
-                                              ((2, 5, 3, 2, 6), 1e-4)):
+    for (n_q, n_k, d_q, d_k, d_h), scale in (
+        ((3, 3, 2, 2, 4), 1.0),
+        ((2, 5, 3, 2, 6), 1.0),
+        ((2, 5, 3, 2, 6), 100.0),
+        ((2, 5, 3, 2, 6), 1e-4),
+    ):
         Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
-        cases.append(Case((Q, K, W_q, W_k, w_v), f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, "
-                          f"d_h = {d_h} hidden units" + ("" if scale == 1 else f" and queries scaled by {scale:g}")))
+        cases.append(
+            Case(
+                (Q, K, W_q, W_k, w_v),
+                f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, "
+                f"d_h = {d_h} hidden units" + ("" if scale == 1 else f" and queries scaled by {scale:g}"),
+            )
+        )
     return check_function(
-        title, fn, cases, additive_reference, _ADD_MISTAKES, shape=" = (n_q, n_k): queries on the rows, keys on the columns",
-        otherwise=Mistake("{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
-                          "queries, projected keys, their pairwise sums, the tanh to differ?",
-                          hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
-                          "the dot product with w_v over the last axis.", fix=_ADD_FIX),
+        title,
+        fn,
+        cases,
+        additive_reference,
+        _ADD_MISTAKES,
+        shape=" = (n_q, n_k): queries on the rows, keys on the columns",
+        otherwise=Mistake(
+            "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
+            "queries, projected keys, their pairwise sums, the tanh to differ?",
+            hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
+            "the dot product with w_v over the last axis.",
+            fix=_ADD_FIX,
+        ),
         success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
         "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
         "key term; the query term cancels in the softmax, so every query would get the same weights.",
@@ -136,8 +183,10 @@ def _padded_cases():
     return [
         Case((q, k, v, lens), "For 3 sequences of 4 keys (d = 2) with valid lengths [2, 4, 1],"),
         Case((q, k, v, np.array([3, 0, 4])), "With valid lengths [3, 0, 4] (sequence 1 has no valid key),"),
-        Case((big_q, big_k, rng.normal(size=(2, 5, 3)), np.array([3, 2])),
-             "For 3 queries and 5 keys of d = 16, whose padding keys score in the thousands,"),
+        Case(
+            (big_q, big_k, rng.normal(size=(2, 5, 3)), np.array([3, 2])),
+            "For 3 queries and 5 keys of d = 16, whose padding keys score in the thousands,",
+        ),
         Case((q * 1e-4, k, v, lens), "For tiny scores (queries 10^-4 as large),"),
         Case((q * 300, k, v, lens), "For huge scores (queries 300 times as large),"),
     ]
@@ -359,105 +408,118 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
     )
 
 
-def _output(q, K):
-    """o(q) = sum_i softmax(K q)_i k_i for one query (d,) and keys (n, d), as used by the Jacobian exercise."""
-    weights = softmax(K @ q)  # (n,)
-    return weights @ K  # (d,)
+def query_jacobian_reference(q, K):
+    lam = softmax(K @ q)  # (n,) weights
+    kbar = lam @ K  # (d,) the output o = E_lambda[k]
+    return (lam[:, None] * K).T @ K - np.outer(kbar, kbar)  # (d, d) = Cov_lambda[k]
+
+
+def _moments(q, K, lam=None):
+    lam = softmax(K @ q) if lam is None else lam
+    return np.einsum("i,ij,ik->jk", lam, K, K), lam @ K  # sum_i lambda_i k_i k_i^T, kbar
+
+
+_JAC_FIX = "```\nlam = softmax(K @ q)\nkbar = lam @ K\nreturn (lam[:, None] * K).T @ K - np.outer(kbar, kbar)\n```"
+_JAC_MISTAKES = [
+    Mistake(
+        "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does "
+        "the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
+        hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
+    ),
+    Mistake(
+        "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
+        "chain rule: what is d alpha_j / d q?",
+        hint="alpha_j = q . k_j.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
+    ),
+    Mistake(
+        "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "
+        "also move together (they sum to 1): what does the part -lambda lambda^T add?",
+        hint="-lambda_i lambda_j for every i and j, i = j included.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: _moments(q, K)[0],
+    ),
+    Mistake(
+        "{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
+        hint="Check one direction numerically.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: -query_jacobian_reference(q, K),
+    ),
+    Mistake(
+        "{where} You divided by sqrt(d): are the scores in this exercise scaled?",
+        hint="alpha_j = q . k_j.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
+    ),
+    Mistake(
+        "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself "
+        "is missing. Which term comes from diag(lambda)?",
+        hint="sum_i lambda_i k_i k_i^T.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
+    ),
+    Mistake(
+        "{where} You used equal weights 1/n. At which weights is the derivative taken?",
+        hint="lambda = softmax(K q), this query's weights.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
+    ),
+    Mistake(
+        "{where} The output does depend on q: how does q change the scores, and the scores the weights?",
+        hint="lambda = softmax(K q).",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
+    ),
+    Mistake(
+        "{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the "
+        "output, which to the query?",
+        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / "
+        "d alpha_j = lambda_i (delta_ij - lambda_j).",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
+    ),
+]
 
 
 @exercise("the gradient of attention with respect to its query")
-def check_query_jacobian(name, fn) -> Feedback:
+def check_query_jacobian(title, fn) -> Feedback:
     """Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i,
-    lambda = softmax(K q) (unscaled scores, values = keys). Checked against torch autograd."""
-    import torch
-
+    lambda = softmax(K q) (unscaled scores, values = keys); the reference's closed form is pinned to autograd in
+    the tests. Cases: small scores, huge ones (a saturated softmax: the Jacobian nearly 0) and tiny ones."""
     rng = np.random.default_rng(7)
     q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))  # d = 3, n = 5
-    got, problem = _quietly(as_numbers, name, fn, q.copy(), K.copy())
-    if problem is not None:
-        return problem
-    keys = torch.tensor(K)
-    expected = torch.autograd.functional.jacobian(
-        lambda x: torch.softmax(keys @ x, dim=0) @ keys, torch.tensor(q)
-    ).numpy()  # (d, d), by autograd
-    lam = softmax(K @ q)  # (n,)
-    if got.shape != expected.shape:
-        if got.shape == (5, 5):
-            hint = (
-                "A (5, 5) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). "
-                "Continue the chain rule through alpha_j = q . k_j and o = sum_i lambda_i k_i."
-            )
-        elif got.shape in ((3, 5), (5, 3)):
-            hint = (
-                "A (3, 5) or (5, 3) matrix relates the output to the 5 scores (d o / d alpha). One more "
-                "step of the chain rule: d alpha_j / d q = k_j."
-            )
-        else:
-            hint = ""
-        return Feedback(
-            name,
-            False,
-            [
-                f"The output o and the query q both have d = 3 entries, so d o / d q is "
-                f"(3, 3); got {got.shape}. {hint}".rstrip()
-            ],
-        )
-    bad = not_finite(name, got, "The scores K @ q here are small, so exp cannot overflow: look for a division by zero.")
-    if bad is not None:
-        return bad
-    if close(got, expected, atol=1e-8):
-        return Feedback(
-            name,
-            True,
-            [
-                "d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of "
-                "the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it "
-                "vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With "
-                "scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d)."
-            ],
-        )
-    kbar = lam @ K  # (d,)
-    second_moment = np.einsum("i,ij,ik->jk", lam, K, K)  # sum_i lambda_i k_i k_i^T
-    uniform = np.full(5, 0.2)
-    ubar = uniform @ K
-    mistakes = [
-        (
-            second_moment,
-            "You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The "
-            "weights also move together (they sum to 1): the part -lambda lambda^T (-lambda_i lambda_j "
-            "for every i and j, i = j included) adds one more term.",
-        ),
-        (-expected, "The sign is flipped: raising q . k_j raises lambda_j, which pulls the output towards k_j."),
-        (expected / np.sqrt(3), "You divided by sqrt(d): in this exercise the scores are unscaled, alpha_j = q . k_j."),
-        (
-            np.outer(kbar, kbar),
-            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-            "each key itself is missing.",
-        ),
-        (
-            -np.outer(kbar, kbar),
-            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-            "each key itself is missing.",
-        ),
-        (
-            np.einsum("i,ij,ik->jk", uniform, K, K) - np.outer(ubar, ubar),
-            "You used equal weights 1/n; the derivative is taken at this query's softmax "
-            "weights lambda = softmax(K q).",
-        ),
-        (np.zeros((3, 3)), "The output does depend on q: q changes the scores, the scores change the weights."),
+    cases = [
+        Case((q, K), "For q of size d = 3 and 5 keys"),
+        Case((300 * q, K), "For huge scores (q 300 times as large: a saturated softmax)"),
+        Case((1e-4 * q, K), "For tiny scores (nearly uniform weights)"),
     ]
-    hint = known_mistake(got, mistakes, atol=1e-8)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    hints = ["Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K."]
-    if not np.allclose(got, got.T, atol=1e-8):
-        hints.append(
-            "The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "
-            "d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j)."
-        )
-    else:
-        hints.append(
-            "Chain rule: d o / d q = sum_i k_i (d lambda_i / d q)^T, with d lambda_i / d alpha_j = "
-            "lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j."
-        )
-    return Feedback(name, False, hints)
+    return check_function(
+        title,
+        fn,
+        cases,
+        query_jacobian_reference,
+        _JAC_MISTAKES,
+        shape=" (d, d): the output and the query both have d entries",
+        compare=lambda got, expected, *args: (
+            got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8))
+        ),
+        not_finite=Mistake(
+            "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by "
+            "a sum that can be 0?",
+            hint="Subtract the largest score before exp.",
+            fix=_JAC_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of "
+            "the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
+            hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
+            fix=_JAC_FIX,
+        ),
+        success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance "
+        "of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes "
+        "when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores "
+        "q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+    )

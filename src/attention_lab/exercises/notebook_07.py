@@ -5,6 +5,7 @@ As everywhere, a check explains a wrong answer in words and never prints the exp
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -15,15 +16,9 @@ from .feedback import (
     _one_line,
     _short,
     _student_line,
-    quiet,
-    as_numbers,
-    close,
     exercise,
-    known_mistake,
     not_attempted,
-    not_finite,
-    one_number_per_case,
-    to_float_array,
+    quiet,
     unanswered,
 )
 from .runner import Case, Mistake, check_function, read_number
@@ -51,44 +46,80 @@ def _attn(scores_to_out):
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
 _SA_MISTAKES = [
-    Mistake("{where} your result is (n, n): that is the weight matrix. What does each position output?",
-            hint="Each output row is a weighted average of the rows of V.", fix=_SA_FIX,
-            when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1])),
-    Mistake("{where} your result has d_model columns, so it averages X itself. What are the values?",
-            hint="V = X W_v.", fix=_SA_FIX, when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1])),
-    Mistake("{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
-            hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V)),
-    Mistake("{where} you divided by sqrt(d_model); the dot products are between queries and keys of another "
-            "width. Which?", hint="d_k = W_q.shape[1].", fix=_SA_FIX,
-            wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv),
-    Mistake("{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
-            hint="d_k = W_q.shape[1].", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V)),
-    Mistake("{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
-            hint="The variance of q . k is d_k for unit-variance entries.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V)),
-    Mistake("{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
-            hint="It keeps the softmax out of its saturated region.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V)),
-    Mistake("{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
-            hint="On the scores, before the softmax.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d))),
-    Mistake("{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
-            hint="A row of the score matrix is one query.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V)),
-    Mistake("{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
-            hint="Rows are queries, columns keys.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V)),
-    Mistake("{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
-            hint="Weights are non-negative and sum to 1.", fix=_SA_FIX,
-            wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V)),
+    Mistake(
+        "{where} your result is (n, n): that is the weight matrix. What does each position output?",
+        hint="Each output row is a weighted average of the rows of V.",
+        fix=_SA_FIX,
+        when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1]),
+    ),
+    Mistake(
+        "{where} your result has d_model columns, so it averages X itself. What are the values?",
+        hint="V = X W_v.",
+        fix=_SA_FIX,
+        when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1]),
+    ),
+    Mistake(
+        "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
+        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
+    ),
+    Mistake(
+        "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
+        hint="d_k = W_q.shape[1].",
+        fix=_SA_FIX,
+        wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
+    ),
+    Mistake(
+        "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
+        hint="d_k = W_q.shape[1].",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
+    ),
+    Mistake(
+        "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
+        hint="The variance of q . k is d_k for unit-variance entries.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
+    ),
+    Mistake(
+        "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
+        hint="It keeps the softmax out of its saturated region.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
+    ),
+    Mistake(
+        "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
+        hint="On the scores, before the softmax.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
+    ),
+    Mistake(
+        "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
+        hint="A row of the score matrix is one query.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
+    ),
+    Mistake(
+        "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
+        hint="Rows are queries, columns keys.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
+    ),
+    Mistake(
+        "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
+        hint="Weights are non-negative and sum to 1.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
+    ),
 ]
 
 
 def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
     X = scale * rng.normal(size=(n, d_model))
-    return Case((X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where)
+    return Case(
+        (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where
+    )
 
 
 @exercise("self-attention in numpy")
@@ -102,13 +133,24 @@ def check_self_attention(title, fn) -> Feedback:
         _sa_case(rng, 5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
     ]
     return check_function(
-        title, fn, cases, self_attention_reference, _SA_MISTAKES, shape=" (n, d_v): one output per position",
-        not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?",
-                           hint="Subtract each row's maximum before exp (notebook 01).", fix=_SA_FIX),
-        otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. "
-                          "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
-                          hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
-                          "over each row, then weights @ V.", fix=_SA_FIX),
+        title,
+        fn,
+        cases,
+        self_attention_reference,
+        _SA_MISTAKES,
+        shape=" (n, d_v): one output per position",
+        not_finite=Mistake(
+            "{where} your result has NaN or inf: do the scores overflow exp?",
+            hint="Subtract each row's maximum before exp (notebook 01).",
+            fix=_SA_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} the shape is right but the numbers are not, and not one of the usual slips. "
+            "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
+            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
+            "over each row, then weights @ V.",
+            fix=_SA_FIX,
+        ),
         success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
         "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
     )
@@ -225,7 +267,9 @@ def check_causal_influence(name, two_causal_layers, one_window_layer, two_window
             )
     fix = "; ".join(f"{what} = {sorted(truth[what])}" for what in answers)
     return Feedback(
-        name, False, hints,
+        name,
+        False,
+        hints,
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
         fix=fix,
     )
@@ -237,34 +281,67 @@ def head_score_variance_reference(d_model, num_heads, sigma):
 
 _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
 _VAR_MISTAKES = [
-    Mistake("{where} your variance grows with d_model. How many features does one head's dot product add up? "
-            "A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head.",
-            fix=_VAR_FIX, wrong=lambda d, h, s: d * s**4),
-    Mistake("{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
-            "variance of such a product of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means "
-            "are 0.", fix=_VAR_FIX, wrong=lambda d, h, s: d / h * s**2),
-    Mistake("{where} that is the standard deviation; the question asks for the variance. What is its square?",
-            hint="Variance = standard deviation squared.", fix=_VAR_FIX, wrong=lambda d, h, s: math.sqrt(d / h) * s**2),
-    Mistake("{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
-            hint="Each term's variance is E[q_r^2] E[k_r^2].", fix=_VAR_FIX, wrong=lambda d, h, s: d / h),
-    Mistake("{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
-            "independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features.",
-            fix=_VAR_FIX, wrong=lambda d, h, s: d * s**2),
+    Mistake(
+        "{where} your variance grows with d_model. How many features does one head's dot product add up? "
+        "A head only sees its own d_k = d_model / num_heads features.",
+        hint="Count the terms q_r k_r of one head.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d * s**4,
+    ),
+    Mistake(
+        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
+        "variance of such a product of the two variances?",
+        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d / h * s**2,
+    ),
+    Mistake(
+        "{where} that is the standard deviation; the question asks for the variance. What is its square?",
+        hint="Variance = standard deviation squared.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
+    ),
+    Mistake(
+        "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
+        hint="Each term's variance is E[q_r^2] E[k_r^2].",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d / h,
+    ),
+    Mistake(
+        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
+        "independent variables of variance sigma^2?",
+        hint="A head sees d_k = d_model / num_heads features.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d * s**2,
+    ),
 ]
 
 
 @exercise("the variance of one head's score q . k")
 def check_head_score_variance(title, fn) -> Feedback:
     """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
-    cases = [Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
-             for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))]
+    cases = [
+        Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
+        for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
+    ]
     return check_function(
-        title, fn, cases, head_score_variance_reference, _VAR_MISTAKES, shape=" (one number, a variance)",
-        not_finite=Mistake("{where} your variance is NaN or inf; a variance here is a finite positive number. "
-                           "Which operation gives it?", fix=_VAR_FIX),
-        otherwise=Mistake("{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
-                          "and how do the variances of independent terms add up?",
-                          hint="Write q . k = sum over the head's d_k features of q_r k_r.", fix=_VAR_FIX),
+        title,
+        fn,
+        cases,
+        head_score_variance_reference,
+        _VAR_MISTAKES,
+        shape=" (one number, a variance)",
+        not_finite=Mistake(
+            "{where} your variance is NaN or inf; a variance here is a finite positive number. "
+            "Which operation gives it?",
+            fix=_VAR_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
+            "and how do the variances of independent terms add up?",
+            hint="Write q . k = sum over the head's d_k features of q_r k_r.",
+            fix=_VAR_FIX,
+        ),
         success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
         "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
     )
@@ -275,35 +352,58 @@ def split_heads_reference(x, num_heads):
     return x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
 
 
-_SPLIT_FIX = "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
+_SPLIT_FIX = (
+    "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
+)
 _SPLIT_MISTAKES = [
-    Mistake("{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
-            "order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the "
-            "positions.", fix=_SPLIT_FIX, wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1)),
-    Mistake("{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
-            "different positions. Which axis of x holds the features that are to be split?", hint="Split the last "
-            "axis only, then move the new heads axis forward.", fix=_SPLIT_FIX,
-            wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1)),
-    Mistake("{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
-            "convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., "
-            "(m+1) d_k - 1, as in PyTorch.", fix=_SPLIT_FIX,
-            wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2)),
+    Mistake(
+        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
+        "order. Which axis comes second in (b, num_heads, n, d_k)?",
+        hint="Move the heads axis before the positions.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
+    ),
+    Mistake(
+        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
+        "different positions. Which axis of x holds the features that are to be split?",
+        hint="Split the last axis only, then move the new heads axis forward.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
+    ),
+    Mistake(
+        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
+        "convention: which features does head m hold?",
+        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
+    ),
 ]
 
 
 @exercise("split into heads")
 def check_split_heads(title, fn) -> Feedback:
     """Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k..."""
+
     def labelled(*shape):  # every entry distinct
         return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
 
-    cases = [Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
-             Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
-             Case((labelled(2, 2, 6), 6), "For 6 heads of width 1")]
+    cases = [
+        Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
+        Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
+        Case((labelled(2, 2, 6), 6), "For 6 heads of width 1"),
+    ]
     return check_function(
-        title, fn, cases, split_heads_reference, _SPLIT_MISTAKES, shape=" = (b, num_heads, n, d_k)",
-        otherwise=Mistake("{where} Right shape, wrong entries. Which features of which position land in head 0?",
-                          hint="Label every feature with its index and print head 0.", fix=_SPLIT_FIX),
+        title,
+        fn,
+        cases,
+        split_heads_reference,
+        _SPLIT_MISTAKES,
+        shape=" = (b, num_heads, n, d_k)",
+        otherwise=Mistake(
+            "{where} Right shape, wrong entries. Which features of which position land in head 0?",
+            hint="Label every feature with its index and print head 0.",
+            fix=_SPLIT_FIX,
+        ),
         success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
         "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
     )
@@ -365,15 +465,23 @@ def check_no_position_prediction(title, prediction) -> Feedback:
     if not 0 <= value <= 1:
         return Feedback(title, False, ["An accuracy lies between 0 and 1."])
     if value <= 0.05:
-        return Feedback(title, True, [
-            "Without positions the model is permutation-equivariant: the output at a position depends only on its "
-            "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
-            "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
-            "those digits, under 1% of them. Run the next cell to measure it."])
+        return Feedback(
+            title,
+            True,
+            [
+                "Without positions the model is permutation-equivariant: the output at a position depends only on its "
+                "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
+                "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
+                "those digits, under 1% of them. Run the next cell to measure it."
+            ],
+        )
     return Feedback(
-        title, False,
-        ["Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
-         "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"],
+        title,
+        False,
+        [
+            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
+            "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
+        ],
         hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
         fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
     )
@@ -383,9 +491,7 @@ def check_no_position_prediction(title, prediction) -> Feedback:
 
 BLOCK_SIZES = (8, 2, 16)  # d_model, num_heads, d_ff of the block the check builds
 _PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, Linear)"
-_FORWARD_FIX = (
-    "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
-)
+_FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
 
 
 def reference_block():
@@ -453,8 +559,16 @@ def block_mistakes(ref):
     return {
         f.__name__: f
         for f in (
-            post_ln, residual_of_ln, no_residual_attention, no_residual_ffn, ffn_half_post_ln,
-            one_norm, no_norm2, parallel, keys_not_normalised, mask_ignored,
+            post_ln,
+            residual_of_ln,
+            no_residual_attention,
+            no_residual_ffn,
+            ffn_half_post_ln,
+            one_norm,
+            no_norm2,
+            parallel,
+            keys_not_normalised,
+            mask_ignored,
         )
     }
 
@@ -625,8 +739,9 @@ def check_transformer_block(title, cls) -> Feedback:
         reference,
         mistakes,
         tensor=True,
-        compare=lambda got, expected, *args: got.shape == expected.shape
-        and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6)),
+        compare=lambda got, expected, *args: (
+            got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+        ),
         shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
         otherwise=Mistake(
             "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
@@ -717,38 +832,44 @@ _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
     ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
     (
-        "bs", "mean",
+        "bs",
+        "mean",
         "{where} your first step is right, the later ones are not: each step's gradient is added to the ones "
         "before. What keeps the gradients of earlier batches in .grad?",
         "PyTorch accumulates gradients in .grad until something sets them to zero.",
     ),
     (
-        "zbs", "sum",
+        "zbs",
+        "sum",
         "{where} the losses you return are 20 times the mean cross-entropy per position (4 sequences x 5 "
         "positions), and SGD's steps are 20 times too large. Which loss does the training use: the sum or "
         "the mean over the positions?",
         "F.cross_entropy averages by default (reduction='mean').",
     ),
     (
-        "zbs", "softmax_first",
+        "zbs",
+        "softmax_first",
         "{where} your loss is computed from probabilities, not logits: the softmax is applied twice (once by you, "
         "once inside cross_entropy). What does F.cross_entropy expect as its input?",
         "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
     ),
     (
-        "zbs", "nll_of_logits",
+        "zbs",
+        "nll_of_logits",
         "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities), so "
         "it can fall without bound. What turns logits into log-probabilities?",
         "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
     ),
     (
-        "zbs", "last_position",
+        "zbs",
+        "last_position",
         "{where} your loss uses only the last position of each sequence. The model predicts every position at "
         "once (8 outputs per sequence in the reversal task): which positions should the loss average over?",
         "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
     ),
     (
-        "zbs", "misaligned",
+        "zbs",
+        "misaligned",
         "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
         "position's target. How must the two be laid out so that row r of one matches entry r of the other?",
         "Flatten both the same way, keeping the batch axis first.",
@@ -759,6 +880,10 @@ _STEP_FIX = (
     "loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n"
     "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
 )
+
+
+def _run_steps_of(order, loss, optimizer):
+    return _run_steps(_step_variant(order, loss), optimizer)
 
 
 def _step_error(error) -> str:
@@ -799,7 +924,11 @@ def check_train_step(title, fn) -> Feedback:
         with quiet():
             loss = fn(model, opt, inputs[0], targets[0])
     except Exception as error:  # noqa: BLE001 - a student's error, in words
-        return Feedback(title, False, [f"{_step_error(error)} (Your step was called on a TinyTransformer and a batch of (4, 5) tokens.)"])
+        return Feedback(
+            title,
+            False,
+            [f"{_step_error(error)} (Your step was called on a TinyTransformer and a batch of (4, 5) tokens.)"],
+        )
     if unanswered(loss):
         return Feedback(title, False, ["Your step returns None: return the loss of the batch (a number)."])
     number, why = read_number(loss, "The loss your step returns")
@@ -811,7 +940,7 @@ def check_train_step(title, fn) -> Feedback:
     except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
         return Feedback(title, False, [f"{_step_error(error)} (In the second or third of three training steps.)"])
     mistakes = [
-        Mistake(says, hint=hint, fix=_STEP_FIX, wrong=lambda o, v=_step_variant(order, kind): _run_steps(v, o))
+        Mistake(says, hint=hint, fix=_STEP_FIX, wrong=functools.partial(_run_steps_of, order, kind))
         for order, kind, says, hint in _STEP_MISTAKES
     ]
     return check_function(

@@ -44,7 +44,7 @@ PROBS = np.array([0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03])
 TIES = np.array([0.125, 0.375, 0.125, 0.375])
 TINY = np.array([1 - 2e-300, 1e-300, 1e-300])
 _TOP_P_FIX = (
-    "```\norder = np.argsort(-probs, kind=\"stable\")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\n"
+    '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\n'
     "keep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```"
 )
 _TOP_P_MISTAKES = [
@@ -127,8 +127,10 @@ def _ties_broken_wrong(got, probs, p_top):
     """True when ``got`` keeps the right number of tokens, or one more, but not the smaller-index ones of a tie."""
     right = top_p_reference(probs, p_top) > 0
     kept = np.asarray(got) > 0
-    return not np.array_equal(kept, right) and kept.sum() in (right.sum(), right.sum() + 1) and np.all(
-        np.isin(probs[kept], probs[right])
+    return (
+        not np.array_equal(kept, right)
+        and kept.sum() in (right.sum(), right.sum() + 1)
+        and np.all(np.isin(probs[kept], probs[right]))
     )
 
 
@@ -275,18 +277,37 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
     ]
     mistakes = [
-        _bytes("{where} you counted the keys only. What else does attention need of every past position?",
-               "The output is a weighted sum of values.", lambda n, d, h, b: n * d * b),
-        _bytes("{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
-               "how many do all heads keep together?", "d_k = d_model / num_heads.", lambda n, d, h, b: 2 * n * d * h * b),
-        _bytes("{where} that is one head's share. Does every head keep its own keys and values?",
-               "The heads together are d_model wide.", lambda n, d, h, b: 2 * n * d / h * b),
-        _bytes("{where} that is one layer's cache. Does each layer attend to its own keys?",
-               "Each layer projects its own input to keys and values.", lambda n, d, h, b: 2 * d * b),
-        _bytes("{where} that is a count of numbers, not bytes. How large is one number?",
-               "bytes_per_number is 4 for float32, 2 for 16-bit numbers.", lambda n, d, h, b: 2 * n * d),
-        _bytes("{where} you cached queries too. Is a past position's query ever used again?",
-               "A query is used once, when its own position is computed.", lambda n, d, h, b: 3 * n * d * b),
+        _bytes(
+            "{where} you counted the keys only. What else does attention need of every past position?",
+            "The output is a weighted sum of values.",
+            lambda n, d, h, b: n * d * b,
+        ),
+        _bytes(
+            "{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
+            "how many do all heads keep together?",
+            "d_k = d_model / num_heads.",
+            lambda n, d, h, b: 2 * n * d * h * b,
+        ),
+        _bytes(
+            "{where} that is one head's share. Does every head keep its own keys and values?",
+            "The heads together are d_model wide.",
+            lambda n, d, h, b: 2 * n * d / h * b,
+        ),
+        _bytes(
+            "{where} that is one layer's cache. Does each layer attend to its own keys?",
+            "Each layer projects its own input to keys and values.",
+            lambda n, d, h, b: 2 * d * b,
+        ),
+        _bytes(
+            "{where} that is a count of numbers, not bytes. How large is one number?",
+            "bytes_per_number is 4 for float32, 2 for 16-bit numbers.",
+            lambda n, d, h, b: 2 * n * d,
+        ),
+        _bytes(
+            "{where} you cached queries too. Is a past position's query ever used again?",
+            "A query is used once, when its own position is computed.",
+            lambda n, d, h, b: 3 * n * d * b,
+        ),
     ]
     return check_function(
         title,
@@ -438,8 +459,7 @@ def check_cross_attention_cache(title, answer) -> Feedback:
         "they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, "
         "computed from the encoder's output E, which does not change while the decoder writes: they are computed "
         "once, before the first step, and only the query is new at each step.",
-        hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's "
-        "output.",
+        hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
         fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention "
         "ones come from the fixed encoder output and are computed once.",
     )
