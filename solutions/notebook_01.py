@@ -17,9 +17,10 @@ def softmax_with_temperature(alpha, temperature):
 REACHABLE_OUTPUTS = "AB"
 
 
-# softmax(alpha / T) = lambda when alpha / T = log lambda (plus any constant), since softmax(log lambda) =
-# lambda / sum(lambda) = lambda: at T = 2 the scores are 2 log lambda_i (plus any constant)
-SCORES_FOR_WEIGHTS = 2.0 * np.log([0.1, 0.8, 0.05, 0.05])
+# Exercise 3: an exact copy has the same score, so the same e = exp(alpha / T); with S the sum over all keys,
+# lambda = e / S, and with m copies the sum is S + (m - 1) e: the copies weigh m e / (S + (m - 1) e).
+def copies_weight(lam, m):
+    return m * lam / (1 + (m - 1) * lam)
 
 
 # K @ q for q = (4, 3): apple 36, orange 44, pear 28, cherry 45: the long "cherry" key wins, the near pear loses

@@ -41,7 +41,11 @@ def gradient_w(queries, keys, values, targets, w):
 LAPLACE_CHOICE = "b"
 
 
-def laplace_forward(queries, keys, values, w):
-    """Attention pooling with the Laplace kernel: scores -w |x - x_i|, a softmax over the keys, the weighted sum."""
-    scores = -w * (queries[:, None] - keys[None, :]).abs()  # (n_q, n_k)
-    return (torch.softmax(scores, dim=1) * values[None, :]).sum(dim=1)  # (n_q,)
+def laplace_sgd_step(w, x, y, lr):
+    """One plain gradient step on the leave-one-out MSE of the Laplace model; returns the new w as a float."""
+    w = torch.tensor(float(w), requires_grad=True)
+    scores = -w * (x[:, None] - x[None, :]).abs()  # (n, n)
+    scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float("-inf"))  # point i may not see itself
+    loss = torch.mean((torch.softmax(scores, dim=1) @ y - y) ** 2)
+    loss.backward()
+    return (w - lr * w.grad).item()

@@ -23,23 +23,12 @@ __all__ = [
     "run_student",
     "to_float_array",
     "as_numbers",
-    "as_tensor_result",
     "one_number_per_case",
     "not_finite",
-    "SMALL_SCORES_NOT_FINITE",
     "close",
     "quiet",
-    "same_result",
-    "shift_mistakes",
-    "named_shift",
+    "known_mistake",
 ]
-
-# advice for a NaN or inf answer to a check whose scores are all small: the cause is the student's own arithmetic
-SMALL_SCORES_NOT_FINITE = (
-    "these scores are small, so nothing overflows: the NaN or inf comes from your code itself. "
-    "Look for 0 / 0 or a division by a zero sum, np.log of a number <= 0, or an operation on "
-    "NaN or on an uninitialised array (np.empty)."
-)
 
 
 class _Text(str):
@@ -294,103 +283,6 @@ def close(a, b, atol=1e-6):
     return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=atol, equal_nan=False))
 
 
-def same_result(got, wrong, atol=1e-6) -> bool:
-    """``got`` is what a wrong implementation gives: same shape, NaN and inf in the same places, the rest close."""
-    got, wrong = np.asarray(got, dtype=float), np.asarray(wrong, dtype=float)
-    if got.shape != wrong.shape:
-        return False
-    finite = np.isfinite(wrong)
-    same_bad = np.array_equal(np.isnan(got), np.isnan(wrong)) and np.array_equal(np.isinf(got), np.isinf(wrong))
-    return same_bad and bool(np.allclose(got[finite], wrong[finite], atol=atol))
-
-
-def shift_mistakes(z) -> list[tuple[np.ndarray, str]]:
-    """A softmax over the last axis of the exponents ``z`` that subtracts the wrong thing, with the hint naming it.
-
-    Each is right on small scores and wrong, NaN, on some row of huge or widely spread scores: the plausible
-    ways to "stabilise" a softmax that are not stable. The right one subtracts each row's own largest
-    exponent, so that every exponent is <= 0 and the largest is exactly 0 (the sum is then at least 1).
-    """
-    z = np.asarray(z, dtype=float)
-
-    def normalised(shifted):
-        with np.errstate(all="ignore"):
-            e = np.exp(shifted)
-            return e / e.sum(axis=-1, keepdims=True)
-
-    row = (
-        "Subtract each row's own largest score (max over axis=-1, keepdims=True): every exponent is then <= 0 "
-        "and the largest is exactly 0, so nothing overflows and the row sum is at least 1."
-    )
-    mistakes = [
-        (
-            normalised(z - z.max()),
-            "You subtract the largest score of the whole array: a row whose scores all lie far below it underflows "
-            "to 0 / 0 = NaN. " + row,
-        ),
-        (
-            normalised(z - z.min(axis=-1, keepdims=True)),
-            "You subtract each row's smallest score: the largest exponent is then the row's whole range (max - min), "
-            "which overflows once a row spans more than about 709. " + row,
-        ),
-        (
-            normalised(z - z.min()),
-            "You subtract the smallest score of the whole array: a row far above it still overflows. " + row,
-        ),
-        (
-            normalised(z),
-            "Without a shift, exp(x) overflows to inf above x = 709.8 (exp(1000) is inf, and inf / inf "
-            "is NaN) and underflows to 0 below x = -745 (a row of zeros gives 0 / 0 = NaN). " + row,
-        ),
-        (
-            normalised(z - z.mean(axis=-1, keepdims=True)),
-            "You subtract each row's mean: the largest exponent is then max - mean, which overflows once it "
-            "exceeds about 709 (for two scores: once they are more than about 1420 apart). " + row,
-        ),
-        (
-            normalised(z - z[..., :1]),
-            "You subtract each row's first score: when the first score is not the largest, the others can "
-            "overflow. " + row,
-        ),
-    ]
-    if z.ndim > 1:
-        mistakes.append(
-            (
-                normalised(z - z.max(axis=0, keepdims=True)),
-                "You subtract the largest score of each column (axis 0): that shifts each key's score by "
-                "a different amount, which changes the weights even when nothing overflows, and a row far "
-                "below another row underflows to 0 / 0 = NaN. " + row,
-            )
-        )
-    return mistakes
-
-
-def named_shift(got, z) -> str | None:
-    """The hint of the wrong shift (:func:`shift_mistakes` of the exponents ``z``) that ``got`` reproduces, or None."""
-    return next((hint for wrong, hint in shift_mistakes(z) if same_result(got, wrong)), None)
-
-
 def known_mistake(got, mistakes, atol=1e-6):
     """The hint of the first ``(wrong answer, hint)`` in ``mistakes`` that ``got`` matches, or None."""
     return next((hint for wrong, hint in mistakes if close(got, wrong, atol=atol)), None)
-
-
-def as_tensor_result(exercise, fn, *args, finite_advice: str | None = None):
-    """Like :func:`as_numbers`, for functions that take and return torch tensors."""
-    import torch
-
-    result, problem = run_student(exercise, fn, *args)
-    if problem is not None:
-        return None, problem
-    if not torch.is_tensor(result):
-        return None, Feedback(
-            exercise, False, [f"Return a torch tensor, got {type(result).__name__} {_short(result)}."]
-        )
-    if result.is_complex() or not (result.is_floating_point()):
-        return None, Feedback(exercise, False, [f"Return a floating-point tensor, got dtype {result.dtype}."])
-    if finite_advice is not None:
-        values = result.detach().cpu().to(torch.float64).numpy()
-        bad = not_finite(exercise, values, finite_advice)
-        if bad is not None:
-            return None, bad
-    return result, None

@@ -5,122 +5,159 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import (
-    SMALL_SCORES_NOT_FINITE,
-    Feedback,
-    as_numbers,
-    close,
-    exercise,
-    named_shift,
-    not_attempted,
-    to_float_array,
-    unanswered,
+from .feedback import Feedback, exercise, not_attempted, to_float_array, unanswered
+from .runner import Case, Mistake, check_choice, check_function
+
+__all__ = ["check_softmax", "check_reachable_outputs", "check_copies_weight", "check_dot_product_winner"]
+
+
+def _exp_norm(z):
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _reference_softmax(alpha, temperature):
+    return softmax(alpha, temperature)
+
+
+_A = np.array
+# small scores at T below, at and above 1; ties; huge scores at T = 1, below 1 and above 1; rows far apart
+SOFTMAX_CASES = [
+    Case((_A([1.0, 2.0, 3.0]), 1.0), "For scores [1, 2, 3] at T = 1"),
+    Case((_A([0.5, -1.0, 2.0, 0.0]), 0.5), "For scores [0.5, -1, 2, 0] at T = 0.5"),
+    Case((_A([[1.0, 2.0], [3.0, 3.0]]), 2.0), "For the rows [[1, 2], [3, 3]] at T = 2"),
+    Case((_A([1000.0, 1001.0, 999.0]), 1.0), "For the huge scores [1000, 1001, 999] at T = 1"),
+    Case((_A([1000.0, 1001.0, 999.0]), 0.25), "For the huge scores [1000, 1001, 999] at T = 0.25"),
+    Case((_A([-2000.0, -2001.0]), 4.0), "For the very negative scores [-2000, -2001] at T = 4"),
+    Case(
+        (_A([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
+        "For the rows [[0, 1000], [1000, 1001], [0, 2000], [1500, 0]] at T = 1",
+    ),
+    Case(
+        (_A([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5), "For the rows [[-3000, 0, -1000], [5, 4, 3]] at T = 0.5"
+    ),
+]
+
+_ROW = "Subtract each row's own largest value of alpha / T: every exponent is then <= 0 and the largest is 0."
+_FIX = (
+    "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); "
+    "return e / e.sum(axis=-1, keepdims=True)`"
 )
 
-__all__ = ["check_softmax", "check_reachable_outputs", "check_scores_for_weights", "check_dot_product_winner"]
+
+def _shift(says, shift):
+    return Mistake(says, hint=_ROW, fix=_FIX, wrong=lambda a, t: _exp_norm(a / t - shift(a / t)))
 
 
-# Scores on which every plausible wrong "stabilisation" gives NaN somewhere (feedback.shift_mistakes): huge
-# scores, a row far below another (a global or column maximum underflows it), rows spanning 1500-2000 (their
-# minimum or their mean still overflows), rows whose first score is their smallest or their largest.
-HUGE_SCORES = [
-    (np.array([1000.0, 1001.0, 999.0]), 1.0),
-    (np.array([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 1.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
-    (np.array([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5),
+SOFTMAX_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents "
+        "alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. "
+        "Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers that go into exp are alpha / T.",
+        fix=_FIX,
+        wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the largest score of the whole array: a row far below it "
+        "underflows to 0 / 0. Whose maximum should each row subtract?",
+        lambda z: z.max(),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the "
+        "row's range, which overflows. Which value of a row makes every exponent <= 0?",
+        lambda z: z.min(axis=-1, keepdims=True),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it "
+        "still overflows. Which value makes every exponent <= 0?",
+        lambda z: z.min(),
+    ),
+    _shift(
+        "{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and "
+        "underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing "
+        "its weights?",
+        lambda z: 0.0,
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which "
+        "overflows on a row spread wide. Which value makes every exponent <= 0?",
+        lambda z: z.mean(axis=-1, keepdims=True),
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the "
+        "others can overflow. Which score of the row is safe to subtract?",
+        lambda z: z[..., :1],
+    ),
+    _shift(
+        "{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each "
+        "key by a different amount and changes the weights. Along which axis is the maximum taken?",
+        lambda z: z.max(axis=0, keepdims=True),
+    ),
+    Mistake(
+        "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T "
+        "enter the formula?",
+        hint="softmax(alpha / T): T divides every score.",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(a, 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
+        hint="A higher T must flatten: the scores are divided by T.",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(a * t, 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} give the largest weight to the smallest score. What sign must the exponent have?",
+        hint="The weight grows with exp(+alpha_i / T).",
+        fix=_FIX,
+        wrong=lambda a, t: softmax(-a, t),
+    ),
+    Mistake(
+        "{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
+        hint="The last axis, axis=-1, holds the keys of a row.",
+        fix=_FIX,
+        when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
+        hint="One sum per row, kept as a column so that it broadcasts.",
+        fix=_FIX,
+        when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
+        hint="Weights are exp of something, divided by a positive sum.",
+        fix=_FIX,
+        when=lambda got, a, t: (got < 0).any(),
+    ),
+    Mistake(
+        "{where} your weights {got} do not sum to 1 along the rows. What is missing?",
+        hint="Divide by the row sum of the exponentials.",
+        fix=_FIX,
+        when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0),
+    ),
 ]
 
 
 @exercise("softmax with temperature")
 def check_softmax(name, fn) -> Feedback:
-    """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably.
-
-    The feedback describes what is wrong (shape, sign, row sums, temperature, which shift overflows) and shows
-    the student's own result, never the expected weights.
-    """
-    small = [
-        (np.array([1.0, 2.0, 3.0]), 1.0),
-        (np.array([0.5, -1.0, 2.0, 0.0]), 0.5),
-        (np.array([[1.0, 2.0], [3.0, 3.0]]), 2.0),
-    ]
-    for case, (alpha, temperature) in enumerate([*small, *HUGE_SCORES]):
-        is_huge = case >= len(small)
-        where = f"For scores {alpha.tolist()} at T = {temperature:g}"
-        # small scores: a NaN or inf is the student's own arithmetic, never an overflow
-        got, problem = as_numbers(
-            name,
-            fn,
-            alpha.copy(),
-            temperature,
-            finite_advice=None if is_huge else f"{where}: {SMALL_SCORES_NOT_FINITE}",
-        )
-        if problem is not None:
-            return problem
-        expected = softmax(alpha, temperature)
-        if got.shape != expected.shape:
-            return Feedback(
-                name,
-                False,
-                [
-                    f"For scores of shape {alpha.shape} the weights must have the same shape "
-                    f"(one weight per score); got shape {got.shape}."
-                ],
-            )
-        if close(got, expected):
-            continue
-        named = named_shift(got, alpha / temperature)
-        if is_huge:  # right on every small case (else we returned): name the shift that fails here
-            if named is not None or not np.all(np.isfinite(got)):
-                return Feedback(
-                    name,
-                    False,
-                    [
-                        f"Your function is right on small scores, but for scores {alpha.tolist()} at T = "
-                        f"{temperature:g} it returned {np.round(got, 4).tolist()}.",
-                        named
-                        or "exp(x) overflows to inf above x = 709.8 (inf / inf is NaN), and a row whose "
-                        "exponentials all underflow to 0 gives 0 / 0 = NaN. Subtract each row's own largest "
-                        "score: every exponent is then <= 0 and the largest is exactly 0.",
-                    ],
-                )
-        hints = [f"{where} your weights {np.round(got, 4).tolist()} are not softmax(alpha / T)."]
-        hints.append(named or _softmax_hint(alpha, temperature, got))
-        return Feedback(name, False, hints)
-    return Feedback(
+    """Exercise: ``fn(alpha, temperature)`` returns softmax(alpha / T) along the last axis, stably at every T."""
+    return check_function(
         name,
-        True,
-        [
-            "Rows sum to 1 and the temperature divides the scores; and no overflow or 0/0 on "
-            "huge scores, on a row spanning 2000, on rows far below the others, or on a row "
-            "whose first score is not its largest."
-        ],
-    )
-
-
-def _softmax_hint(alpha, temperature, got) -> str:
-    """What is wrong with a finite, right-shaped softmax answer, in words (never the expected weights)."""
-    rows = got.sum(axis=-1)
-    if np.any(got < 0):
-        return "Some weights are negative; exp(.) is always positive."
-    if alpha.ndim == 2 and np.allclose(got.sum(axis=0), 1.0):
-        return "Your columns sum to 1, but each row must: normalise along the last axis (axis=-1)."
-    if alpha.ndim == 2 and np.isclose(got.sum(), 1.0):
-        return (
-            "All weights together sum to 1, but each row must: normalise along the last axis "
-            "(sum(..., axis=-1, keepdims=True))."
-        )
-    if not np.allclose(rows, 1.0):
-        return f"Each row of weights must sum to 1; yours sum to {np.round(rows, 4).tolist()}."
-    if close(got, softmax(alpha, 1.0)):
-        return "This is softmax(alpha) at T = 1: divide the scores by the temperature first."
-    if close(got, softmax(alpha * temperature, 1.0)):
-        return "You multiplied the scores by T; softmax(alpha / T) divides by it."
-    if close(got, softmax(-alpha, temperature)):
-        return "The sign is flipped: the largest score must get the largest weight (exp(+alpha_i / T))."
-    if np.all(alpha > 0) and close(got, alpha / alpha.sum(axis=-1, keepdims=True)):
-        return "This is alpha / sum(alpha), a plain normalisation: softmax exponentiates first."
-    return (
-        "Your weights are >= 0 and each row sums to 1, but they are not proportional to exp(alpha_i / T): the "
-        "ratio of two weights must be exp((alpha_i - alpha_j) / T)."
+        fn,
+        SOFTMAX_CASES,
+        _reference_softmax,
+        SOFTMAX_MISTAKES,
+        shape=" (one weight per score)",
+        otherwise=Mistake(
+            "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
+            "/ T). What must the ratio of two weights be?",
+            hint="The ratio of two weights is exp((alpha_i - alpha_j) / T).",
+            fix=_FIX,
+        ),
+        success="Rows sum to 1, the temperature divides the scores, and nothing overflows or underflows to 0 / 0: "
+        "not for huge scores at T = 0.25, 1 or 4, nor for rows far apart or whose first score is not the largest.",
     )
 
 
@@ -128,31 +165,12 @@ def _softmax_hint(alpha, temperature, got) -> str:
 _BOUNDARY = 1e-9
 
 
-def _letters(answer, known):
-    """The candidate letters in ``answer`` (a string such as "AB", or a list/set of letters), or (None, why not)."""
-    if isinstance(answer, str):
-        items = [c for c in answer.upper() if not c.isspace() and c not in ",;"]
-    elif isinstance(answer, (list, tuple, set, frozenset)):
-        items = [str(x).strip().upper() for x in answer]
-    else:
-        return None, (
-            f'Answer with the letters of the candidates attention can output, as a string such as "BD" or '
-            f'a list such as ["B", "D"]; got {type(answer).__name__}.'
-        )
-    unknown = sorted({x for x in items if x not in known})
-    if unknown:
-        return None, f"{unknown} {'is' if len(unknown) == 1 else 'are'} not among the candidates {sorted(known)}."
-    return set(items), None
-
-
 @exercise("which outputs can attention produce?")
 def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
     """Exercise (think, then check): the candidates that softmax attention over ``values`` outputs for finite scores.
 
-    An output sum_i lambda_i v_i with lambda = softmax(alpha) has every lambda_i > 0 and sum_i lambda_i = 1. With
-    n = d_v + 1 affinely independent values there is exactly one such lambda (barycentric coordinates) per point of
-    their affine hull, so each candidate is classified by solving the (d_v + 1) x (d_v + 1) system: all coordinates
-    positive (reachable), one of them zero (reached only in a limit), one negative (never).
+    With n = d_v + 1 affinely independent values each candidate has exactly one set of weights summing to 1
+    (barycentric coordinates); a softmax gives it only if every weight is > 0.
     """
     V, why = to_float_array(values, "values")
     if why is not None or V.ndim != 2 or V.shape[0] != V.shape[1] + 1:
@@ -161,111 +179,132 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
         return Feedback(name, False, ["Run the cell above first: `candidates` maps letters to candidate outputs."])
     if unanswered(reachable):
         return not_attempted(name)
-    chosen, why = _letters(reachable, set(candidates))
-    if why is not None:
-        return Feedback(name, False, [why])
     system = np.vstack([V.T, np.ones(len(V))])  # (d_v + 1, n): sum_i lambda_i v_i = p and sum_i lambda_i = 1
-    weights = {
-        letter: np.linalg.solve(system, np.append(np.asarray(point, dtype=float), 1.0))
-        for letter, point in candidates.items()
-    }
-    inside = {letter for letter, lam in weights.items() if lam.min() > _BOUNDARY}
-    if chosen == inside:
-        return Feedback(
-            name,
-            True,
-            [
-                f"{' and '.join(sorted(inside))}: the outputs with weights all positive. Each "
-                "candidate has exactly one "
-                "set of weights summing to 1 that gives it (the four values are affinely independent); a softmax at "
-                "temperature T gives those weights from the scores alpha_i = T log lambda_i "
-                "(plus any constant), and only "
-                "if every lambda_i > 0. So, with scores free to take any finite values, attention outputs exactly the "
-                "points strictly inside the tetrahedron whose corners are the four values."
-            ],
-        )
-    hints = []
-    low, high = V.min(axis=0), V.max(axis=0)
-    for letter in sorted(chosen - inside):
-        lam = weights[letter]
-        point = np.asarray(candidates[letter], dtype=float)
-        shown = ", ".join(f"{x:.2f}" for x in np.round(lam, 2) + 0.0)  # + 0.0: no "-0.00"
-        if np.any(point > high + _BOUNDARY) or np.any(point < low - _BOUNDARY):
-            hints.append(
-                f"{letter} lies outside the range of the values in at least one coordinate: an average with "
-                "weights >= 0 that sum to 1 never exceeds the largest value, nor falls below the smallest."
+    options, right = {}, ""
+    for letter, point in candidates.items():
+        point = np.asarray(point, dtype=float)
+        lam = np.linalg.solve(system, np.append(point, 1.0))
+        if lam.min() > _BOUNDARY:
+            right += letter
+            options[letter] = ""
+        elif np.any(point > V.max(axis=0) + _BOUNDARY) or np.any(point < V.min(axis=0) - _BOUNDARY):
+            options[letter] = (
+                "it lies outside the range of the values in at least one coordinate. Can an average "
+                "with weights >= 0 exceed the largest value?"
             )
         elif lam.min() < -_BOUNDARY:
-            hints.append(
-                f"{letter} is within every coordinate's range, yet the only weights summing to 1 that give "
-                f"it are ({shown}): one is negative, so {letter} lies outside the tetrahedron of the four "
-                "values. Checking each coordinate's range is not enough."
+            options[letter] = (
+                "it is within every coordinate's range, yet the only weights summing to 1 that give it "
+                "have a negative one. Is checking each coordinate's range enough?"
             )
         else:
-            hints.append(
-                f"{letter} needs the weights ({shown}), with a weight of exactly 0. A softmax weight "
-                "exp(alpha_i) / sum_j exp(alpha_j) is never 0 for a finite score (in exact arithmetic): "
-                f"{letter} is reached only in a limit, as the zero-weight keys' scores go to -infinity."
+            options[letter] = (
+                "the only weights that give it include a weight of exactly 0. Can "
+                "exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"
             )
-    for letter in sorted(inside - chosen):
-        shown = ", ".join(f"{x:.2f}" for x in weights[letter])
-        hints.append(
-            f"{letter} is an output of attention: the weights ({shown}) are all positive and sum to 1, and "
-            "softmax gives them from the scores alpha_i = T log lambda_i (equal scores give uniform "
-            "weights at every T)."
-        )
-    return Feedback(name, False, hints)
-
-
-@exercise(
-    lambda scores, target=(0.1, 0.8, 0.05, 0.05), temperature=2.0: (
-        "scores that give the weights " + " / ".join(f"{t:g}" for t in target) + f" at T = {temperature:g}"
+    return check_choice(
+        name,
+        reachable,
+        options,
+        right,
+        several=True,
+        success=f"{' and '.join(right)}: the outputs whose weights are all positive. A softmax gives any positive "
+        "weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention "
+        "outputs exactly the points strictly inside the tetrahedron of the four values.",
+        hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which "
+        "weights a softmax can produce: all > 0, summing to 1.",
+        fix=f"The reachable candidates are {right}: their weights are all positive.",
     )
+
+
+def _copies(lam, m):
+    return m * lam / (1 + (m - 1) * lam)
+
+
+COPIES_CASES = [
+    Case((0.25, 2), "For a key of weight 0.25 that appears twice"),
+    Case((0.5, 1), "For a key of weight 0.5 that appears once"),
+    Case((0.1, 10), "For a key of weight 0.1 that appears 10 times"),
+    Case((0.8, 3), "For a key of weight 0.8 that appears 3 times"),
+    Case((1e-12, 4), "For a key of the tiny weight 1e-12 that appears 4 times"),
+    Case((1 - 1e-9, 5), "For a key of weight 1 - 1e-9 that appears 5 times"),
+]
+_SAME_SCORE = "An exact copy has the same score, so the same exp(alpha_i / T) as the original."
+_COPIES_FIX = (
+    "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With m copies the sum "
+    "is S + (m - 1) e, so the copies weigh m e / (S + (m - 1) e) = `m * lam / (1 + (m - 1) * lam)`."
 )
-def check_scores_for_weights(name, scores, target=(0.1, 0.8, 0.05, 0.05), temperature=2.0) -> Feedback:
-    """Exercise: give scores alpha whose softmax at temperature T, softmax(alpha / T), is ``target``."""
-    target = np.asarray(target, dtype=np.float64)
-    t = float(temperature)
-    alpha, why = to_float_array(scores, "Your answer")
-    if why is not None:
-        return Feedback(name, False, [why + f" Give {target.size} numbers."])
-    if alpha.shape != target.shape:
-        return Feedback(name, False, [f"Give one score per key: {target.size} numbers, got shape {alpha.shape}."])
-    if not np.all(np.isfinite(alpha)):
-        return Feedback(
-            name,
-            False,
-            [
-                "Your scores contain NaN or inf. A score of -inf gives weight exactly 0, "
-                "but every target weight is positive: give finite numbers."
-            ],
-        )
-    got = softmax(alpha, t)
-    if close(got, target, atol=1e-4):
-        return Feedback(
-            name,
-            True,
-            [
-                f"softmax({np.round(alpha, 3).tolist()} / {t:g}) = {np.round(got, 4).tolist()}. "
-                "Any constant added to every score gives the same weights."
-            ],
-        )
-    hints = [f"softmax(alpha / {t:g}) of your scores is {np.round(got, 4).tolist()}, not {target.tolist()}."]
-    if close(alpha, target, atol=1e-4):
-        hints.append(
-            "You gave the weights themselves. softmax exponentiates: which scores have exp(alpha_i / T) "
-            "proportional to lambda_i? (Think log.)"
-        )
-    elif t != 1.0 and close(softmax(alpha, 1.0), target, atol=1e-4):
-        hints.append(
-            f"These scores give the weights at T = 1, but here T = {t:g}: the softmax divides every score "
-            "by T before exponentiating. Which scores, divided by T, do what yours do now?"
-        )
-    elif np.all(np.argsort(alpha) == np.argsort(target)):
-        hints.append(
-            "The order is right but the gaps are not: the ratio of two weights is exp((alpha_i - alpha_j) / T)."
-        )
-    return Feedback(name, False, hints)
+COPIES_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam,
+    ),
+    Mistake(
+        "{where} you returned {got}, m times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
+        "and 3 copies, 2.4). What happens to the denominator when keys are added?",
+        hint=_SAME_SCORE + " The sum in the denominator grows too.",
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: m * lam,
+    ),
+    Mistake(
+        "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
+        "from the original only, or from every key?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam / m,
+    ),
+    Mistake(
+        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^m. Is a softmax "
+        "weight a probability of a separate draw, or a share of one sum?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: 1 - (1 - lam) ** m,
+    ),
+    Mistake(
+        "{where} you returned {got}, capped at 1. Before capping it is m lambda: what happens to the "
+        "denominator when keys are added?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: min(m * lam, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: one copy's weight, not the m copies' total. The question asks for all of "
+        "them together: how many equal shares are there?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        wrong=lambda lam, m: lam / (1 + (m - 1) * lam),
+    ),
+    Mistake(
+        "{where} you returned {got}: your denominator counts the key m times and the other keys m times as well "
+        "(or not at all). Which keys were copied?",
+        hint=_SAME_SCORE,
+        fix=_COPIES_FIX,
+        when=lambda got, lam, m: m > 1 and (np.isclose(got, m * lam / (1 + m * lam)) or np.isclose(got, 1.0)),
+    ),
+]
+
+
+@exercise("a key that appears m times")
+def check_copies_weight(name, fn) -> Feedback:
+    """Exercise: ``fn(lam, m)``: a key of weight ``lam`` gets m - 1 exact copies; the m copies' total weight."""
+    return check_function(
+        name,
+        fn,
+        COPIES_CASES,
+        _copies,
+        COPIES_MISTAKES,
+        shape=" (one number)",
+        otherwise=Mistake(
+            "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
+            "sum over all keys): what do the copies add to S, and to the key's share?",
+            hint=_SAME_SCORE,
+            fix=_COPIES_FIX,
+        ),
+        success="m lambda / (1 + (m - 1) lambda): copies pull the output towards their value, although they add no "
+        "information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
+    )
 
 
 @exercise("which box wins under the dot-product score")
@@ -276,12 +315,10 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
     if why or why_q:
         return Feedback(name, False, [f"Run the cells above first (keys and query must be numbers): {why or why_q}"])
     labels = [str(x) for x in labels]
-    if not isinstance(label, str):
-        return Feedback(
-            name, False, [f"Answer with the box's label as a string, one of {labels}; got {type(label).__name__}."]
-        )
-    if label.strip().lower() not in labels:
-        return Feedback(name, False, [f"{label!r} is not a box: answer with one of {labels}."])
+    if unanswered(label):
+        return not_attempted(name)
+    if not isinstance(label, str) or label.strip().lower() not in labels:
+        return Feedback(name, False, [f"Answer with one box's label in quotes, one of {labels}; got {label!r:.40}."])
     dot = keys_ @ query_  # (n_keys,)
     winner = labels[int(np.argmax(dot))]
     nearest = labels[int(np.argmin(np.sum((keys_ - query_) ** 2, axis=1)))]
@@ -291,26 +328,23 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
             name,
             True,
             [
-                f"q . k_i = |q| |k_i| cos(angle): it grows with the length of the key, so "
-                f"'{winner}' wins although '{nearest}' is the nearest key. A dot product is "
-                "a measure of direction only when the keys have equal lengths (notebook 05)."
+                f"q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although "
+                f"'{nearest}' is the nearest key. A dot product measures direction only when the keys have equal "
+                "lengths (notebook 05)."
             ],
         )
-    if answer == nearest:
-        return Feedback(
-            name,
-            False,
-            [
-                f"'{nearest}' is the nearest key: it wins under the Gaussian score "
-                "-||q - k||^2 / 2h^2. The dot product is not a distance: expand "
-                "q . k = |q| |k| cos(angle) and compute the four scores."
-            ],
+    says = (
+        (
+            f"'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? "
+            "Expand q . k = |q| |k| cos(angle)."
         )
+        if answer == nearest
+        else (f"Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?")
+    )
     return Feedback(
         name,
         False,
-        [
-            f"Not '{answer}'. Compute the four dot products K @ q and compare them; "
-            "then ask what makes one of them large."
-        ],
+        [says],
+        hint="Compute K @ q: which factor of |q| |k_i| cos(angle) makes one large?",
+        fix=f"K @ q = {np.round(dot, 2).tolist()} for {labels}: '{winner}' wins.",
     )

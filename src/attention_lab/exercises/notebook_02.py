@@ -1,23 +1,12 @@
-"""Exercise checks of notebook 02, from hard to soft attention (reference answers: ``solutions/notebook_02.py``).
-
-Each check explains the likely mistake in words and never shows the expected numbers.
-"""
+"""Exercise checks of notebook 02, from hard to soft attention (reference answers: ``solutions/notebook_02.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..normalisers import hard_attention, logsumexp, softmax
-from .feedback import (
-    SMALL_SCORES_NOT_FINITE,
-    Feedback,
-    as_numbers,
-    close,
-    exercise,
-    not_finite,
-    to_float_array,
-    unanswered,
-)
+from .feedback import Feedback, exercise, to_float_array, unanswered
+from .runner import Case, Mistake, check_function, read_number
 
 __all__ = [
     "check_logsumexp",
@@ -28,146 +17,209 @@ __all__ = [
     "check_positional_attention",
 ]
 
+_A = np.array
 
-def _number(value, what):
-    """A real scalar from ``value`` (a number, a 0-d or 1-element array or tensor), or (None, why not)."""
-    array, why = to_float_array(value, what)
-    if why is not None:
-        return None, why
-    if array.size != 1:
-        return None, f"{what} must be one number, got shape {array.shape}."
-    number = float(array.reshape(()))
-    if not np.isfinite(number):
-        return None, f"{what} is {number}, not a finite number."
-    return number, None
+
+def _smooth_max(alpha, temperature):
+    return float(logsumexp(alpha, temperature))
+
+
+def _lse(alpha, t):  # T log sum exp(alpha / T), written naively (wrong implementations build on it)
+    return t * np.log(np.sum(np.exp(alpha / t)))
+
+
+LSE_CASES = [
+    Case((_A([1.0, 2.0, 3.0]), 1.0), "For scores [1, 2, 3] at T = 1"),
+    Case((_A([0.0, 0.5]), 0.25), "For scores [0, 0.5] at T = 0.25"),
+    Case((_A([1.0, -2.0, 0.5]), 2.0), "For scores [1, -2, 0.5] at T = 2"),
+    Case((_A([3.0, 3.0, 3.0]), 0.5), "For the tied scores [3, 3, 3] at T = 0.5"),
+    Case((_A([800.0, 799.0]), 1.0), "For the huge scores [800, 799] at T = 1"),
+    Case((_A([800.0, 799.5, 790.0]), 0.5), "For the huge scores [800, 799.5, 790] at T = 0.5"),
+    Case((_A([-900.0, -901.0]), 4.0), "For the very negative scores [-900, -901] at T = 4"),
+    Case((_A([2.0, 2.0 + 1e-9, -1e3]), 0.01), "For the near-tie [2, 2 + 1e-9, -1000] at T = 0.01"),
+]
+_PULL = "log sum_i exp(a_i) = c + log sum_i exp(a_i - c) for any constant c: which c keeps every exponent <= 0?"
+_LSE_FIX = "With m = alpha.max(): `m + temperature * np.log(np.sum(np.exp((alpha - m) / temperature)))`."
+LSE_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at "
+        "T = 1. Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
+    ),
+    Mistake(
+        "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). "
+        "What could you pull out of the sum before taking exp?",
+        hint=_PULL,
+        fix=_LSE_FIX,
+        wrong=_lse,
+    ),
+    Mistake(
+        "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, "
+        "and by how much at most?",
+        hint="The gap is between 0 and T log n.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max(),
+    ),
+    Mistake(
+        "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of "
+        "the smooth max as T grows?",
+        hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, t) / t,
+    ),
+    Mistake(
+        "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms "
+        "does the T in front multiply?",
+        hint="T log sum exp(...) multiplies the whole log.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
+    ),
+    Mistake(
+        "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
+        hint="Divide inside exp, multiply the log.",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
+        "What goes into exp?",
+        hint="exp(alpha_i / T).",
+        fix=_LSE_FIX,
+        wrong=lambda a, t: t * _lse(a, 1.0),
+    ),
+    Mistake(
+        "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a "
+        "constant out of a log-sum-exp leave outside?",
+        hint=_PULL,
+        fix=_LSE_FIX,
+        wrong=lambda a, t: _lse(a, t) - a.max(),
+    ),
+    Mistake(
+        "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), "
+        "have a log below max / T?",
+        hint="Each term of the sum is positive.",
+        fix=_LSE_FIX,
+        when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
+    ),
+]
 
 
 @exercise("the smooth maximum T logsumexp(alpha / T)")
 def check_logsumexp(name, fn) -> Feedback:
-    """Exercise: ``fn(alpha, temperature)`` returns T * log sum_i exp(alpha_i / T) for a 1-D alpha, stably."""
-    cases = [
-        (np.array([1.0, 2.0, 3.0]), 1.0),
-        (np.array([0.0, 0.5]), 0.25),
-        (np.array([1.0, -2.0, 0.5]), 2.0),
-        (np.array([800.0, 799.0]), 1.0),
-        (np.array([800.0, 799.5, 790.0]), 0.5),
-    ]
-    for alpha, temperature in cases:
-        got, problem = as_numbers(name, fn, alpha.copy(), temperature)
-        if problem is not None:
-            return problem
-        if got.size != 1:
-            return Feedback(name, False, [f"Return one number (the smooth max of the scores), got shape {got.shape}."])
-        got = float(got.reshape(()))
-        if not np.isfinite(got) and np.abs(alpha).max() < 700:  # small scores: nothing can overflow here
-            return Feedback(
-                name,
-                False,
-                [
-                    f"For the small scores {alpha.tolist()} at T = {temperature} you returned "
-                    f"{got}: no exponential overflows at these sizes, so look for a 0/0, a "
-                    "log of 0 or of a negative number, or a NaN in your formula."
-                ],
-            )
-        if not np.isfinite(got):
-            return Feedback(
-                name,
-                False,
-                [
-                    f"For scores {alpha.tolist()} at T = {temperature} you returned {got}.",
-                    "exp(800) overflows to inf. Pull the max out first: with m = max(alpha), "
-                    "T logsumexp(alpha / T) = m + T log sum_i exp((alpha_i - m) / T), and every "
-                    "exponent is then <= 0.",
-                ],
-            )
-        expected = float(logsumexp(alpha, temperature))
-        m = float(alpha.max())
-        if abs(got - expected) < 1e-6:
-            continue
-        hints = [
-            f"For scores {alpha.tolist()} at T = {temperature} your value {got:.6f} is off by {got - expected:+.4g}."
-        ]
-        if abs(got - m) < 1e-9:
-            hints.append(
-                "That is the hard max, the T -> 0 limit; the smooth max is a little larger (by at most T log n)."
-            )
-        elif abs(got - expected / temperature) < 1e-6:
-            hints.append(
-                "The factor T in front of the log is missing (or you divided by T twice): "
-                "T logsumexp(alpha / T), not logsumexp(alpha / T)."
-            )
-        elif abs(got - (m + (expected - m) / temperature)) < 1e-6:
-            hints.append(
-                "You pulled the max out correctly, but the log term needs the factor T too: "
-                "m + T log sum_i exp((alpha_i - m) / T)."
-            )
-        elif abs(got - float(logsumexp(alpha, 1.0))) < 1e-6:
-            hints.append("The temperature is ignored: divide the scores by T inside exp, multiply the log by T.")
-        elif abs(got - temperature * float(logsumexp(alpha, 1.0))) < 1e-6:
-            hints.append("You multiplied the log by T but did not divide the scores by T inside exp.")
-        elif abs(got - (expected - m)) < 1e-6:
-            hints.append(
-                "You subtracted the max but forgot to add it back: logsumexp(alpha) = m + log sum exp(alpha - m)."
-            )
-        elif got < m:
-            hints.append(
-                "The smooth max is never below the max: each term exp(alpha_i / T) is positive, and one of "
-                "them alone gives exp(max / T)."
-            )
-        return Feedback(name, False, hints)
-    return Feedback(name, True, ["Correct at every temperature, and stable for large scores."])
+    """Exercise: ``fn(alpha, temperature)`` returns T log sum_i exp(alpha_i / T) for a 1-D alpha, stably."""
+    return check_function(
+        name,
+        fn,
+        LSE_CASES,
+        _smooth_max,
+        LSE_MISTAKES,
+        shape=" (one number)",
+        compare=lambda got, expected, a, t: got.size == 1 and abs(float(got.reshape(-1)[0]) - expected) < 1e-6,
+        otherwise=Mistake(
+            "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
+            "hand: which step differs?",
+            hint=_PULL,
+            fix=_LSE_FIX,
+        ),
+        success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very "
+        "negative scores.",
+    )
+
+
+TOP_K_RULE = "tied scores: the key with the lower index is chosen first"
+
+
+def _top_k(alpha, k):
+    return hard_attention(alpha, k)  # 1/k on the first k of np.argsort(-alpha, kind="stable")
+
+
+def _keep(alpha, idx, k):
+    w = np.zeros(alpha.size)
+    w[idx] = 1 / k
+    return w
+
+
+TOP_K_CASES = [
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 1), "For scores [0.1, 0.9, 0.5, 0.3] and k = 1"),
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 2), "For scores [0.1, 0.9, 0.5, 0.3] and k = 2"),
+    Case((_A([2.0, -1.0, 5.0]), 3), "For scores [2, -1, 5] and k = 3"),
+    Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3), "For scores [1.2, 3, 0.5, 2.6, -0.8, 1.9] and k = 3"),
+    Case((_A([1.0, 3.0, 2.0, 3.0]), 1), "For the tied scores [1, 3, 2, 3] and k = 1"),
+    Case((_A([2.0, 5.0, 2.0, 2.0, 0.0]), 2), "For the tied scores [2, 5, 2, 2, 0] and k = 2"),
+    Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1), "For the near-tie [1, 1 + 1e-12, 0] and k = 1"),
+    Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2), "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k = 2"),
+]
+_TOP_K_FIX = '`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k`.'
+TOP_K_MISTAKES = [
+    Mistake(
+        "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest "
+        "score is kept. The tie rule (" + TOP_K_RULE + ") keeps exactly k: which ones?",
+        hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
+    ),
+    Mistake(
+        "{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
+        hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
+    ),
+    Mistake(
+        "{where} your weights {got} choose a later key among tied scores. The tie rule: "
+        + TOP_K_RULE
+        + ". Which order of the indices does your sort give to equal scores?",
+        hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size,
+    ),
+    Mistake(
+        "{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?",
+        hint="np.argsort sorts in ascending order.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: hard_attention(-a, k),
+    ),
+    Mistake(
+        "{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
+        hint="The weights still sum to 1.",
+        fix=_TOP_K_FIX,
+        wrong=lambda a, k: k * _top_k(a, k),
+    ),
+    Mistake(
+        "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's "
+        "weight in hard top-k attention?",
+        hint="Each chosen key gets the same weight.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
+    ),
+    Mistake(
+        "{where} your weights {got} do not sum to 1. What does each chosen key get?",
+        hint="k keys, equal shares.",
+        fix=_TOP_K_FIX,
+        when=lambda got, a, k: abs(got.sum() - 1) > 1e-6,
+    ),
+]
 
 
 @exercise("top-k hard attention")
 def check_top_k(name, fn) -> Feedback:
-    """Exercise: ``fn(alpha, k)`` returns top-k hard attention weights (1/k on the k largest scores)."""
-    cases = [
-        (np.array([0.1, 0.9, 0.5, 0.3]), 1),
-        (np.array([0.1, 0.9, 0.5, 0.3]), 2),
-        (np.array([2.0, -1.0, 5.0]), 3),
-        (np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3),
-    ]
-    for alpha, k in cases:
-        got, problem = as_numbers(name, fn, alpha.copy(), k)
-        if problem is not None:
-            return problem
-        expected = hard_attention(alpha, k)
-        if got.shape != expected.shape:
-            return Feedback(
-                name,
-                False,
-                [
-                    f"For {alpha.size} scores return {alpha.size} weights (shape "
-                    f"{expected.shape}), one per score; got shape {got.shape}."
-                ],
-            )
-        bad = not_finite(name, got, "Top-k weights are 1/k or 0: no exp or division is needed.")
-        if bad is not None:
-            return bad
-        if close(got, expected):
-            continue
-        chosen = np.argsort(-alpha, kind="stable")[:k]
-        mask = np.zeros(alpha.size, dtype=bool)
-        mask[chosen] = True
-        hints = [f"For scores {alpha.tolist()} and k = {k} your weights {np.round(got, 4).tolist()} are not right."]
-        restricted_softmax = np.where(mask, softmax(np.where(mask, alpha, -np.inf)), 0.0)
-        if close(got, expected * k):
-            hints.append("The chosen keys share the attention: each gets 1/k, so the weights still sum to 1.")
-        elif close(got, hard_attention(-alpha, k)):
-            hints.append("You picked the k smallest scores: sort in descending order (or use np.argsort(-alpha)).")
-        elif close(got, restricted_softmax) or close(got, np.where(mask, softmax(alpha), 0.0)):
-            hints.append(
-                "There is a softmax inside: top-k hard attention gives each chosen key the same weight 1/k, "
-                "whatever its score; the scores only decide which keys are chosen."
-            )
-        elif np.all(got[mask] > 0) and np.all(got[~mask] == 0):
-            hints.append("You chose the right keys; now give each of them the same weight 1/k.")
-        elif abs(got.sum() - 1) > 1e-6:
-            hints.append(f"Weights must sum to 1; yours sum to {got.sum():.4g}.")
-        else:
-            hints.append("Some of the chosen keys are not among the k largest scores.")
-        return Feedback(name, False, hints)
-    return Feedback(name, True, ["1/k on each of the k largest scores, 0 elsewhere."])
+    """Exercise: ``fn(alpha, k)``: 1/k on the k largest scores, 0 elsewhere; ties go to the lower index."""
+    return check_function(
+        name,
+        fn,
+        TOP_K_CASES,
+        _top_k,
+        TOP_K_MISTAKES,
+        shape=" (one weight per score)",
+        otherwise=Mistake(
+            "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
+            "keys did you choose, and what are their scores?",
+            hint="Sort the indices by score, largest first, ties by index.",
+            fix=_TOP_K_FIX,
+        ),
+        success="1/k on exactly k keys, the largest scores, ties to the lower index, also for huge and tiny scores.",
+    )
 
 
 @exercise(
@@ -175,23 +227,23 @@ def check_top_k(name, fn) -> Feedback:
 )
 def check_temperature_for_weight(name, temperature, scores, target=0.5, tolerance=0.01) -> Feedback:
     """Exercise: find T such that the largest softmax weight of ``scores`` is ``target`` (within ``tolerance``)."""
-    value, why = _number(temperature, "Your temperature")
-    if why is not None:
-        return Feedback(name, False, [why, "Give one temperature T > 0, a plain number such as 0.7."])
-    if value <= 0:
+    value, why = read_number(temperature, "Your temperature")
+    if why is not None or not np.isfinite(value) or value <= 0:
         return Feedback(
             name,
             False,
-            [
-                f"The temperature must be positive, got {value:g}; T = 0 is the hard limit, "
-                "where the largest weight is 1."
-            ],
+            [why or f"Give a positive finite temperature; got {value:g}. (At T = 0 the largest weight is 1.)"],
         )
     top = float(softmax(scores, value).max())
     if abs(top - target) <= tolerance:
         return Feedback(name, True, [f"At T = {value:g} the largest weight is {top:.3f}."])
-    direction = "raise T (more heat spreads the weights)" if top > target else "lower T (colder is more peaked)"
-    return Feedback(name, False, [f"At T = {value:g} the largest weight is {top:.3f}, not {target:g}: {direction}."])
+    way = "spread the weights more: raise or lower T?" if top > target else "make them more peaked: raise or lower T?"
+    return Feedback(
+        name,
+        False,
+        [f"At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to {way}"],
+        hint="The largest weight falls steadily as T grows: bisect on log T.",
+    )
 
 
 @exercise(
@@ -200,50 +252,40 @@ def check_temperature_for_weight(name, temperature, scores, target=0.5, toleranc
     )
 )
 def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
-    """Predict-then-check: ``bound`` = the largest value of T logsumexp(alpha / T) - max(alpha) over all n scores,
-    and ``scores``, n scores that reach it."""
-    value, why = _number(bound, "Your bound")
+    """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
+    value, why = read_number(bound, "Your bound")
     if why is not None:
         return Feedback(name, False, [why])
-    truth = temperature * np.log(n)
-    hints = []
+    truth, hints = temperature * np.log(n), []
     if abs(value - truth) > 1e-6:
-        if abs(value - np.log(n)) < 1e-6:
-            hints.append(
-                "That is the largest gap at T = 1. The smooth max T logsumexp(alpha / T) carries a factor T: "
-                "how does the gap scale with T?"
+        known = {
+            np.log(n): "That is the largest gap at T = 1. How does the gap scale with T?",
+            temperature * np.log(n - 1): "Does the sum count the winner's own term?",
+            np.log(n - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
+            np.log(n) / temperature: "Must the gap grow or shrink as T -> 0?",
+        }
+        hints.append(
+            next((v for k, v in known.items() if abs(value - k) < 1e-6), None)
+            or (
+                "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?"
+                if value < truth
+                else "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?"
             )
-        elif abs(value - temperature * np.log(n - 1)) < 1e-6 or abs(value - np.log(n - 1)) < 1e-6:
-            hints.append("Count every key in the sum, the winner too: there are n terms.")
-        elif abs(value - np.log(n) / temperature) < 1e-6:
-            hints.append(
-                "The gap must shrink as T -> 0 (the smooth max tends to the max): multiply by T, do not divide."
-            )
-        elif value < truth:
-            hints.append(
-                "Some scores give a larger gap than that. Write the gap as "
-                "T log sum_i exp((alpha_i - max) / T) and ask how large each term can be."
-            )
-        else:
-            hints.append("No scores reach that gap: each term exp((alpha_i - max) / T) is at most 1.")
+        )
     if unanswered(scores):
-        hints.append("Now give n scores that reach your bound (replace the `...`).")
-        return Feedback(name, False, hints)
+        return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
+    if why is None and (array.shape != (n,) or not np.all(np.isfinite(array))):
+        why = f"Give {n} finite scores (shape ({n},)); got shape {array.shape}."
     if why is not None:
-        return Feedback(name, False, hints + [why])
-    if array.shape != (n,):
-        return Feedback(name, False, hints + [f"Give {n} scores (shape ({n},)), got shape {array.shape}."])
-    if not np.all(np.isfinite(array)):
-        return Feedback(name, False, hints + ["Your scores contain NaN or inf; give finite numbers."])
+        return Feedback(name, False, [*hints, why])
     gap = float(logsumexp(array, temperature)) - float(array.max())
     if abs(gap - truth) > 1e-6:
-        hints.append(
-            f"Your scores give a gap of {gap:.4f}, less than the most possible. Each term "
-            "exp((alpha_i - max) / T) is at most 1: which scores make every term as large as it can be?"
-        )
+        hints.append(f"Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?")
     if hints:
-        return Feedback(name, False, hints)
+        return Feedback(
+            name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1."
+        )
     return Feedback(
         name,
         True,
@@ -255,109 +297,120 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
 
 
 def _reinforce_truth(alpha, losses):
-    """The exact gradient of sum_i p_i L_i and the variance of one REINFORCE sample, per coordinate."""
+    """The exact gradient of sum_i p_i L_i, the variance of one sample per coordinate, p, and the per-key terms."""
     p = softmax(alpha)
-    eye = np.eye(alpha.size)
-    per_key = losses[:, None] * (eye - p)  # row i: the estimate when key i is drawn, (n, n)
+    per_key = losses[:, None] * (np.eye(alpha.size) - p)  # row i: the estimate when key i is drawn, (n, n)
     mean = p @ per_key
     return mean, p @ per_key**2 - mean**2, p, per_key
+
+
+def _reinforce_exact(alpha, losses, n_samples, rng):
+    return _reinforce_truth(alpha, losses)[0]
+
+
+def _near(got, target, alpha, losses, m):
+    se = float(np.sqrt(_reinforce_truth(alpha, losses)[1].sum() / m))
+    return np.linalg.norm(got - target) <= 0.1 * np.linalg.norm(target) + 5 * se
+
+
+def _reinforce_ok(got, exact, alpha, losses, m, rng):
+    se = float(np.sqrt(_reinforce_truth(alpha, losses)[1].sum() / m))  # the typical ||mean of m samples - exact||
+    return got.shape == exact.shape and np.linalg.norm(got - exact) <= 5 * se and not np.allclose(got, exact, atol=1e-9)
+
+
+_RF_FIX = (
+    "`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); "
+    "return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`"
+)
+
+
+def _rf(says, hint, target=None, when=None):
+    test = when or (lambda got, a, L, m, rng: _near(got, target(a, L, m), a, L, m))
+    return Mistake(says, hint=hint, fix=_RF_FIX, when=test)
+
+
+REINFORCE_MISTAKES = [
+    _rf(
+        "{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the "
+        "exercise ask you to use instead?",
+        "Draw keys with rng; a model often cannot look at every key.",
+        when=lambda got, a, L, m, rng: np.allclose(got, _reinforce_truth(a, L)[0], atol=1e-9),
+    ),
+    _rf(
+        "{where} your estimate points the wrong way. What is the gradient of log p_i with respect to alpha?",
+        "d log p_i / d alpha = one_hot(i) - p.",
+        lambda a, L, m: -_reinforce_truth(a, L)[0],
+    ),
+    _rf(
+        "{where} your estimate is about n_samples times too large. Sum or average?",
+        "Divide by the number of samples.",
+        lambda a, L, m: m * _reinforce_truth(a, L)[0],
+    ),
+    _rf(
+        "{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply "
+        "each sampled loss?",
+        "The score function: the gradient of log p_i.",
+        lambda a, L, m: _reinforce_truth(a, L)[2] * L,
+    ),
+    _rf(
+        "{where} you used the gradient of p_i, not of log p_i. Which one makes the estimate unbiased?",
+        "grad log p_i = (grad p_i) / p_i.",
+        lambda a, L, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, L)),
+    ),
+    _rf(
+        "{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score "
+        "function's estimate?",
+        "The division by p_i happened inside the derivative of the log.",
+        lambda a, L, m: L - L.sum() * _reinforce_truth(a, L)[2],
+    ),
+    _rf(
+        "{where} your keys seem drawn uniformly. From which distribution must they come?",
+        "rng.choice takes the probabilities p.",
+        lambda a, L, m: np.mean(_reinforce_truth(a, L)[3], axis=0),
+    ),
+    _rf(
+        "{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?",
+        "A baseline must be fixed before sampling.",
+        lambda a, L, m: np.zeros(a.size),
+    ),
+]
 
 
 @exercise("a REINFORCE (score-function) gradient estimate")
 def check_reinforce(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, losses, n_samples, rng)`` estimates d/dalpha sum_i softmax(alpha)_i losses_i from
-    ``n_samples`` keys drawn from softmax(alpha) with ``rng``; passes within 5 standard errors (in norm) of the
-    exact gradient, so an estimate with a baseline, which has a smaller variance, passes too."""
+    sampled keys; passes within 5 standard errors (in norm), so an estimate with a baseline passes too."""
     cases = [
-        (np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), np.array([5.0, 26.0, 5.0, 18.25, 0.0, 18.0]), 20_000, 0),
-        (np.array([0.0, -1.0, 1.0]), np.array([1.0, -2.0, 3.0]), 20_000, 1),
+        Case(
+            (
+                _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]),
+                _A([5.0, 26.0, 5.0, 18.25, 0.0, 18.0]),
+                20_000,
+                np.random.default_rng(0),
+            ),
+            "For the running example's scores and losses with 20000 samples",
+        ),
+        Case(
+            (_A([0.0, -1.0, 1.0]), _A([1.0, -2.0, 3.0]), 20_000, np.random.default_rng(1)),
+            "For scores [0, -1, 1], losses [1, -2, 3] and 20000 samples",
+        ),
     ]
-    for alpha, losses, m, seed in cases:
-        got, problem = as_numbers(name, fn, alpha.copy(), losses.copy(), m, np.random.default_rng(seed))
-        if problem is not None:
-            return problem
-        exact, variance, p, per_key = _reinforce_truth(alpha, losses)
-        if got.shape != exact.shape:
-            hint = (
-                " Average the per-sample estimates over the samples (axis 0)." if got.shape == (m, alpha.size) else ""
-            )
-            return Feedback(
-                name, False, [f"Return one gradient entry per score, shape {exact.shape}; got shape {got.shape}.{hint}"]
-            )
-        bad = not_finite(
-            name,
-            got,
-            "Each sample contributes L_i (one_hot(i) - p), a finite vector; look for a log of 0 or a division by 0.",
-        )
-        if bad is not None:
-            return bad
-        se = float(np.sqrt(variance.sum() / m))  # the typical distance ||mean of m samples - exact||
-        if np.linalg.norm(got - exact) <= 5 * se:
-            again, problem = as_numbers(name, fn, alpha.copy(), losses.copy(), m, np.random.default_rng(seed + 100))
-            if problem is None and close(again, got, atol=1e-12) and close(got, exact, atol=1e-9):
-                return Feedback(
-                    name,
-                    False,
-                    [
-                        "This is the exact gradient p_j (L_j - sum_i p_i L_i), computed from all "
-                        "keys; the exercise asks for an estimate from sampled keys only (draw "
-                        "them with rng), as a model must do when it cannot look at every key."
-                    ],
-                )
-            continue
-
-        def near(candidate, got=got, se=se):
-            return np.linalg.norm(got - candidate) <= 0.1 * np.linalg.norm(candidate) + 5 * se
-
-        hints = [
-            f"For scores {alpha.tolist()} and losses {losses.tolist()}, with {m} samples, your estimate is "
-            "further from the exact gradient than sampling noise explains (more than 5 standard errors)."
-        ]
-        uniform = np.mean(per_key, axis=0)
-        if near(-exact):
-            hints.append(
-                "The sign is flipped: the gradient of log p_i with respect to alpha is one_hot(i) - p, "
-                "not p - one_hot(i)."
-            )
-        elif near(m * exact):
-            hints.append("You summed the per-sample estimates; average them (divide by the number of samples).")
-        elif near(p * losses):
-            hints.append(
-                "You averaged L_i one_hot(i), the sampled loss alone, which does not depend on alpha. "
-                "Multiply each sampled loss by the gradient of log p_i, that is one_hot(i) - p."
-            )
-        elif near(p @ (p[:, None] * per_key)):
-            hints.append(
-                "You used the gradient of p_i; the score function is the gradient of log p_i, which is "
-                "(grad p_i) / p_i = one_hot(i) - p."
-            )
-        elif near(losses - losses.sum() * p):
-            hints.append(
-                "You divided each sample's term by p_i: L_i (one_hot(i) - p) is already the score "
-                "function's estimate, because one_hot(i) - p is the gradient of log p_i (the division by "
-                "p_i happened inside the log's derivative). Dividing again weighs rare keys up and "
-                "biases the estimate."
-            )
-        elif near(uniform):
-            hints.append("The keys must be drawn from softmax(alpha), not uniformly: rng.choice(n, size=..., p=p).")
-        elif near(np.zeros_like(exact)):
-            hints.append(
-                "Your estimate is about zero. Did the loss you subtracted (a baseline) depend on the sampled "
-                "key itself? A baseline must be fixed before sampling."
-            )
-        else:
-            hints.append(
-                "One sample's estimate is L_i (one_hot(i) - p), with i drawn from p = softmax(alpha) and "
-                "one_hot(i) the one-hot vector of key i; average it over the samples."
-            )
-        return Feedback(name, False, hints)
-    return Feedback(
+    return check_function(
         name,
-        True,
-        [
-            "Within sampling error of the exact gradient: the score-function estimator is "
-            "unbiased, and its error shrinks like 1/sqrt(number of samples)."
-        ],
+        fn,
+        cases,
+        _reinforce_exact,
+        REINFORCE_MISTAKES,
+        compare=_reinforce_ok,
+        shape=" (one entry per score)",
+        otherwise=Mistake(
+            "{where} your estimate {got} is further from the exact gradient than sampling noise explains "
+            "(5 standard errors). What is one sample's estimate?",
+            hint="One sample: L_i (one_hot(i) - p) with i drawn from p; then average.",
+            fix=_RF_FIX,
+        ),
+        success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its "
+        "error shrinks like 1/sqrt(number of samples).",
     )
 
 
@@ -365,70 +418,94 @@ def _positional(alpha, values, beta):
     return softmax(alpha + beta * np.arange(alpha.size)) @ values
 
 
+_POS_FIX = (
+    "`scores = alpha + beta * np.arange(len(alpha)); w = np.exp(scores - scores.max()); return (w / w.sum()) @ values`"
+)
+_rng = np.random.default_rng(5)
+_V6, _V6b, _V5 = _rng.normal(size=(6, 2)), _rng.normal(size=(6, 2)), _rng.normal(size=(5, 3))
+_ALPHA = _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+POSITION_CASES = [
+    Case((_ALPHA, _V6, 0.0), "With beta = 0"),
+    Case((_ALPHA, _V6b, 0.5), "With beta = 0.5"),
+    Case((_rng.normal(size=5), _V5, -1.0), "With beta = -1"),
+    Case(
+        (_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0),
+        "For the huge scores [1000, 1001, 998, 1000.5, 999] with beta = 2",
+    ),
+    Case((_ALPHA, _V6, 300.0), "With the large slope beta = 300"),
+    Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3), "For tied scores with the tiny slope beta = 0.001"),
+]
+POSITION_MISTAKES = [
+    Mistake(
+        "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns "
+        "scores into weights?",
+        hint="Weights are >= 0 and sum to 1.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
+    ),
+    Mistake(
+        "{where} you added the position to the values. Should order change the values, or which keys are attended to?",
+        hint="The slot's term belongs to the scores alpha_i.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
+    ),
+    Mistake(
+        "{where} you added the position term to the output: every coordinate moved by the same amount, but the "
+        "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
+        "attended to?",
+        hint="The slot's term belongs inside the softmax.",
+        fix=_POS_FIX,
+        when=lambda got, a, v, b: (
+            b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9
+        ),
+    ),
+    Mistake(
+        "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What "
+        "must it depend on instead?",
+        hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
+    ),
+    Mistake(
+        "{where} your output {got}: you multiplied the score by the position. Add or multiply?",
+        hint="The model's score is alpha_i + beta i.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
+    ),
+    Mistake(
+        "{where} your output {got} favours the other end: later slots should gain for beta > 0. Which way does "
+        "your position count?",
+        hint="Slot i counts from 0 at the first key.",
+        fix=_POS_FIX,
+        wrong=lambda a, v, b: _positional(a, v, -b),
+    ),
+    Mistake(
+        "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
+        "without changing its weights?",
+        hint="Subtract the largest of the shifted scores alpha_i + beta i.",
+        fix=_POS_FIX,
+        when=lambda got, a, v, b: not np.isfinite(got).all(),
+    ),
+]
+
+
 @exercise("attention that notices order: a position term in the scores")
 def check_positional_attention(name, fn) -> Feedback:
     """Exercise: ``fn(alpha, values, beta)`` returns softmax(alpha_i + beta * i) @ values, i = slot 0..n-1."""
-    rng = np.random.default_rng(5)
-    cases = [
-        (np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), rng.normal(size=(6, 2)), 0.0),
-        (np.array([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), rng.normal(size=(6, 2)), 0.5),
-        (rng.normal(size=5), rng.normal(size=(5, 3)), -1.0),
-    ]
-    for alpha, values, beta in cases:
-        got, problem = as_numbers(name, fn, alpha.copy(), values.copy(), beta)
-        if problem is not None:
-            return problem
-        expected = _positional(alpha, values, beta)
-        if got.shape != expected.shape:
-            hint = (
-                " That is one weight per key: return the weighted average of the values."
-                if got.shape == alpha.shape
-                else ""
-            )
-            return Feedback(
-                name,
-                False,
-                [
-                    f"Return the output, one vector of shape {expected.shape} (the dimension of "
-                    f"the values); got shape {got.shape}.{hint}"
-                ],
-            )
-        bad = not_finite(name, got, f"The output is a weighted average of finite values, and {SMALL_SCORES_NOT_FINITE}")
-        if bad is not None:
-            return bad
-        if close(got, expected):
-            continue
-        hints = [f"With beta = {beta:g} your output is not the attention output with the position term."]
-        order = rng.permutation(alpha.size)
-        moved, _ = as_numbers(name, fn, alpha[order].copy(), values[order].copy(), beta)
-        if close(got, (alpha + beta * np.arange(alpha.size)) @ values):
-            hints.append("The scores with the position term still need a softmax to become weights.")
-        elif beta == 0:
-            hints.append("With beta = 0 the model must be plain attention, softmax(alpha) @ values.")
-        elif close(got, softmax(alpha) @ (values + beta * np.arange(alpha.size)[:, None])):
-            hints.append(
-                "You added the position to the values. Order must change *which* keys are attended to: add "
-                "beta * i to the scores alpha_i."
-            )
-        elif moved is not None and close(moved, got):
-            hints.append(
-                "Your position term moves with the keys (it depends on the key, for instance on the rank of "
-                "its score), so permuting keys and values still changes nothing. It must belong to the slot "
-                "i = 0, 1, ..., n - 1, whatever key sits there."
-            )
-        elif close(got, softmax(alpha * beta * np.arange(alpha.size)) @ values):
-            hints.append("Add beta * i to each score; do not multiply.")
-        return Feedback(name, False, hints)
-    alpha, values = cases[1][0], cases[1][1]
-    order = np.array([5, 4, 3, 2, 1, 0])
-    moved = _positional(alpha[order], values[order], 0.5)
-    shift = float(np.linalg.norm(moved - _positional(alpha, values, 0.5)))
-    return Feedback(
+    moved = float(np.linalg.norm(_positional(_ALPHA[::-1], _V6b[::-1], 0.5) - _positional(_ALPHA, _V6b, 0.5)))
+    return check_function(
         name,
-        True,
-        [
-            f"Reversing the keys and values together now moves the output by {shift:.3f} "
-            "(at beta = 0.5); at beta = 0 it would not move at all. The slot matters now: "
-            "that is what positional encodings give attention."
-        ],
+        fn,
+        POSITION_CASES,
+        _positional,
+        POSITION_MISTAKES,
+        shape=" (one output vector, the values' width)",
+        otherwise=Mistake(
+            "{where} your output {got} is not the attention output with the position term. Which step "
+            "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",
+            hint="Print the weights: do they sum to 1, and does beta tilt them towards later slots?",
+            fix=_POS_FIX,
+        ),
+        success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at beta = 0.5); at "
+        "beta = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
     )

@@ -2,403 +2,500 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from ..kernels import loo_bandwidth, nadaraya_watson
-from ..normalisers import softmax
-from .feedback import (
-    Feedback,
-    as_numbers,
-    close,
-    exercise,
-    named_shift,
-    not_attempted,
-    to_float_array,
-    unanswered,
-)
+from .feedback import Feedback, exercise, unanswered
+from .runner import Case, Mistake, check_choice, check_function, read_number
 
 __all__ = [
-    "check_gaussian_weights",
-    "check_bandwidth_choice",
+    "check_knn_regression",
+    "check_bandwidth_search",
     "check_small_h_limit",
     "check_bandwidth_rate",
     "check_noise_prediction",
 ]
 
+_A = np.array
+KNN_RULE = "keys tied at the k-th smallest distance: the lower index is chosen first"
 
-_ORDINARY_NOT_FINITE = (
-    "For these inputs every query has keys nearby, so every weight is an ordinary number between 0 "
-    "and 1. Print your intermediate arrays (the scores, their exponentials, the row sums) to see "
-    "where the NaN or inf first appears."
+
+def _knn(x_query, x_keys, y_values, k):
+    order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]  # (n_q, k)
+    return y_values[order].mean(axis=1)  # (n_q,)
+
+
+def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
+    def wrong(xq, xk, y, k):
+        order = np.argsort(score(xq[:, None] - xk[None, :]), axis=1, kind="stable")
+        return y[pick(order, k_of(k))].mean(axis=1)
+
+    return wrong
+
+
+KNN_CASES = [
+    Case(
+        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1",
+    ),
+    Case(
+        (_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
+        "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2",
+    ),
+    Case(
+        (_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
+        "For queries [1, -50], four keys and k = 4 (every key)",
+    ),
+    Case(
+        (_A([1.5, 0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)",
+    ),
+    Case(
+        (_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
+        "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2",
+    ),
+    Case(
+        (_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
+        "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2",
+    ),
+]
+_KNN_FIX = (
+    '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; '
+    "return y_values[order].mean(axis=1)`"
 )
+_DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
+KNN_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
+        "holds the nearest?",
+        hint="np.argsort sorts in ascending order.",
+        fix=_KNN_FIX,
+        wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
+    ),
+    Mistake(
+        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
+        "What is the distance between two points on a line?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=_knn_by(lambda d: -d),
+    ),
+    Mistake(
+        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
+        "What is the distance between two points on a line?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=_knn_by(lambda d: d),
+    ),
+    Mistake(
+        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
+        "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
+        hint="A threshold cannot break ties; a stable ordering of the indices can.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: (
+            lambda d: (
+                ((d <= np.sort(d, axis=1)[:, k - 1 : k]) * y).sum(1) / (d <= np.sort(d, axis=1)[:, k - 1 : k]).sum(1)
+            )
+        )(np.abs(xq[:, None] - xk)),
+    ),
+    Mistake(
+        "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
+        hint="Slicing [:, :k] keeps k columns.",
+        fix=_KNN_FIX,
+        wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
+    ),
+    Mistake(
+        "{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
+        hint="Each of the k nearest keys gets the weight 1/k.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
+    ),
+    Mistake(
+        "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
+        hint="Keys decide who is near; values are averaged.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
+    ),
+    Mistake(
+        "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
+        hint="Index the values with them.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
+    ),
+    Mistake(
+        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
+        "instead of by distance to each query?",
+        hint=_DIST,
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
+    ),
+    Mistake(
+        "{where} you returned {got}: among tied keys you chose a later one. The tie rule: "
+        + KNN_RULE
+        + ". What order does your sort give equal distances?",
+        hint="A reversed sort reorders ties too.",
+        fix=_KNN_FIX,
+        wrong=lambda xq, xk, y, k: y[
+            xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]
+        ].mean(axis=1),
+    ),
+]
 
 
-@exercise("Gaussian Nadaraya-Watson weights")
-def check_gaussian_weights(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, h)`` returns the (n_q, n_k) Gaussian Nadaraya-Watson weights, stably.
+@exercise("change the model: k-nearest-neighbour pooling")
+def check_knn_regression(name, fn) -> Feedback:
+    """Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys."""
+    from ..regression_data import make_regression_data
 
-    The first two cases are ordinary (queries near the keys); the last puts a query far from every key, where the
-    naive ratio underflows to 0/0, alone and then next to a query near the keys, so that a shift by the largest
-    score of the whole array (not of each row) underflows too. A NaN or inf is blamed on the shift only there, after the
-    ordinary cases passed, and the known wrong shifts are named (``feedback.shift_mistakes``).
-    """
-    cases = [
-        (np.array([0.0, 1.0, 2.5]), np.array([0.0, 0.5, 2.0, 3.0]), 1.0, False),
-        (np.array([1.0, 4.0]), np.array([0.2, 1.1, 1.3, 3.9, 4.4]), 0.3, False),
-        (np.array([40.0, -40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
-        (np.array([0.5, 40.0]), np.array([2.0, 0.0, 1.0]), 0.1, True),
-    ]
-    for xq, xk, h, far in cases:
-        got, problem = as_numbers(
-            name, fn, xq.copy(), xk.copy(), h, finite_advice=None if far else _ORDINARY_NOT_FINITE
-        )
-        if problem is not None:
-            return problem
-        diff2 = (xq[:, None] - xk[None, :]) ** 2
-        expected = softmax(-diff2 / (2 * h * h))
-        where = f"For queries {xq.tolist()}, keys {xk.tolist()} and h = {h}"
-        if got.shape != expected.shape:
-            hint = f"{where} the weights have shape (n_queries, n_keys) = {expected.shape}; yours {got.shape}."
-            if got.shape == expected.shape[::-1]:
-                hint += " You have keys on the rows: queries go on the rows, keys on the columns."
-            return Feedback(name, False, [hint])
-        if close(got, expected):
-            continue
-        named = named_shift(got, -diff2 / (2 * h * h))
-        if far and (named is not None or not np.all(np.isfinite(got))):  # the ordinary cases passed already
-            return Feedback(
-                name,
-                False,
-                [
-                    f"{where} (far from every key) you returned {np.round(got, 4).tolist()}, although "
-                    "your weights were right for the queries near the keys.",
-                    named
-                    or "Far from every key all the kernel values underflow to 0, and 0/0 is NaN. The weights "
-                    "are a softmax of the scores -(x - x_i)^2 / (2 h^2): subtract each row's largest score "
-                    "first.",
-                ],
-            )
-        hints = [f"{where} you returned {np.round(got, 4).tolist()}: these are not the Gaussian weights."]
-        if named is not None:
-            hints.append(named)
-        elif close(got, np.full(expected.shape, 1 / xk.size)):
-            hints.append(
-                "Every weight is 1/n: the denominator must sum kappa((x - x_j)/h) over all keys j. With "
-                "x_i in the denominator (the slip in the original post) the denominator is "
-                "n kappa((x - x_i)/h), n times the numerator, so every weight is 1/n."
-            )
-        elif close(got, expected.T) or close(got, softmax(-diff2 / (2 * h * h), axis=0)):
-            hints.append("Your weights sum to 1 down each column (over queries); each query's row must sum to 1.")
-        elif not np.allclose(got.sum(axis=-1), 1.0):
-            hints.append("The rows do not sum to 1: divide each row by its sum over the keys.")
-        elif close(got, softmax(-diff2 / (h * h))):
-            hints.append("The factor 2 is missing: the Gaussian kernel is exp(-u^2 / 2) with u = (x - x_i)/h.")
-        elif close(got, softmax(-diff2 / (2 * h))):
-            hints.append("Divide by h^2, not h: u = (x - x_i)/h is squared.")
-        elif close(got, softmax(diff2 / (2 * h * h))):
-            hints.append(
-                "The sign is flipped: nearby keys must get the largest weight, so the score is "
-                "minus the squared distance."
-            )
-        elif far:
-            hints.append(
-                "Your weights were right for the queries near the keys but not for this far one: subtract "
-                "each row's largest score, not a fixed number, before taking exponentials."
-            )
-        else:
-            hints.append(
-                "The rows sum to 1, but the weights are off: check the score -(x - x_i)^2 / (2 h^2) term by "
-                "term (the square, the h, the sign), and that the nearest key gets the largest weight."
-            )
-        return Feedback(name, False, hints)
-    return Feedback(
+    data = make_regression_data(50, seed=0)
+    reach = np.sort(np.abs(data.x_test[:, None] - data.x_train[None, :]), axis=1)[:, 4]  # the 5th nearest key
+    return check_function(
         name,
-        True,
-        [
-            "Rows sum to 1, close keys weigh most, and a query far from every key gives no "
-            "NaN, also next to a query near the keys."
-        ],
+        fn,
+        KNN_CASES,
+        _knn,
+        KNN_MISTAKES,
+        shape=" (one prediction per query)",
+        otherwise=Mistake(
+            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
+            "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
+            hint=_DIST,
+            fix=_KNN_FIX,
+        ),
+        success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its "
+        f"window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query "
+        f"where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; "
+        "and, unlike the compact kernels of section 6, it never leaves a query without keys.",
     )
 
 
-def _validation_mse(h, x_train, y_train, x_val, y_val, kernel="gaussian"):
-    y_hat, _ = nadaraya_watson(x_val, x_train, y_train, bandwidth=h, kernel=kernel)
-    return float(np.mean((y_hat - y_val) ** 2))
+def _nw(h, xk, yk, xq):
+    return nadaraya_watson(xq, xk, yk, bandwidth=h)[0]
+
+
+def _search(x_train, y_train, x_val, y_val, grid):
+    errors = [np.mean((_nw(h, x_train, y_train, x_val) - y_val) ** 2) for h in grid]
+    return float(grid[int(np.argmin(errors))])
+
+
+def _search_cases():
+    from ..regression_data import make_regression_data
+
+    grid = np.geomspace(0.02, 5, 25)
+    line = np.linspace(0, 5, 40)
+    cases = []
+    for n, seed, noise, what in ((50, 3, 0.5, "50 noisy points"), (30, 4, 0.1, "30 nearly noise-free points")):
+        d, v = make_regression_data(n, noise=noise, seed=seed), make_regression_data(100, noise=noise, seed=seed + 10)
+        cases.append(Case((d.x_train, d.y_train, v.x_train, v.y_train, grid), f"For {what}"))
+    rng = np.random.default_rng(2)
+    cases.append(
+        Case(
+            (line, 2 * line + rng.normal(0, 1.0, 40), line + 0.06, 2 * (line + 0.06) + rng.normal(0, 1.0, 40), grid),
+            "For a noisy straight line (where a wide kernel wins)",
+        )
+    )
+    cases.append(
+        Case(
+            (line[:4], _A([1.0, 1.0, 1.0, 1.0]), line[:4] + 0.01, _A([1.0, 1.0, 1.0, 1.0]), grid),
+            "For constant targets (every h ties: the smallest wins)",
+        )
+    )
+    return cases
+
+
+_SEARCH_FIX = (
+    "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) "
+    "for h in grid]; return grid[int(np.argmin(errors))]`"
+)
+SEARCH_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
+        "their targets. On which points must the error be measured?",
+        hint="Fit on the training set; predict at x_val; compare with y_val.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
+    ),
+    Mistake(
+        "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
+        hint="np.argmin, not np.argmax.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
+    ),
+    Mistake(
+        "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
+        hint="Return the grid's entry at that index.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+    ),
+    Mistake(
+        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
+        "the answer?",
+        hint="argmin gives where, min gives how much.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+    ),
+    Mistake(
+        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
+        "and values, and which one judges?",
+        hint="Keys and values: the training set.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
+    ),
+    Mistake(
+        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
+        "this exercise scores each h on the held-out set: which points does yours use?",
+        hint="Predict at x_val, compare with y_val.",
+        fix=_SEARCH_FIX,
+        wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
+    ),
+]
 
 
 @exercise("the bandwidth with the smallest held-out error")
-def check_bandwidth_choice(name, bandwidth, x_train, y_train, x_val, y_val, tolerance=0.02) -> Feedback:
-    """Exercise: a bandwidth whose held-out MSE is within ``tolerance`` (relative) of the best on a fine grid."""
-    try:
-        h = float(bandwidth)
-    except (TypeError, ValueError):
-        return Feedback(name, False, [f"Give one number h > 0, got {type(bandwidth).__name__}."])
-    if not np.isfinite(h) or h <= 0:
-        return Feedback(name, False, [f"h must be a positive number, got {bandwidth!r}."])
-    grid = np.geomspace(0.01, 5, 400)
-    errors = np.array([_validation_mse(g, x_train, y_train, x_val, y_val) for g in grid])
-    best_h, best = float(grid[np.argmin(errors)]), float(errors.min())
-    mine = _validation_mse(h, x_train, y_train, x_val, y_val)
-    if mine <= best * (1 + tolerance):
-        return Feedback(
-            name,
-            True,
-            [
-                f"At h = {h:.3g} the held-out MSE is {mine:.4f}; the best on a fine grid is "
-                f"{best:.4f} (at h = {best_h:.3g})."
-            ],
-        )
-    if h < best_h:
-        why = (
-            "too small: each prediction averages only a few noisy neighbours, so the curve follows the noise "
-            "(high variance). Try a larger h."
-        )
-    else:
-        why = (
-            "too large: the average reaches keys whose f(x_i) differ, so peaks are flattened (high bias). "
-            "Try a smaller h."
-        )
-    return Feedback(
+def check_bandwidth_search(name, fn) -> Feedback:
+    """Exercise: ``fn(x_train, y_train, x_val, y_val, grid)``: the grid h with the smallest held-out MSE (ties:
+    the smaller h), checked on data sets whose best h differ (so no number copied from above passes)."""
+    return check_function(
         name,
-        False,
-        [f"At h = {h:.3g} the held-out MSE is {mine:.4f}, the best is about {best:.4f}.", f"Your h is {why}"],
+        fn,
+        _search_cases(),
+        _search,
+        SEARCH_MISTAKES,
+        shape=" (one bandwidth)",
+        otherwise=Mistake(
+            "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
+            "your value come from the data passed in, and from which set's error?",
+            hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
+            "error against y_val; keep the h with the smallest.",
+            fix=_SEARCH_FIX,
+        ),
+        success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy "
+        "straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
     )
+
+
+SMALL_H_CASES = [
+    Case(
+        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]",
+    ),
+    Case(
+        (_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
+        "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]",
+    ),
+    Case(
+        (_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
+        "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]",
+    ),
+    Case(
+        (_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
+        "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12",
+    ),
+]
+
+
+def _small_h(x_query, x_keys, y_values):
+    distance = np.abs(x_query[:, None] - x_keys[None, :])  # (n_q, n_k)
+    tied = distance == distance.min(axis=1, keepdims=True)
+    return (tied * y_values).sum(axis=1) / tied.sum(axis=1)
+
+
+def _argmin_value(xq, xk, y, last=False):
+    d = np.abs(xq[:, None] - xk[None, :])
+    return y[xk.size - 1 - np.argmin(d[:, ::-1], axis=1)] if last else y[np.argmin(d, axis=1)]
+
+
+_TIES = "Tied keys have equal scores at every h, so equal weights: what do they share in the limit?"
+_SMALL_FIX = (
+    "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); "
+    "return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
+)
+SMALL_H_MISTAKES = [
+    Mistake(
+        "{where} you returned {got}: the indices of the nearest keys. What should they select?",
+        hint="Return values y_i.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
+    ),
+    Mistake(
+        "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
+        hint="Return values y_i.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
+    ),
+    Mistake(
+        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
+        "as h -> 0?",
+        hint="To the keys with the largest score, the nearest.",
+        fix=_SMALL_FIX,
+        wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
+    ),
+    Mistake(
+        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
+        "of their values (np.argmin takes the first). " + _TIES,
+        hint="The limit averages the tied keys' values.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: (
+            np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
+        ),
+    ),
+    Mistake(
+        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
+        "underflows to 0 at a tiny h?",
+        hint="The limit needs only distances, a comparison and an average.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: not np.isfinite(got).all(),
+    ),
+    Mistake(
+        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
+        "Nearest on which side?",
+        hint="Nearest means the smallest |x - x_i|, on either side.",
+        fix=_SMALL_FIX,
+        when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
+    ),
+]
 
 
 @exercise("the limit h -> 0, ties included")
 def check_small_h_limit(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, y_values)`` returns the h -> 0 limit of Gaussian Nadaraya-Watson.
-
-    As h -> 0 the weights go to the keys at the smallest distance |x - x_i|, in equal shares (their scores are equal
-    at every h): one key, or several when a query lies midway between two keys or keys repeat. The first case has no
-    ties, so the ordinary mistakes are named there; the next two have ties, where a plain argmin picks one key.
-    """
-    cases = [
-        (np.array([0.1, 1.7, 2.9]), np.array([0.0, 1.0, 2.2, 3.1]), np.array([5.0, 6.0, 7.0, 8.0]), False),
-        (np.array([1.5, 0.25, 4.2]), np.array([1.0, 2.0, 0.0, 4.0]), np.array([2.0, 6.0, -1.0, 0.5]), True),
-        (np.array([3.0, 2.0, 3.3]), np.array([1.0, 3.2, 3.2, 3.0, 1.0]), np.array([-1.0, 2.0, 5.0, 0.0, 4.0]), True),
-    ]
-    advice = (
-        "The limit needs only distances, a comparison and an average of a few values: nothing can overflow or "
-        "divide by zero. A kernel or exponential left in your code underflows to 0 at a tiny h, and 0/0 is "
-        "NaN."
-    )
-    for xq, xk, y, ties in cases:
-        got, problem = as_numbers(name, fn, xq.copy(), xk.copy(), y.copy(), finite_advice=advice)
-        if problem is not None:
-            return problem
-        distance = np.abs(xq[:, None] - xk[None, :])  # (n_q, n_k)
-        tied = distance == distance.min(axis=1, keepdims=True)  # exact: equal distances are computed identically
-        expected = (tied * y).sum(axis=1) / tied.sum(axis=1)
-        if close(got, expected):
-            continue
-        where = f"For queries {xq.tolist()}, keys {xk.tolist()} and values {y.tolist()}"
-        if got.shape != expected.shape:
-            return Feedback(
-                name, False, [f"{where} return one prediction per query, shape {expected.shape}; got {got.shape}."]
-            )
-        hints = [f"{where} you returned {np.round(got, 4).tolist()}: not the h -> 0 limit."]
-        nearest = np.argmin(distance, axis=1)
-        nearest_last = xk.size - 1 - np.argmin(distance[:, ::-1], axis=1)
-        if close(got, nearest.astype(float)):
-            hints.append("Those are the indices of the nearest keys; return their values y_i.")
-        elif close(got, xk[nearest]):
-            hints.append("Those are the nearest keys x_i themselves; return their values y_i.")
-        elif close(got, np.full(expected.shape, y.mean())):
-            hints.append(
-                "That is the h -> infinity limit (average pooling). As h -> 0 all the weight goes to the "
-                "keys with the largest score, the nearest."
-            )
-        elif ties and (
-            close(got, y[nearest]) or close(got, y[nearest_last]) or np.all(np.isin(got[tied.sum(axis=1) > 1], y))
-        ):
-            at = xq[tied.sum(axis=1) > 1].tolist()
-            first = " (np.argmin returns the first)" if close(got, y[nearest]) else ""
-            hints.append(
-                f"The queries {at} have two or more keys at the same smallest distance, and you gave the "
-                f"value of one of them{first}. Tied keys have equal scores at every h, "
-                "so equal weights, and they share the weight as h -> 0: the limit is the average of their "
-                "values."
-            )
-        elif not ties and np.all(np.isin(got, y)):
-            wrong = xq[got != expected].tolist()
-            hints.append(
-                f"Each answer is one of the values, but for the queries {wrong} not that of the key "
-                "closest to the query: nearest means the smallest |x - x_i|, on either side."
-            )
-        elif not ties:
-            hints.append(
-                "Without ties each weight row becomes one-hot as h -> 0: each prediction is one of the "
-                "values y_i, unchanged. Some of yours are not values at all."
-            )
-        else:
-            hints.append(
-                "Your predictions are right where one key is nearest; check the queries with several keys at "
-                "the same smallest distance: they share the weight equally, and so their values."
-            )
-        return Feedback(name, False, hints)
-    return Feedback(
+    """Exercise: ``fn(x_query, x_keys, y_values)``: the h -> 0 limit of Gaussian Nadaraya-Watson (tied nearest keys
+    share the weight equally)."""
+    return check_function(
         name,
-        True,
-        [
-            "As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal "
-            "shares: one-hot at a single nearest key, an average of the values where keys tie. A "
-            "hard attention, just like T -> 0, which splits ties the same way."
-        ],
+        fn,
+        SMALL_H_CASES,
+        _small_h,
+        SMALL_H_MISTAKES,
+        shape=" (one prediction per query)",
+        otherwise=Mistake(
+            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
+            "value; where several tie? " + _TIES,
+            hint="Average the tied keys' values.",
+            fix=_SMALL_FIX,
+        ),
+        success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot "
+        "at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same "
+        "way.",
     )
-
-
-def _one_number(value, what):
-    """``value`` as one float (numbers, 0-d arrays, tensors, or a string such as "-1/5"), or (None, why not)."""
-    if isinstance(value, str):
-        try:
-            return float(Fraction(value.replace(" ", ""))), None
-        except (ValueError, ZeroDivisionError):
-            return None, f"{what} is the text {value!r}; write a number such as 0.5 or a fraction such as 1/2."
-    array, why = to_float_array(value, what)
-    if why is not None:
-        return None, why
-    if array.size != 1:
-        return None, f"{what} should be one number, got {array.size} numbers (shape {array.shape})."
-    number = float(array.reshape(()))
-    if not np.isfinite(number):
-        return None, f"{what} is {number}; give a finite number."
-    return number, None
 
 
 def _near(a, b, tol=0.01):
-    return abs(a - b) <= tol
+    return a is not None and abs(a - b) <= tol
 
 
 @exercise("how fast the best bandwidth shrinks with n")
 def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
-    """Exercise: the exponents r_h and r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
+    """Exercise: the exponents r_h, r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
     if unanswered(error_exponent):
-        return not_attempted(name)
-    a, why_a = _one_number(h_exponent, "The exponent of h*")
-    b, why_b = _one_number(error_exponent, "The exponent of the error")
-    if why_a or why_b:
-        return Feedback(name, False, [why for why in (why_a, why_b) if why])
-    hints = []
-    if _near(a, -0.2):
-        hints.append("The exponent of h* is right.")
-    elif _near(a, 0.2):
-        hints.append(
-            "With a positive exponent h* would grow with n. With more data each query finds enough keys "
-            "closer by, so the best h shrinks: check the sign."
-        )
-    elif _near(a, -1 / 3):
-        hints.append(
-            "That balances h^2 against 1/(n h). The bias is of order h^2, but the error adds its square, of order h^4."
-        )
-    elif _near(a, -0.25):
-        hints.append(
-            "That comes from h^4 ~ 1/n: one power of h too few. Set the derivative of A h^4 + B/(n h) to "
-            "zero and count the powers of h on each side: B/(n h) = (B/n) h^(-1) has the derivative "
-            "-(B/n) h^(-2), not -(B/n) h^(-1)."
-        )
-    elif _near(a, -5) or _near(a, 5):
-        hints.append("That solves for n as a power of h; the question asks for h as a power of n.")
-    elif _near(a, -1):
-        hints.append(
-            "h ~ 1/n would keep n h, proportional to the number of keys within one bandwidth, fixed: the "
-            "variance B/(n h) would never shrink."
-        )
-    else:
-        hints.append(
-            f"h* ~ n^{a:g} is not what A h^4 + B/(n h) gives. Differentiate with respect to h, set the "
-            "derivative to zero, and solve for h: h to some power equals a constant over n."
-        )
-    if _near(b, -0.8):
-        hints.append("The exponent of the error is right.")
-    elif _near(b, a) and not _near(b, -0.8):
-        hints.append(
-            "The error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); both terms "
-            "then scale with the same power of n, and it is not the power of h* itself."
-        )
-    elif _near(b, -1):
-        hints.append(
-            "1/n is the rate without any bias (the parametric rate). Here the bias term slows it down: put "
-            "h* back into A h^4 + B/(n h)."
-        )
-    elif _near(b, 0.8):
-        hints.append("A positive exponent would make the error grow with more data: check the sign.")
-    elif _near(b, -0.4):
-        hints.append("That is how the bias h*^2 shrinks; the error holds the squared bias, h*^4.")
-    else:
-        hints.append(f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h).")
-    passed = _near(a, -0.2) and _near(b, -0.8)
-    if passed:
-        hints = [
-            "h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by the factor 2^(-1/5) = "
-            f"{2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare with the slopes measured "
-            "below."
-        ]
-    return Feedback(name, passed, hints)
-
-
-_CHOICES = {"larger": "larger", "smaller": "smaller", "same": "the same", "the same": "the same"}
-
-
-@exercise("predict, then check: more noise, which bandwidth?")
-def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) -> Feedback:
-    """Exercise: predict how the leave-one-out h changes when the noise doubles, then measure it.
-
-    ``prediction`` is "larger", "smaller" or "the same"; ``h_noisy`` the student's leave-one-out bandwidth on
-    ``(x_train, y_noisy)``; ``h_calm`` the one on the same inputs with the original noise.
-    """
-    if not isinstance(prediction, str) or prediction.strip().lower() not in _CHOICES:
-        return Feedback(
-            name,
-            False,
-            [
-                'Write your prediction as one of the words "larger", "smaller" or '
-                f'"the same", in quotes; got {prediction!r}.'
-            ],
-        )
-    said = _CHOICES[prediction.strip().lower()]
-    if unanswered(h_noisy):
-        return Feedback(
-            name, False, [f"Prediction recorded: {said}. Now measure h_noisy and run the cell again."], attempted=False
-        )
-    h, why = _one_number(h_noisy, "h_noisy")
-    if why is not None:
-        return Feedback(name, False, [why])
-    if h <= 0:
-        return Feedback(name, False, [f"A bandwidth is positive; got h_noisy = {h:g}."])
-    measured = loo_bandwidth(x_train, y_noisy)
-    if abs(h - measured) > 0.03 * measured:
-        hints = [f"h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set."]
-        if abs(h - h_calm) <= 0.03 * h_calm:
-            hints.append("It is the calm data set's bandwidth: use the noisy targets, noisy.y_train.")
-        else:
-            hints.append("Compute it as in section 4, with al.loo_bandwidth on noisy.x_train and noisy.y_train.")
-        return Feedback(name, False, hints)
-    ratio = measured / h_calm
-    truth = "larger" if ratio > 1.05 else "smaller" if ratio < 1 / 1.05 else "the same"
-    reason = (
-        "Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
-        "the balance moves to where averaging more keys pays: a wider kernel. The asymptotic formula "
-        "h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = "
-        f"{2**0.4:.2f}"
-        "; one data set's leave-one-out "
-        "choice scatters around that."
+        return Feedback(name, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
+    (a, why_a), (b, why_b) = (
+        read_number(h_exponent, "The exponent of h*"),
+        read_number(error_exponent, "The exponent of the error"),
     )
-    if said == truth:
+    if why_a or why_b:
+        return Feedback(name, False, [w for w in (why_a, why_b) if w])
+    if _near(a, -0.2) and _near(b, -0.8):
         return Feedback(
             name,
             True,
-            [f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you predicted. {reason}"],
+            [
+                f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by "
+                f"2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare "
+                "with the slopes measured below."
+            ],
+        )
+    known_a = {
+        -0.2: "The exponent of h* is right.",
+        0.2: "With a positive exponent h* would grow with n. Does a query with more data need a wider window?",
+        -1 / 3: "That balances h^2 against 1/(n h). Does the error hold the bias, or its square?",
+        -0.25: "That comes from h^4 ~ 1/n. What is the derivative of B/(n h) with respect to h?",
+        -1: "h ~ 1/n keeps n h fixed: would the variance B/(n h) ever shrink?",
+        5: "That solves for n as a power of h; the question asks for h as a power of n.",
+        -5: "That solves for n as a power of h; the question asks for h as a power of n.",
+    }
+    known_b = {
+        -0.8: "The exponent of the error is right.",
+        -1: "1/n is the rate without bias. What does the bias term do when you put h* back?",
+        0.8: "A positive exponent would make the error grow with more data: which sign?",
+        -0.4: "That is how the bias h*^2 shrinks. Does the error hold the bias or its square?",
+    }
+    hints = [
+        next((v for k, v in known_a.items() if _near(a, k)), None)
+        or f"h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?"
+    ]
+    if _near(b, a) and not _near(b, -0.8):
+        hints.append(
+            "Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n "
+            "does each term get?"
+        )
+    else:
+        hints.append(
+            next((v for k, v in known_b.items() if _near(b, k)), None)
+            or f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?"
         )
     return Feedback(
         name,
         False,
+        hints,
+        hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.",
+        fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.",
+    )
+
+
+@exercise("predict, then check: more noise, which bandwidth?")
+def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) -> Feedback:
+    """Exercise: predict how the leave-one-out h changes when the noise doubles ("larger", "smaller" or "the
+    same"), then measure it (``h_noisy``); ``h_calm`` is the bandwidth with the original noise."""
+    words = {"larger": "A", "smaller": "B", "same": "C", "the same": "C"}
+    said = words.get(prediction.strip().lower()) if isinstance(prediction, str) else None
+    if said is None:
+        return Feedback(
+            name,
+            False,
+            [f'Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {prediction!r:.40}.'],
+        )
+    measured = loo_bandwidth(x_train, y_noisy)
+    ratio = measured / h_calm
+    truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
+    why = (
+        "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and "
+        "which way does that move the best h?"
+    )
+    verdict = check_choice(
+        name,
+        said,
+        {"A": why, "B": why, "C": why},
+        truth,
+        success="Your prediction is right.",
+        hint="Doubling sigma multiplies sigma^2 / (n h) by 4.",
+    )
+    if not verdict.passed:
+        return verdict
+    if unanswered(h_noisy):
+        return Feedback(
+            name, False, ["Your prediction is right. Now measure h_noisy and run the cell again."], attempted=False
+        )
+    h, why_h = read_number(h_noisy, "h_noisy")
+    if why_h or h <= 0 or abs(h - measured) > 0.03 * measured:
+        says = why_h or (
+            f"h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?"
+            if abs(h - h_calm) <= 0.03 * h_calm
+            else f"h_noisy = {h:.3g} is not the leave-one-out "
+            "choice on the noisy data set. Which function and which data did section 4 use?"
+        )
+        return Feedback(
+            name,
+            False,
+            ["Your prediction is right.", says],
+            fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`",
+        )
+    return Feedback(
+        name,
+        True,
         [
-            f"You predicted {said}; the measurement says h went from {h_calm:.3g} to "
-            f"{measured:.3g} (a factor {ratio:.2f}).",
-            "Think it through with the bias-variance picture of section 4: which of the two "
-            "terms does the noise level change, and which way does that move the best h?",
+            f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you "
+            "predicted. Doubling the "
+            "noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
+            "the balance moves to "
+            f"a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."
         ],
     )

@@ -4,135 +4,397 @@ from __future__ import annotations
 
 import numpy as np
 
-from .feedback import (
-    Feedback,
-    as_numbers,
-    as_tensor_result,
-    exercise,
-    not_attempted,
-    not_finite,
-    unanswered,
-)
-from .notebook_04_scores import gaussian_pool, values_then_gradient
+from .feedback import Feedback, exercise, not_attempted, unanswered
+from .runner import Case, Mistake, check_choice, check_function, read_number
 
-__all__ = ["check_no_loo_prediction", "check_loo_predictions", "check_gradient_w", "check_sgd_settings"]
-
-
-# --- Exercise 3: leave-one-out as a mask on the diagonal of the (n, n) score matrix ------------------------
-
-_LOO_CASES = (
-    ((0.3, 1.1, 2.0, 2.4, 4.7), (1.0, -0.5, 2.0, 0.7, 3.0), 1.3),
-    ((0.0, 0.6, 0.9, 2.2, 3.1, 3.3), (0.5, 1.5, -1.0, 2.5, 0.0, 1.0), 0.8),
-)
-
-_LOO_NOT_FINITE = (
-    "For these inputs every prediction is a weighted average of the other points' y, an ordinary "
-    "number. Adding mask * float('-inf') to the scores gives 0 * (-inf) = NaN off the diagonal: fill "
-    "the masked entries instead (masked_fill or torch.where). A row with every score -inf is 0/0 = NaN "
-    "too: mask only the diagonal, one entry per row."
-)
+__all__ = [
+    "check_w_symmetry",
+    "check_no_loo_prediction",
+    "check_loo_predictions",
+    "check_gradient_w",
+    "check_sgd_settings",
+    "check_laplace_prediction",
+    "check_laplace_sgd_step",
+]
 
 
-def _loo_mistakes(x, y, w):
-    """(predictions, hint) for plausible wrong maskings of the (n, n) scores, in float64; each hint names its slip."""
+def _t(values):
     import torch
 
-    n = x.shape[0]
-    scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n): alpha_ij, 0 on the diagonal
-    eye = torch.eye(n, dtype=torch.bool)
-    weights = torch.softmax(scores.masked_fill(eye, float("-inf")), dim=1)  # (n, n), the right weights
-
-    def masked(mask):  # True = may not attend
-        return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=1) @ y
-
-    next_to = (
-        "You masked the entries next to the diagonal (j = i + 1 or j = i - 1), so point i still sees itself "
-        "and loses a neighbour instead: mask the entries with j = i, torch.eye(n, dtype=torch.bool)."
-    )
-    return [
-        (
-            torch.softmax(scores, dim=1) @ y,
-            "These are the predictions with every point among its own keys, as if there were no mask. Setting the "
-            "diagonal scores to 0 (or multiplying the scores by a 0/1 mask, which does the same) changes nothing: "
-            "alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the largest score a Gaussian gives. A weight of exactly 0 "
-            "needs a score of -inf before the softmax.",
-        ),
-        (
-            torch.softmax(scores, dim=1).masked_fill(eye, 0) @ y,
-            "You zeroed the diagonal weights after the softmax without renormalising: each row's remaining weights "
-            "then sum to 1 - lambda_ii < 1, and every prediction shrinks towards 0. Divide each row by its new sum, "
-            "or mask the scores before the softmax.",
-        ),
-        (
-            y.clone(),
-            "Each prediction is the point's own y_i. Either your mask keeps only the diagonal (masked_fill fills where "
-            "the mask is True: fill the diagonal, not the rest), or the values lie on the wrong axis: y[:, None] "
-            "multiplies row i by y_i, and weights summing to 1 give y_i back. The values go "
-            "along the keys, y[None, :].",
-        ),
-        (
-            weights.T @ y,
-            "These are the right weights read down the columns instead of along the rows: either your softmax runs "
-            "over the queries (dim=0), or your weighted sum does. Each query's row must sum to 1 (a softmax over "
-            "dim=1), and its weighted sum of y runs along that same row.",
-        ),
-        (masked(eye.roll(1, dims=1)), next_to),
-        (masked(eye.roll(-1, dims=1)), next_to),
-        (masked(torch.ones(n - 1).diag(1).bool()), next_to),
-        (masked(torch.ones(n - 1).diag(-1).bool()), next_to),
-    ]
+    return torch.tensor(values, dtype=torch.float64)
 
 
-@exercise("leave-one-out predictions with a mask on the diagonal")
-def check_loo_predictions(name, fn) -> Feedback:
-    """Exercise: ``fn(x, y, w)``, each point predicted from the others by masking the diagonal of the (n, n) scores.
+def _pool(queries, keys, values, w):
+    """softmax over the keys of -((x - x_i) w)^2 / 2, then the weighted sum; keys (n_k,) or (n_q, n_k)."""
+    import torch
 
-    Compared, values and d/dw, with the (n, n - 1) keys of ``nn.leave_one_out`` on two small data sets.
-    """
+    return (torch.softmax(-(((queries[:, None] - keys) * w) ** 2) / 2, dim=1) * values).sum(dim=1)
+
+
+def _course_tensors():
+    from ..regression_data import make_regression_data
+
+    data = make_regression_data(50, noise=0.5, seed=0)
+    return _t(data.x_train), _t(data.y_train), _t(data.x_test)
+
+
+@exercise("predict, then check: the same model at two values of w, and a start at w = 0")
+def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
+    """Exercise: (i) another w with the same predictions as w = 2; (ii) what gradient descent does from w = 0
+    (verified on the course data: predictions compared, and dL/dw at w = 0 by autograd, exactly 0)."""
     import torch
 
     from ..nn import leave_one_out
 
-    for xs, ys, w_value in _LOO_CASES:
-        x, y, w = torch.tensor(xs), torch.tensor(ys), torch.tensor(w_value, requires_grad=True)
-        got, problem = as_tensor_result(name, fn, x.clone(), y.clone(), w, finite_advice=_LOO_NOT_FINITE)
-        if problem is not None:
-            return problem
-        x64, y64 = x.double(), y.double()
-        w64 = torch.tensor(w_value, dtype=torch.float64, requires_grad=True)
-        expected = gaussian_pool(x64, *leave_one_out(x64, y64), w64)  # (n,), from the (n, n - 1) keys
-        n, where = len(xs), f"For x = {list(xs)}, y = {list(ys)} and w = {w_value}"
-        if tuple(got.shape) != (n,):
-            hint = f"{where} return one prediction per point, shape ({n},); got {tuple(got.shape)}."
-            if tuple(got.shape) == (n, n):
-                hint += " That is the shape of the weights: finish with each row's weighted sum of y."
-            return Feedback(name, False, [hint])
-        values_right, named = values_then_gradient(got, w, expected, w64, _loo_mistakes(x64, y64, w_value))
-        if values_right:
-            if named is not None:  # the gradient is wrong
-                return Feedback(name, False, [named])
-            continue
-        mine = got.detach().double()
-        return Feedback(
-            name,
-            False,
-            [
-                f"{where} you returned {np.round(mine.numpy(), 4).tolist()}: not the leave-one-out predictions.",
-                named
-                or "Check each step: the (n, n) scores alpha_ij = -((x_i - x_j) w)^2 / 2; the diagonal (j = i) "
-                "set to -inf (a finite penalty such as -1 leaves point i some weight; -1e9 works, since exp "
-                "underflows to 0); a softmax over each row; each row's weighted sum of y.",
-            ],
+    if unanswered(start_at_zero):
+        return not_attempted(name)
+    x, y, queries = _course_tensors()
+    w_other, why = read_number(same_as_w2, "(i) Your w")
+    if why is not None or not np.isfinite(w_other):
+        first, ok = why or "(i) Give a finite number.", False
+    elif w_other == 2:
+        first, ok = "(i) That is w = 2 itself: which other w gives the same predictions?", False
+    else:
+        with torch.no_grad():
+            gap = float((_pool(queries, x, y, w_other) - _pool(queries, x, y, 2.0)).abs().max())
+        ok = gap < 1e-9
+        first = (
+            "(i) Right: the score -((x - x_i) w)^2 / 2 depends on w only through w^2."
+            if ok
+            else f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. Which other "
+            "w gives the same score -((x - x_i) w)^2 / 2 for every pair?"
         )
+    w = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    keys, values = leave_one_out(x, y)
+    torch.mean((_pool(x, keys, values, w) - y) ** 2).backward()
+    stays = float(w.grad) == 0.0  # exact: d alpha / d w = -(x_i - x_j)^2 w is 0 for every pair
+    second = check_choice(
+        name,
+        start_at_zero,
+        {
+            "a": "from w = 1 it does. At w = 0, what is d alpha_ij / d w = -(x_i - x_j)^2 w for a pair?",
+            "b": "",
+            "c": "to move to negative w the first step needs dL/dw > 0 at w = 0. L is the same at w and -w "
+            "(part (i)): what is the slope of an even function at 0?",
+            "d": "at w = 0 every score is 0 and every weight 1/n_k: nothing is infinite. What is dL/dw there?",
+        },
+        "b" if stays else "a",
+        success="(ii) Right: autograd gives dL/dw = 0 exactly at w = 0 on the course data, so plain gradient "
+        "descent never moves; every term of the chain rule holds d alpha_ij / d w = -(x_i - x_j)^2 w = 0.",
+    )
+    messages = [first, *[m if m.startswith("(ii)") else f"(ii) {m}" for m in second.messages]]
     return Feedback(
         name,
-        True,
-        [
-            "Your predictions, and the gradient of their sum with respect to w, match those from the (n, n - 1) "
-            "leave-one-out keys of section 2, on two small data sets, as masking the diagonal's scores does: it "
-            "removes each point from its own softmax. A diagonal score of 0 would change nothing: "
-            "alpha_ii = -((x_i - x_i) w)^2 / 2 is already 0, the largest score in every row."
-        ],
+        ok and second.passed,
+        messages,
+        hint="(i) Write the score with w^2. (ii) Evaluate d alpha_ij / d w at w = 0.",
+    )
+
+
+@exercise("predict, then check: training without leave-one-out")
+def check_no_loo_prediction(name, choice) -> Feedback:
+    """Exercise: what gradient descent does to w when every training point is one of its own keys (a, b or c)."""
+    return check_choice(
+        name,
+        choice,
+        {
+            "a": "with leave-one-out keys a point is predicted from its neighbours; without them it "
+            "may also use itself. "
+            "What does the training loss do as the weight on the key at distance 0 tends to 1?",
+            "b": "",
+            "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which "
+            "way must w move to lower it when a point is among its own keys?",
+        },
+        "b",
+        success="With x_i among its own keys, the key at distance 0 always scores highest, and its weight tends to 1 "
+        "as w grows: each point copies its own y_i and the training loss tends to 0. Nothing stops w.",
+        hint="The key at distance 0 has the score 0, the largest in its row, at every w.",
+    )
+
+
+def _loo(x, y, w):
+    import torch
+
+    scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n)
+    return torch.softmax(scores.masked_fill(torch.eye(x.shape[0], dtype=torch.bool), float("-inf")), dim=1) @ y
+
+
+def _eye(n):
+    import torch
+
+    return torch.eye(n, dtype=torch.bool)
+
+
+def _loo_masked(mask_of):
+    import torch
+
+    def wrong(x, y, w):
+        scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2
+        return torch.softmax(scores.masked_fill(mask_of(x.shape[0]), float("-inf")), dim=1) @ y
+
+    return wrong
+
+
+def _with_grad(compare_values):
+    """Values right and d(sum)/dw right (the reference's gradient, in float64)."""
+    import torch
+
+    def compare(got, expected, x, y, w):
+        if not compare_values(got, expected) or not got.requires_grad:
+            return False
+        (mine,) = torch.autograd.grad(got.sum(), w, allow_unused=True, retain_graph=True)
+        w64 = w.detach().double().requires_grad_(True)
+        (right,) = torch.autograd.grad(_loo(x.double(), y.double(), w64).sum(), w64)
+        return mine is not None and abs(float(mine) - float(right)) <= 1e-4 * (1 + abs(float(right)))
+
+    return compare
+
+
+def _same_values(got, expected):
+    import torch
+
+    mine, theirs = got.detach().double(), expected.detach().double()
+    return mine.shape == theirs.shape and bool(torch.allclose(mine, theirs, atol=1e-5, equal_nan=True))
+
+
+def _loo_cases():
+    import torch
+
+    def case(xs, ys, w, where):
+        return Case((torch.tensor(xs), torch.tensor(ys), torch.tensor(w, requires_grad=True)), where)
+
+    return [
+        case([0.3, 1.1, 2.0, 2.4, 4.7], [1.0, -0.5, 2.0, 0.7, 3.0], 1.3, "For 5 points at w = 1.3"),
+        case([0.0, 0.6, 0.9, 2.2, 3.1, 3.3], [0.5, 1.5, -1.0, 2.5, 0.0, 1.0], 0.8, "For 6 points at w = 0.8"),
+        case([0.0, 0.6, 0.9, 2.2], [0.5, 1.5, -1.0, 2.5], 0.05, "For 4 points at the small w = 0.05 (a wide kernel)"),
+        case([0.0, 1.0, 5.0, 9.0], [1.0, 2.0, 3.0, 4.0], 40.0, "For 4 points far apart at the large w = 40"),
+        case([2.0], [7.0], 1.0, "For a single point (its only key is masked: nothing to average, NaN)"),
+    ]
+
+
+def _scores(x, w):
+    return -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n): alpha_ij, 0 on the diagonal
+
+
+def _no_mask(x, y, w):
+    import torch
+
+    return torch.softmax(_scores(x, w), dim=1) @ y
+
+
+def _zeroed_after(x, y, w):
+    import torch
+
+    return torch.softmax(_scores(x, w), dim=1).fill_diagonal_(0) @ y
+
+
+def _columns(x, y, w):
+    import torch
+
+    eye = torch.eye(x.shape[0], dtype=torch.bool)
+    return torch.softmax(_scores(x, w).masked_fill(eye, float("-inf")), dim=1).T @ y
+
+
+_LOO_FIX = (
+    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; "
+    "scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); "
+    "return torch.softmax(scores, dim=1) @ y`"
+)
+_NEXT_TO = (
+    "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. "
+    "Which entry of row i is point i itself?"
+)
+LOO_MISTAKES = [
+    Mistake(
+        "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. "
+        "A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
+        hint="A weight of exactly 0 needs a score of -inf before the softmax.",
+        fix=_LOO_FIX,
+        wrong=_no_mask,
+    ),
+    Mistake(
+        "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to "
+        "less than 1. What must still hold for the remaining weights?",
+        hint="Renormalise, or mask before the softmax.",
+        fix=_LOO_FIX,
+        wrong=_zeroed_after,
+    ),
+    Mistake(
+        "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it "
+        "(masked_fill fills where the mask is True)? And do the values run along the keys?",
+        hint="Fill the diagonal; the values go along the keys, y[None, :].",
+        fix=_LOO_FIX,
+        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, y),
+    ),
+    Mistake(
+        "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over "
+        "the queries (dim=0). Along which dimension does one query's row run?",
+        hint="softmax(..., dim=1), and the weighted sum along the same row.",
+        fix=_LOO_FIX,
+        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _columns(x, y, w)),
+    ),
+    Mistake(
+        _NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n).roll(1, dims=1))
+    ),
+    Mistake(
+        _NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n).roll(-1, dims=1))
+    ),
+    Mistake(
+        "{where} your predictions {got}: for a single point there is no other point, so its row is fully masked "
+        "and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: "
+        "what does exp(-1e9 - (-1e9)) give?",
+        hint="Use -inf: a fully masked row then gives NaN, honestly.",
+        fix=_LOO_FIX,
+        when=lambda got, x, y, w: x.shape[0] == 1,
+    ),
+    Mistake(
+        "{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off "
+        "the diagonal: how else can the masked entries get -inf?",
+        hint="Fill them (masked_fill or torch.where).",
+        fix=_LOO_FIX,
+        when=lambda got, x, y, w: x.shape[0] > 1 and not bool(got.isfinite().all()),
+    ),
+]
+
+
+@exercise("leave-one-out predictions with a mask on the diagonal")
+def check_loo_predictions(name, fn) -> Feedback:
+    """Exercise: ``fn(x, y, w)``, each point predicted from the others by masking the diagonal of the (n, n) scores;
+    values and d/dw checked, at small and large w, and a single point (a fully masked row: NaN)."""
+    return check_function(
+        name,
+        fn,
+        _loo_cases(),
+        _loo,
+        LOO_MISTAKES,
+        tensor=True,
+        compare=_with_grad(_same_values),
+        shape=" (one prediction per point)",
+        otherwise=Mistake(
+            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient "
+            "with respect to w is not. Is every step in torch (no .item(), .numpy(), .detach()), and "
+            "is only the diagonal masked?",
+            hint="Scores (n, n), the diagonal to -inf, a softmax over each row, each row's weighted sum of y.",
+            fix=_LOO_FIX,
+        ),
+        success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking "
+        "the diagonal's scores removes each point from its own softmax, and a point with no other point is honestly "
+        "NaN. A diagonal score of 0 would change nothing: alpha_ii is already 0, the largest in its row.",
+    )
+
+
+def _gradient(queries, keys, values, targets, w):
+    import torch
+
+    w_t = torch.tensor(float(w), dtype=torch.float64, requires_grad=True)
+    loss = torch.mean((_pool(_t(queries), _t(keys), _t(values), w_t) - _t(targets)) ** 2)
+    return float(torch.autograd.grad(loss, w_t)[0])
+
+
+def _numerator_only(q, k, v, t, w):
+    diff2 = (q[:, None] - k[None, :]) ** 2
+    lam = np.exp(-diff2 * w**2 / 2 - (-diff2 * w**2 / 2).max(axis=1, keepdims=True))
+    lam /= lam.sum(axis=1, keepdims=True)
+    return float(2 * np.mean((lam @ v - t) * (lam * -diff2 * w * v).sum(axis=1)))
+
+
+def _ratio(c):
+    return lambda got, q, k, v, t, w: (
+        abs(float(got.reshape(-1)[0]) - c(q, w) * _gradient(q, k, v, t, w))
+        <= 1e-6 + 1e-4 * abs(_gradient(q, k, v, t, w))
+    )
+
+
+_GRAD_FIX = (
+    "`d_alpha = -diff2 * w; d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True)); "
+    "return np.mean(2 * (y_hat - targets) * (d_lam @ values))`"
+)
+GRADIENT_MISTAKES = [
+    Mistake(
+        "{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation "
+        "sum_l exp(alpha_l) depend on w?",
+        hint="d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l).",
+        fix=_GRAD_FIX,
+        when=lambda got, q, k, v, t, w: (
+            abs(float(got.reshape(-1)[0]) - _numerator_only(q, k, v, t, w))
+            <= 1e-6 + 1e-4 * abs(_numerator_only(q, k, v, t, w))
+        ),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} has the wrong sign. What are the signs of d alpha / d w and of the residual?",
+        hint="alpha = -(q - k)^2 w^2 / 2, residual y_hat - y.",
+        fix=_GRAD_FIX,
+        when=_ratio(lambda q, w: -1),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?",
+        hint="L = (1/n_q) sum_m (...)^2.",
+        fix=_GRAD_FIX,
+        when=_ratio(lambda q, w: q.size),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring (the square of the "
+        "residual, and w^2 / 2)?",
+        hint="d/dy_hat (y_hat - y)^2 = 2 (y_hat - y); d/dw w^2 / 2 = w.",
+        fix=_GRAD_FIX,
+        when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain "
+        "rule leave when you differentiate w^2?",
+        hint="d(w^2)/dw = 2 w.",
+        fix=_GRAD_FIX,
+        when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?",
+        hint="Subtract each row's largest score.",
+        fix=_GRAD_FIX,
+        when=lambda got, *a: not np.isfinite(got).all(),
+    ),
+]
+_A = np.array
+GRADIENT_CASES = [
+    Case(
+        (
+            _A([0.5, 2.0, 3.5, 4.1]),
+            _A([0.0, 1.0, 2.0, 3.0, 4.0]),
+            _A([1.0, -1.0, 2.0, 0.5, 3.0]),
+            _A([0.2, 1.5, 1.0, 2.5]),
+            1.3,
+        ),
+        "For w = 1.3 and 4 queries",
+    ),
+    Case(
+        (_A([1.0, 1.2, 2.9]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 0.7),
+        "For w = 0.7 and 3 queries",
+    ),
+    Case(
+        (_A([1.0, 1.2, 8.0]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 30.0),
+        "For the large w = 30 and a query far from every key (scores down to about -28000)",
+    ),
+]
+
+
+@exercise("dL/dw by hand")
+def check_gradient_w(name, fn) -> Feedback:
+    """Exercise: ``fn(queries, keys, values, targets, w)`` returns dL/dw, L = mean((y_hat - targets)^2), by hand."""
+    return check_function(
+        name,
+        fn,
+        GRADIENT_CASES,
+        _gradient,
+        GRADIENT_MISTAKES,
+        shape=" (one number: w is a scalar)",
+        compare=lambda got, g, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - g) <= 1e-6 + 1e-5 * abs(g),
+        otherwise=Mistake(
+            "{where} autograd and your function disagree ({got}). Which of the three steps differs: "
+            "d alpha / d w, the softmax's derivative, or the average over the queries?",
+            hint="d y_hat_m / d w = sum_j (d lambda_mj / d w) v_j.",
+            fix=_GRAD_FIX,
+        ),
+        success="Your dL/dw matches autograd, also at a large w: backward() computes exactly this chain rule, through "
+        "the softmax's normalisation.",
     )
 
 
@@ -149,184 +411,208 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
 
     if unanswered(epochs):
         return not_attempted(name)
-    try:
-        lr, n_epochs = float(learning_rate), int(epochs)
-    except (TypeError, ValueError):
-        return Feedback(name, False, ["Give the learning rate as a number and the epochs as an integer."])
-    if not (lr > 0 and 1 <= n_epochs <= max_epochs):
+    (lr, why), (n, why_n) = read_number(learning_rate, "The learning rate"), read_number(epochs, "The epochs")
+    if why or why_n or not (lr > 0 and np.isfinite(lr)) or n != int(n) or not 1 <= n <= max_epochs:
         return Feedback(
             name,
             False,
             [
-                f"The learning rate must be > 0 and the epochs between 1 and {max_epochs}; "
-                f"got {learning_rate!r} and {epochs!r}."
+                why
+                or why_n
+                or f"The learning rate must be > 0 and the epochs an integer from 1 "
+                f"to {max_epochs}; got {learning_rate!r:.20} and {epochs!r:.20}."
             ],
         )
     x, y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y, dtype=torch.float32)
     keys, values = leave_one_out(x, y)
     model = NWKernelRegression(1.0)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    path = []
-    for _ in range(n_epochs):
+    optimizer, path = torch.optim.SGD(model.parameters(), lr=lr), []
+    for _ in range(int(n)):
         optimizer.zero_grad()
-        loss = torch.mean((model(x, keys, values) - y) ** 2)
-        loss.backward()
+        torch.mean((model(x, keys, values) - y) ** 2).backward()
         optimizer.step()
         path.append(float(model.w.detach()))
-    w = path[-1]
+    w, top = path[-1], max(path)
     if np.isfinite(w) and abs(w - target_w) <= tolerance * abs(target_w):
-        return Feedback(name, True, [f"After {n_epochs} epochs at lr {lr:g}, w = {w:.3f} (target {target_w:.3f})."])
-    trace = ", ".join(f"{v:.2f}" for v in path[:: max(1, n_epochs // 6)])
-    if not np.isfinite(w) or max(path) > 3 * abs(target_w):
-        advice = "The steps overshoot and w runs away from the minimum: lower the learning rate a lot."
-    elif max(path) > (1 + tolerance) * target_w:
-        advice = "w went past the target (the steps are too big near the minimum): lower the learning rate a little."
+        return Feedback(name, True, [f"After {int(n)} epochs at lr {lr:g}, w = {w:.3f} (target {target_w:.3f})."])
+    trace = ", ".join(f"{v:.2f}" for v in path[:: max(1, int(n) // 6)])
+    where = f"w along the way: {trace}; after {int(n)} epochs w = {w:.3f}, the target is {target_w:.3f}."
+    if not np.isfinite(w):
+        says = "w became NaN or inf: the steps blew up. How large is each step compared with the valley?"
+    elif top > (1 + tolerance) * target_w and w < 0.99 * top and w > (1 + tolerance) * target_w:
+        says = f"w overshot to {top:.2f} and is coming back down ({w:.2f}), " + (
+            "but 50 epochs, the most allowed, are not enough to return. What sets how far the first step overshoots?"
+            if int(n) >= max_epochs
+            else "slowly. Too big a step, or too few epochs to return: which can you change?"
+        )
+    elif top > (1 + tolerance) * target_w and w >= 0.99 * top:
+        says = (
+            f"w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the "
+            "steps nearly vanish. How big was the first step?"
+        )
+    elif top > (1 + tolerance) * target_w:
+        says = f"w overshot to {top:.2f} and came back below the target: are the steps near the minimum too big?"
+    elif int(n) < max_epochs:
+        says = "w is still climbing towards the target: larger steps, or more of them?"
     else:
-        advice = "w is still climbing towards the target: raise the learning rate (or use more epochs)."
+        says = f"w is still climbing after {max_epochs} epochs, the most allowed: what else makes each step larger?"
     return Feedback(
         name,
         False,
-        [
-            f"w along the way: {trace}; after {n_epochs} epochs w = {w:.3f}, the target is "
-            f"{target_w:.3f} (within {tolerance:.0%}).",
-            advice,
-        ],
+        [where, says],
+        hint="Each step is -lr dL/dw, and dL/dw shrinks as w climbs onto the flat part of the loss.",
     )
 
 
-@exercise("predict, then check: training without leave-one-out")
-def check_no_loo_prediction(name, choice) -> Feedback:
-    """Exercise: what gradient descent does to w when every training point is one of its own keys (a, b or c)."""
-    letter = choice.strip().strip("()").lower() if isinstance(choice, str) else None
-    if letter not in ("a", "b", "c"):
-        return Feedback(name, False, [f'Answer with one letter in quotes, "a", "b" or "c"; got {choice!r}.'])
-    if letter == "b":
-        return Feedback(
-            name,
-            True,
-            [
-                "With x_i among its own keys, the key at distance 0 always has the largest score, and its share of "
-                "the weight tends to 1 as w grows: each point ends up copying its own y_i and the training loss tends "
-                "to 0. On the course data nothing stops w: the loss falls at every w of the "
-                "figure below, and the run without leave-one-out in section 3 keeps growing w."
-            ],
-        )
-    if letter == "a":
-        hint = (
-            "Compare the two objectives: with leave-one-out keys a point must be predicted from its "
-            "neighbours, without them it may also use itself. Ask what the training loss does as the weight "
-            "on the key at distance 0 tends to 1."
-        )
-    else:
-        hint = (
-            "A wider kernel averages more points and pulls every prediction towards the mean of y: that "
-            "raises the training loss, it does not lower it. Which way must w move to lower the training loss "
-            "when a point is among its own keys?"
-        )
-    return Feedback(name, False, [hint])
+@exercise("predict, then check: the fitted curve of the Laplace kernel")
+def check_laplace_prediction(name, choice) -> Feedback:
+    """Exercise: what the Laplace-kernel fit looks like next to the Gaussian's (a, b, c or d)."""
+    return check_choice(
+        name,
+        choice,
+        {
+            "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is "
+            "its slope just left "
+            "of x_i, and just right? The Gaussian's slope at x_i is 0.",
+            "b": "",
+            "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps "
+            "midway between keys. At "
+            "a finite w every weight changes continuously with x: what about its slope as x passes a key?",
+            "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and "
+            "the fit is a ratio of "
+            "sums of such exponentials. Is that a line? And what does the slope do at a key?",
+        },
+        "b",
+        success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted "
+        "average "
+        "keeps a corner there, unless y_i equals the fit there. The cells below train it and measure the jumps.",
+        hint="Differentiate exp(-w |x - x_i|) on each side of x_i.",
+    )
 
 
-def _gradient_pieces(queries, keys, values, targets, w):
-    """dL/dw by autograd (float64), and the usual wrong variants, for L = mean((y_hat - targets)^2)."""
+def _laplace_step(w, x, y, lr):
     import torch
 
-    q, k, v, t = (torch.as_tensor(a, dtype=torch.float64) for a in (queries, keys, values, targets))
     w_t = torch.tensor(float(w), dtype=torch.float64, requires_grad=True)
-    diff2 = (q[:, None] - k[None, :]) ** 2  # (n_q, n_k)
-    weights = torch.softmax(-diff2 * w_t**2 / 2, dim=1)  # (n_q, n_k)
-    y_hat = weights @ v  # (n_q,)
-    loss = torch.mean((y_hat - t) ** 2)
-    (grad,) = torch.autograd.grad(loss, w_t)
-    with torch.no_grad():
-        lam, r = weights, y_hat - t
-        ds = -diff2 * w  # d alpha / d w, (n_q, n_k)
-        numerator_only = float(2 * torch.mean(r * (lam * ds * v).sum(dim=1)))
-    return float(grad), numerator_only
+    x, y = x.double(), y.double()
+    scores = (-w_t * (x[:, None] - x[None, :]).abs()).masked_fill(torch.eye(len(x), dtype=torch.bool), float("-inf"))
+    loss = torch.mean((torch.softmax(scores, dim=1) @ y - y) ** 2)
+    return float(w_t.detach() - lr * torch.autograd.grad(loss, w_t)[0])
 
 
-@exercise("dL/dw by hand")
-def check_gradient_w(name, fn) -> Feedback:
-    """Exercise: ``fn(queries, keys, values, targets, w)`` returns dL/dw, L = mean((y_hat - targets)^2), by hand."""
-    cases = [
-        (
-            np.array([0.5, 2.0, 3.5, 4.1]),
-            np.array([0.0, 1.0, 2.0, 3.0, 4.0]),
-            np.array([1.0, -1.0, 2.0, 0.5, 3.0]),
-            np.array([0.2, 1.5, 1.0, 2.5]),
-            1.3,
-        ),
-        (
-            np.array([1.0, 1.2, 2.9]),
-            np.array([0.4, 1.1, 2.2, 3.3]),
-            np.array([0.5, 1.5, -0.5, 2.0]),
-            np.array([1.0, 0.0, 1.0]),
-            0.7,
-        ),
+def _step_variant(
+    score=lambda d, w: -w * d.abs(), loo=True, sign=-1, scale=lambda n: 1.0, dim=1, lr_used=True, out="w"
+):
+    import torch
+
+    def wrong(w, x, y, lr):
+        w_t = torch.tensor(float(w), dtype=torch.float64, requires_grad=True)
+        x, y = x.double(), y.double()
+        scores = score(x[:, None] - x[None, :], w_t)
+        if loo:
+            scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float("-inf"))
+        weights = torch.softmax(scores, dim=dim)
+        loss = scale(len(x)) * torch.mean((weights @ y - y) ** 2)
+        grad = float(torch.autograd.grad(loss, w_t)[0])
+        return grad if out == "grad" else float(w) + sign * (lr if lr_used else 1.0) * grad
+
+    return wrong
+
+
+def _step_cases():
+    import torch
+
+    x = torch.tensor([0.0, 0.6, 0.9, 2.2, 3.1, 3.3, 4.0])
+    y = torch.tensor([0.5, 1.5, -1.0, 2.5, 0.0, 1.0, 2.0])
+    return [
+        Case((1.0, x, y, 0.5), "From w = 1 at learning rate 0.5"),
+        Case((0.3, x, y, 2.0), "From w = 0.3 at learning rate 2"),
+        Case((5.0, x, y, 0.05), "From w = 5 at learning rate 0.05"),
+        Case((60.0, x * 10, y, 1.0), "From the large w = 60, points 6 to 70 apart"),
+        Case((1e-3, x, y, 10.0), "From the tiny w = 0.001 at learning rate 10"),
     ]
-    for q, k, v, t, w in cases:
-        got, problem = as_numbers(name, fn, q.copy(), k.copy(), v.copy(), t.copy(), w)
-        if problem is not None:
-            return problem
-        if got.size != 1:
-            return Feedback(
-                name,
-                False,
-                [
-                    f"dL/dw is one number (w is a scalar); your function returned shape "
-                    f"{got.shape}. Average over the queries inside your function."
-                ],
-            )
-        bad = not_finite(
-            name,
-            got.reshape(1),
-            "Compute the weights with a stable softmax (subtract each "
-            "row's largest score) and check for a division by zero.",
-        )
-        if bad is not None:
-            return bad
-        g = float(got.reshape(()))
-        expected, numerator_only = _gradient_pieces(q, k, v, t, w)
-        if abs(g - expected) <= 1e-6 + 1e-5 * abs(expected):
-            continue
-        where = f"For w = {w} and {q.size} queries, autograd and your function disagree."
-        n = q.size
 
-        def ratio_is(c, g=g, expected=expected):
-            return abs(g - c * expected) <= 1e-6 + 1e-4 * abs(c * expected)
 
-        if abs(g - numerator_only) <= 1e-6 + 1e-4 * abs(numerator_only):
-            hint = (
-                "You differentiated only the numerator of the softmax. The normalisation sum_l exp(alpha_l) "
-                "depends on w too: use d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l)."
-            )
-        elif ratio_is(-1):
-            hint = (
-                "Your gradient has the wrong sign: check the sign of d alpha / d w and of the residual y_hat_m - y_m."
-            )
-        elif ratio_is(n):
-            hint = "Your gradient is n times too large: the loss is the mean over the queries, not the sum."
-        elif ratio_is(0.5) or ratio_is(2):
-            hint = (
-                "A factor 2 is off: d/d y_hat_m of (y_hat_m - y_m)^2 is 2 (y_hat_m - y_m), and "
-                "alpha_mj = -(q_m - k_j)^2 w^2 / 2 has its own 2 and 1/2 when you differentiate w^2."
-            )
-        elif ratio_is(1 / w) or ratio_is(1 / (2 * w)):
-            hint = (
-                "Differentiate alpha_mj = -(q_m - k_j)^2 w^2 / 2 with respect to w itself (not w^2): the "
-                "chain rule leaves a factor w."
-            )
-        else:
-            hint = (
-                "Build it in three steps: d alpha_mj / d w for each query and key; d y_hat_m / d w = sum_j "
-                "(d lambda_mj / d w) v_j with the softmax derivative; then average "
-                "2 (y_hat_m - y_m) d y_hat_m / d w over the queries m."
-            )
-        return Feedback(name, False, [where, hint])
-    return Feedback(
+_STEP_FIX = (
+    "`w = torch.tensor(w, requires_grad=True); scores = (-w * (x[:, None] - x[None, :]).abs()).masked_fill("
+    "torch.eye(len(x), dtype=torch.bool), float('-inf')); loss = torch.mean((torch.softmax(scores, dim=1) @ y - y)"
+    " ** 2); loss.backward(); return (w - lr * w.grad).item()`"
+)
+STEP_MISTAKES = [
+    Mistake(
+        "{where} your new w {got} moved uphill: the loss grows along the gradient. Which way must a descent step go?",
+        hint="w_new = w - lr dL/dw.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(sign=+1),
+    ),
+    Mistake(
+        "{where} you returned {got}: the gradient itself, not the new w. What does a step do with it?",
+        hint="Subtract lr times the gradient from w.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(out="grad"),
+    ),
+    Mistake(
+        "{where} your step ignores the learning rate. What scales the step?",
+        hint="w - lr * dL/dw.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(lr_used=False),
+    ),
+    Mistake(
+        "{where} your step uses each point as one of its own keys. Which keys may point i see in training?",
+        hint="The diagonal of the scores is masked (exercise 3).",
+        fix=_STEP_FIX,
+        wrong=_step_variant(loo=False),
+    ),
+    Mistake(
+        "{where} your step uses the Gaussian score. Which score does the Laplace model use?",
+        hint="-w |x - x_i|.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(score=lambda d, w: -((d * w) ** 2) / 2),
+    ),
+    Mistake(
+        "{where} your step uses the score -w (x - x_i)^2. Laplace: the distance or its square?",
+        hint="-w |x - x_i|.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(score=lambda d, w: -w * d**2),
+    ),
+    Mistake(
+        "{where} your step is n times too large: the loss is a sum over the points. Sum or mean?",
+        hint="L = mean of the squared errors.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(scale=lambda n: n),
+    ),
+    Mistake(
+        "{where} your softmax runs over the queries (dim=0). Over which dimension does one point's row of keys run?",
+        hint="dim=1.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(dim=0),
+    ),
+    Mistake(
+        "{where} your step has the sign of the score flipped: far keys weigh most. What must near keys get?",
+        hint="-w |x - x_i|.",
+        fix=_STEP_FIX,
+        wrong=_step_variant(score=lambda d, w: w * d.abs()),
+    ),
+]
+
+
+@exercise("one training step of the Laplace model, by hand")
+def check_laplace_sgd_step(name, fn) -> Feedback:
+    """Exercise: ``fn(w, x, y, lr)``: w after one plain gradient step on the leave-one-out MSE of the Laplace model."""
+    return check_function(
         name,
-        True,
-        [
-            "Your dL/dw matches autograd: backward() computes exactly this chain rule, "
-            "through the softmax's normalisation."
-        ],
+        fn,
+        _step_cases(),
+        _laplace_step,
+        STEP_MISTAKES,
+        shape=" (one number, the new w)",
+        compare=lambda got, new, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - new) <= 1e-4 * (1 + abs(new)),
+        otherwise=Mistake(
+            "{where} your new w is {got}. Which part differs from one step of plain gradient descent on "
+            "the leave-one-out mean squared error: the score, the mask, the loss, or the step?",
+            hint="Forward with w as a tensor that requires grad, loss, backward(), w - lr * w.grad.",
+            fix=_STEP_FIX,
+        ),
+        success="One step by hand: forward, loss, backward, update. torch.optim.SGD does exactly this, and "
+        "zero_grad() is needed because backward() adds to .grad. From a tiny w and a large one alike.",
     )

@@ -147,7 +147,9 @@ def check_function(
         return not_attempted(title)
     if not callable(fn):
         return Feedback(
-            title, False, [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."]
+            title,
+            False,
+            [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."],
         )
     try:
         names = list(inspect.signature(reference).parameters)
@@ -180,12 +182,16 @@ def check_function(
             return Feedback(
                 title,
                 False,
-                [f"{case.where} the result should have shape {theirs}{shape}; yours has shape {mine}. Which axis is "
-                 "missing, extra or swapped?"],
+                [
+                    f"{case.where} the result should have shape {theirs}{shape}; yours has shape {mine}. Which axis is "
+                    "missing, extra or swapped?"
+                ],
                 hint="Print the shape of each intermediate array: where does the first one differ from the "
                 "shape in the comment of the exercise?",
             )
-        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(np.asarray(_numpy(expected), dtype=float))
+        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
+            np.asarray(_numpy(expected), dtype=float)
+        )
         if not_finite is not None and bad.any():
             return not_finite.feedback(title, case.where, got)
         return otherwise.feedback(title, case.where, got)
@@ -201,11 +207,19 @@ def _letters(answer, options, several):
     elif isinstance(answer, list | tuple | set | frozenset) and all(isinstance(x, str) for x in answer):
         items = [c for x in answer for c in x.upper() if c.isalnum()]
     else:
-        return None, f"Answer with {'the letters' if several else 'one letter'} in quotes, such as {example}; got {_short(answer, 40)}."
+        return (
+            None,
+            f"Answer with {'the letters' if several else 'one letter'} in quotes, such as {example}; "
+            f"got {_short(answer, 40)}.",
+        )
     chosen = set(items)
     unknown = sorted(chosen - set(known))
     if unknown or not chosen:
-        return None, f"Answer with {'letters' if several else 'one letter'} among {', '.join(known)} (such as {example}); got {_short(answer, 40)}."
+        return (
+            None,
+            f"Answer with {'letters' if several else 'one letter'} among {', '.join(known)} (such as "
+            f"{example}); got {_short(answer, 40)}.",
+        )
     if not several and len(chosen) > 1:
         return None, f"Choose one option; you gave {len(chosen)} ({''.join(sorted(chosen))})."
     return chosen, None
