@@ -494,6 +494,14 @@ _PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, 
 _FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
 
 
+_INIT_FIX = (
+    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\n"
+    "self.attention = MultiHeadAttention(d_model, num_heads)\n"
+    "self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n"
+    "                               torch.nn.Linear(d_ff, d_model))\n```"
+)
+
+
 def reference_block():
     """The library's pre-LN block in float64, every parameter random and seeded (the LN gains and shifts too,
     so that a block that uses one LN for both halves, or none, shows)."""
@@ -637,12 +645,12 @@ def _load_weights(block, ref):
         if name is None:
             return (
                 f"The check gives your block the library block's weights, by name, and your block has no "
-                f"parameter `{key}` (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: "
+                f"parameter {key} (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: "
                 "which is missing or named differently?"
             )
         if tuple(theirs[name].shape) != tuple(value.shape):
             return (
-                f"Your `{name}` has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for "
+                f"Your {name} has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for "
                 f"d_model, num_heads, d_ff = {BLOCK_SIZES}. Which size did you pass where?"
             )
         mapped[name] = value
@@ -703,7 +711,7 @@ def check_transformer_block(title, cls) -> Feedback:
         return not_attempted(title)
     problem = _load_weights(block, ref)
     if problem is not None:
-        return Feedback(title, False, [problem])
+        return Feedback(title, False, [problem], hint=f"The four parts: {_PARTS}.", fix=_INIT_FIX)
     with torch.no_grad(), torch.random.fork_rng():
         a, b = block(x.clone()), block(x.clone())
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
@@ -886,6 +894,12 @@ def _run_steps_of(order, loss, optimizer):
     return _run_steps(_step_variant(order, loss), optimizer)
 
 
+_STEP_HINT = (
+    "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; "
+    "return the loss as a number."
+)
+
+
 def _step_error(error) -> str:
     """A training step's exception in the student's terms."""
     text = str(error)
@@ -928,9 +942,17 @@ def check_train_step(title, fn) -> Feedback:
             title,
             False,
             [f"{_step_error(error)} (Your step was called on a TinyTransformer and a batch of (4, 5) tokens.)"],
+            hint=_STEP_HINT,
+            fix=_STEP_FIX,
         )
     if unanswered(loss):
-        return Feedback(title, False, ["Your step returns None: return the loss of the batch (a number)."])
+        return Feedback(
+            title,
+            False,
+            ["Your step returns None: what should it return?"],
+            hint="The loss of the batch, as a number.",
+            fix=_STEP_FIX,
+        )
     number, why = read_number(loss, "The loss your step returns")
     if why is not None:
         return Feedback(title, False, [why])
@@ -938,7 +960,13 @@ def check_train_step(title, fn) -> Feedback:
         with quiet():
             _run_steps(fn, "SGD")
     except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
-        return Feedback(title, False, [f"{_step_error(error)} (In the second or third of three training steps.)"])
+        return Feedback(
+            title,
+            False,
+            [f"{_step_error(error)} (In the second or third of three training steps.)"],
+            hint=_STEP_HINT,
+            fix=_STEP_FIX,
+        )
     mistakes = [
         Mistake(says, hint=hint, fix=_STEP_FIX, wrong=functools.partial(_run_steps_of, order, kind))
         for order, kind, says, hint in _STEP_MISTAKES
