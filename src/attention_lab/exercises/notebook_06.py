@@ -12,7 +12,7 @@ import numpy as np
 
 from ..normalisers import softmax
 from .feedback import Feedback, close, exercise, known_mistake, run_student, to_float_array
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, check_choice, check_function
 
 __all__ = [
     "check_luong_attentional_state",
@@ -20,18 +20,6 @@ __all__ = [
     "check_forward_encoder_prediction",
     "check_greedy_decode",
 ]
-
-
-def _choice(name, answer, letters):
-    """The answer as one upper-case letter of ``letters``, or (None, feedback saying how to answer)."""
-    if isinstance(answer, str):
-        letter = answer.strip().rstrip(").").strip().upper()
-        if letter in letters:
-            return letter, None
-    shown = repr(answer) if len(repr(answer)) <= 40 else repr(answer)[:37] + "..."
-    return None, Feedback(
-        name, False, [f"Answer with one letter in quotes, one of {', '.join(map(repr, letters))}; got {shown}."]
-    )
 
 
 def luong_reference(s, E, W, W_c):
@@ -130,87 +118,59 @@ def check_luong_attentional_state(title, fn) -> Feedback:
     )
 
 
-UNIFORM_OPTIONS = {
-    "A": "about the same accuracy as with its own weights",
-    "B": "about the accuracy of the fixed-context model",
-    "C": "close to zero exact matches",
+UNIFORM_OPTIONS = {  # what is wrong with each option, as a question (shown only to a student who chose it)
+    "A": "If the weights were a by-product the decoder ignored, that would be so. But c_t is what the decoder reads "
+    "from the input at step t (all else it knows of the input came in through s_0, the earlier contexts and the true "
+    "previous characters it is fed): with equal weights it is the same vector at every step. What can it still tell "
+    "the decoder?",
+    "B": "The mean of the e_j is a fixed context, like c. But the fixed-context model was trained to read its digits "
+    "from its c; this decoder never saw an averaged context in training: it learned to read each digit from a context "
+    "that weights a few characters heavily. Its state still tells it where in the date it is; what can it no longer "
+    "tell?",
+    "C": "",
 }
 
 
 @exercise("predict: the trained model with uniform attention weights")
-def check_uniform_attention_prediction(name, answer) -> Feedback:
+def check_uniform_attention_prediction(title, answer) -> Feedback:
     """Exercise (predict, then check): replace every lambda_tj of the trained additive model by 1/n."""
-    letter, problem = _choice(name, answer, list(UNIFORM_OPTIONS))
-    if problem is not None:
-        return problem
-    if letter == "C":
-        return Feedback(
-            name,
-            True,
-            [
-                "With lambda_tj = 1/n the context is the mean of the e_j, the same at every "
-                "step. The decoder was trained on contexts that weight a few characters "
-                "heavily, so the context no longer tells it which digit to write (its state "
-                "still tells it where in the date it is). Run the next cell to see it."
-            ],
-        )
-    if letter == "A":
-        return Feedback(
-            name,
-            False,
-            [
-                "If the weights were a by-product the decoder ignored, that would be so. But "
-                "c_t is what the decoder reads from the input at step t (all else it knows of "
-                "the input came in through s_0, the earlier contexts and the true previous "
-                "characters it is fed): with equal weights it is the same vector at every "
-                "step. What can it still tell the decoder?"
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            "The mean of the e_j is a fixed context, like c. But the fixed-context model was "
-            "trained to read its digits from its c; this decoder never saw an averaged "
-            "context in training: it learned to read each digit from a context that weights "
-            "a few characters heavily. Its state still tells it where in the date it is; "
-            "what can it no longer tell? Think again."
-        ],
+    return check_choice(
+        title,
+        answer,
+        UNIFORM_OPTIONS,
+        "C",
+        success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was "
+        "trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to "
+        "write (its state still tells it where in the date it is). Run the next cell to see it.",
+        hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between "
+        "steps.",
+        fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
     )
 
 
 ENCODER_OPTIONS = {
-    "A": "only e_7",
-    "B": "e_7 and every state after it (j >= 7)",
-    "C": "e_0 to e_7 (j <= 7)",
-    "D": "every e_j",
+    "A": "e_7 has just read x_7, but the GRU's state carries it on: what are e_8, e_9, ... computed from?",
+    "B": "",
+    "C": "That is the backward direction: the backward GRU reads from the end. Which way does the forward GRU read?",
+    "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the "
+    "backward GRU, what has e_3 read?",
 }
 
 
 @exercise("predict: which states of a forward-only encoder have read the year's first digit")
-def check_forward_encoder_prediction(name, answer) -> Feedback:
+def check_forward_encoder_prediction(title, answer) -> Feedback:
     """Exercise (predict, then check): with a forward GRU only, e_j has read x_0..x_j; which e_j know x_7?"""
-    letter, problem = _choice(name, answer, list(ENCODER_OPTIONS))
-    if problem is not None:
-        return problem
-    if letter == "B":
-        return Feedback(
-            name,
-            True,
-            [
-                "A forward GRU carries what it has read to the right: from j = 7 on, its state "
-                "has seen x_7; before, it cannot have. So the attention for that digit can "
-                "only usefully sit at j >= 7. Train the model below and see where it sits."
-            ],
-        )
-    hints = {
-        "A": "e_7 has just read x_7, but the GRU's state carries it on: e_8, e_9, ... are computed from e_7.",
-        "C": "That is the backward direction: the backward GRU reads from the end, so its states at j <= 7 "
-        "have read x_7. The forward GRU reads from the start.",
-        "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). "
-        "Without the backward GRU, what has e_3 read?",
-    }
-    return Feedback(name, False, [hints[letter]])
+    return check_choice(
+        title,
+        answer,
+        ENCODER_OPTIONS,
+        "B",
+        success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, "
+        "it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and "
+        "see where it sits.",
+        hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
+        fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
+    )
 
 
 def _small_model():
