@@ -202,35 +202,41 @@ _PADDED_MISTAKES = [
         "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
         "query of sequence b never read?",
         hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
     ),
     Mistake(
         "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
         "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
         hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
     ),
     Mistake(
         "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
         "real keys, counting from 0?",
         hint="Positions 0, ..., L - 1: L keys.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
     ),
     Mistake(
         "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
         hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
     ),
     Mistake(
         "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
         "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
         hint="Mask before the softmax, so that it normalises over the real keys only.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
     ),
     Mistake(
         "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
         "What score gets a weight of exactly 0?",
         hint="exp(s) is 0 only in the limit s -> -inf.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
     ),
     Mistake(
@@ -238,23 +244,27 @@ _PADDED_MISTAKES = [
         "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
         "query with nothing to read get then?",
         hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
     ),
     Mistake(
         "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
         "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
         hint="The keys are the last axis of the scores.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
     ),
     Mistake(
         "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
         "on d. Which one (section 2)?",
         hint="The scores' variance grows like d.",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
     ),
     Mistake(
         "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
         hint="The standard deviation of q . k is sqrt(d).",
+        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
     ),
 ]
