@@ -22,11 +22,11 @@ def kv_cache_bytes_per_token(n_layers, d_model, num_heads, bytes_per_number):
     return 2 * n_layers * d_model * bytes_per_number  # a key and a value per layer, d_model numbers each
 
 
-def cached_attention(q, K_cache, V_cache, k_new, v_new):
-    K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])  # (t + 1, d_k): the new position last
-    scores = K @ q / np.sqrt(q.shape[0])  # (t + 1,)
-    weights = np.exp(scores - scores.max())
-    return (weights / weights.sum()) @ V, (K, V)
+def window_mask(n, window):
+    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
+    return (offset >= 0) & (offset < window)  # query i reads keys i - window + 1, ..., i
 
 
-MASK_AND_CACHE_PREDICTION = "B"
+# The decoder's self-attention keys of past positions are fixed by the causal mask (cached, one row per step);
+# the cross-attention keys come from the encoder's output, which does not change: computed once.
+CROSS_ATTENTION_CACHE = "C"

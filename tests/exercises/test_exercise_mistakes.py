@@ -37,7 +37,7 @@ SELF_ATTENTION_MISTAKES = [
     ),
     ("multiplied by sqrt(d_k)", lambda Q, K, V: _softmax_rows(Q @ K.T * np.sqrt(K.shape[1])) @ V, "multiplied"),
     ("no softmax", lambda Q, K, V: Q @ K.T / np.sqrt(K.shape[1]) @ V, "No softmax"),
-    ("unscaled", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V, "Scale the scores"),
+    ("unscaled", lambda Q, K, V: _softmax_rows(Q @ K.T) @ V, "not scaled"),
     ("K Q^T", lambda Q, K, V: _softmax_rows(K @ Q.T / np.sqrt(K.shape[1])) @ V, "not K Q^T"),
 ]
 
@@ -61,7 +61,7 @@ def _luong(order="cs", tanh_first=False, squash=np.tanh, weights=_softmax_rows):
 
 LUONG_MISTAKES = [
     ("tanh before W_c", _luong(tanh_first=True), "tanh before W_c"),
-    ("[s_t; c_t]", _luong(order="sc"), "concatenate in that order"),
+    ("[s_t; c_t]", _luong(order="sc"), "in which order"),
     ("no tanh", _luong(squash=lambda x: x), "also goes through tanh"),
     ("raw scores as weights", _luong(weights=lambda a: a), "raw scores"),
     ("uniform weights", _luong(weights=lambda a: np.full_like(a, 1 / a.size)), "plain average"),

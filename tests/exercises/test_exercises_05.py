@@ -8,7 +8,6 @@ from helpers import load_solution, stub, text
 
 from attention_lab import exercises as ex
 from attention_lab import softmax
-from attention_lab.exercises.notebook_05 import MASK, MASK_SCORES
 
 
 @pytest.fixture(scope="module")
@@ -26,15 +25,16 @@ def rows(scores):
 
 def test_reference_answers_pass(nb05):
     assert ex.check_additive_scores(nb05.additive_scores).passed
-    assert ex.check_masked_softmax(nb05.masked_softmax).passed
+    assert ex.check_padded_attention(nb05.padded_attention).passed
     assert ex.check_unscaled_entropy(nb05.PREDICTED_ENTROPY, nb05.unscaled_attention_weights).passed
     assert ex.check_query_jacobian(nb05.query_jacobian).passed
 
 
 def test_right_answers_in_other_forms_pass():
     assert ex.check_additive_scores(_additive_by_loops).passed
+    no_transposes = ex.check_additive_scores(lambda Q, K, W_q, W_k, w_v: np.tanh(Q @ W_q + K @ W_k) @ w_v)
+    assert "W_q=ndarray of shape (4, 2)" in text(no_transposes)  # a shape error, told with the call's shapes
     assert ex.check_additive_scores(_additive_by_the_library).passed
-    assert ex.check_masked_softmax(lambda s, m: softmax(s, mask=m)).passed
 
     def by_loops(q, K):  # d o_a / d q_b = sum_i k_ia lambda_i (k_ib - kbar_b), written out
         lam = rows(K @ q)
@@ -58,7 +58,7 @@ def test_right_answers_in_other_forms_pass():
 
 
 def test_unfinished_stubs_are_not_attempted():
-    for check in (ex.check_additive_scores, ex.check_masked_softmax, ex.check_query_jacobian):
+    for check in (ex.check_additive_scores, ex.check_padded_attention, ex.check_query_jacobian):
         for answer in (..., None, stub):
             feedback = check(answer)
             assert not feedback.passed and not feedback.attempted, feedback
@@ -86,73 +86,112 @@ def _additive_by_the_library(Q, K, W_q, W_k, w_v):
         return layer.scores(torch.tensor(Q)[None], torch.tensor(K)[None])[0].numpy()
 
 
-# --- masked softmax ------------------------------------------------------------------------------------------
+# --- attention over padded sequences: a catalogue of the masks students build -------------------------------------
 
 
-def large_negative(scores, mask):
-    return rows(np.where(mask, scores, -1e9))
+def scores_of(q, k):
+    return q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])  # (batch, n_q, n_k)
 
 
-def minus_inf_unguarded(scores, mask):
-    filled = np.where(mask, scores, -np.inf)
-    e = np.exp(filled - filled.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def key_mask(k, lens):
+    return np.arange(k.shape[1])[None, None, :] < lens[:, None, None]  # (batch, 1, n_k)
 
 
-def global_max_guarded(scores, mask):
-    e = np.where(mask, np.exp(scores - scores.max(axis=-1, keepdims=True)), 0.0)
-    total = e.sum(axis=-1, keepdims=True)
-    return e / np.where(total > 0, total, 1.0)
+def no_mask(q, k, v, lens):
+    return rows(scores_of(q, k)) @ v
 
 
-def global_max_times_mask(scores, mask):
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * mask
-    return e / e.sum(axis=-1, keepdims=True)
+def mask_on_queries(q, k, v, lens):
+    m = np.arange(q.shape[1])[None, :, None] < lens[:, None, None]  # (batch, n_q, 1)
+    return softmax(scores_of(q, k), mask=np.broadcast_to(m, (q.shape[0], q.shape[1], k.shape[1]))) @ v
 
 
-def normalise_then_mask(scores, mask):
-    return np.where(mask, rows(scores), 0.0)
+def less_or_equal(q, k, v, lens):
+    m = np.arange(k.shape[1])[None, None, :] <= lens[:, None, None]
+    return softmax(scores_of(q, k), mask=np.broadcast_to(m, scores_of(q, k).shape)) @ v
 
 
-def no_shift(scores, mask):
-    e = np.where(mask, np.exp(scores), 0.0)
-    total = e.sum(axis=-1, keepdims=True)
-    return e / np.where(total > 0, total, 1.0)
+def first_length_for_all(q, k, v, lens):
+    return softmax(scores_of(q, k), mask=np.broadcast_to(np.arange(k.shape[1]) < lens[0], scores_of(q, k).shape)) @ v
 
 
-def small_fill(scores, mask):  # -30 is not -inf: masked weights are tiny, not 0; row 3 is uniform
-    out = rows(np.where(mask, scores, scores.max(axis=-1, keepdims=True) - 30))
-    out[~mask.any(axis=-1)] = 0.0
-    return out
+def zero_weights_after(q, k, v, lens):
+    return (rows(scores_of(q, k)) * key_mask(k, lens)) @ v
 
 
-@pytest.mark.parametrize(
-    "answer, hints",
-    [
-        (large_negative, ["Row 3", "uniformly", "large finite negative"]),
-        (minus_inf_unguarded, ["Row 3", "0/0 = NaN"]),
-        (global_max_guarded, ["Row 1", "maximum over ALL entries"]),
-        (global_max_times_mask, ["Row 1", "maximum over ALL entries", "Row 3", "0/0 = NaN"]),
-        (normalise_then_mask, ["Row 0", "normalised over all entries and masked afterwards"]),
-        (no_shift, ["Row 2", "exp(800) overflows"]),
-        (small_fill, ["Row 0", "tiny non-zero weights on masked entries"]),
-        (lambda s, m: softmax(s, mask=~m), ["exactly the wrong entries"]),
-        (lambda s, m: rows(s), ["not applied at all"]),
-        (lambda s, m: softmax(s, mask=m)[:, :3], ["shape of `scores` (4, 4)"]),
-    ],
-)
-def test_masked_softmax_mistakes_are_explained(answer, hints):
-    feedback = ex.check_masked_softmax(answer)
-    assert not feedback.passed and feedback.attempted
-    for hint in hints:
-        assert hint in text(feedback), feedback
-    assert "0.119" not in text(feedback) and "0.881" not in text(feedback)  # row 0's weights, never shown
-    assert "Traceback" not in text(feedback)
+def fill_zero(q, k, v, lens):
+    return rows(np.where(key_mask(k, lens), scores_of(q, k), 0.0)) @ v
 
 
-def test_masked_softmax_hints_name_only_the_wrong_rows():
-    feedback = ex.check_masked_softmax(large_negative)
-    assert [m.split(":")[0] for m in feedback.messages] == ["Row 3"]
+def fill_large_negative(q, k, v, lens):  # d2l's -1e6 style: right, except for a sequence with no valid key
+    return rows(np.where(key_mask(k, lens), scores_of(q, k), -1e9)) @ v
+
+
+def fill_minus_inf(q, k, v, lens):  # 0 / 0 = NaN for a sequence with no valid key
+    return rows(np.where(key_mask(k, lens), scores_of(q, k), -np.inf)) @ v
+
+
+def over_queries(q, k, v, lens):
+    return softmax(scores_of(q, k), mask=np.broadcast_to(key_mask(k, lens), scores_of(q, k).shape), axis=1) @ v
+
+
+def unscaled_scores(q, k, v, lens):
+    return softmax(q @ k.transpose(0, 2, 1), mask=np.broadcast_to(key_mask(k, lens), scores_of(q, k).shape)) @ v
+
+
+def divided_by_d(q, k, v, lens):
+    s = q @ k.transpose(0, 2, 1) / q.shape[-1]
+    return softmax(s, mask=np.broadcast_to(key_mask(k, lens), s.shape)) @ v
+
+
+def values_zeroed(q, k, v, lens):  # the padding's values set to 0, its weights left as they are
+    return rows(scores_of(q, k)) @ (v * (np.arange(k.shape[1])[None, :, None] < lens[:, None, None]))
+
+
+def no_shift(q, k, v, lens):  # the mask right, exp without a shift: overflows on huge scores
+    e = np.exp(scores_of(q, k)) * key_mask(k, lens)
+    total = e.sum(-1, keepdims=True)
+    return e / np.where(total > 0, total, 1.0) @ v
+
+
+def weights_only(q, k, v, lens):
+    return softmax(scores_of(q, k), mask=np.broadcast_to(key_mask(k, lens), scores_of(q, k).shape))
+
+
+PADDED = [  # (a student's function, the words its first message must contain)
+    (no_mask, "same as with no mask"),
+    (mask_on_queries, "hides queries, not keys"),
+    (less_or_equal, "one key too many"),
+    (first_length_for_all, "first sequence's length"),
+    (zero_weights_after, "no longer sum to 1"),
+    (fill_zero, "set to 0, not removed"),
+    (fill_large_negative, "average of its padding values"),
+    (fill_minus_inf, "NaN or inf"),
+    (over_queries, "normalised over the queries"),
+    (unscaled_scores, "not scaled"),
+    (divided_by_d, "divided the scores by d"),
+    (values_zeroed, "no longer sum to 1"),  # the same numbers as zeroing the weights afterwards
+    (no_shift, "NaN or inf"),
+    (weights_only, "shape"),
+]
+CATALOGUES = {"check_padded_attention": PADDED}
+
+
+@pytest.mark.parametrize(("fn", "words"), PADDED, ids=[f.__name__ for f, _ in PADDED])
+def test_padded_attention_check_names_each_mistake(fn, words):
+    feedback = ex.check_padded_attention(fn)
+    assert not feedback.passed and feedback.attempted and words in text(feedback), text(feedback)
+    assert "np.arange" not in " ".join(feedback.messages)  # the first step never shows the fix
+
+
+def test_padded_attention_check_covers_the_hard_cases():
+    from attention_lab.exercises.notebook_05 import _padded_cases
+
+    cases = _padded_cases()
+    assert any((c.args[3] == 0).any() for c in cases)  # a sequence with no valid key: fully masked rows
+    assert {c.args[0].shape[-1] for c in cases} == {2, 16}  # two scales 1/sqrt(d)
+    big = cases[2].args
+    assert scores_of(big[0], big[1])[:, :, 3:].max() > 1000  # padding that scores in the thousands
 
 
 # --- remove the 1/sqrt(d): predict, then check ---------------------------------------------------------------
@@ -201,9 +240,10 @@ def test_unscaled_entropy_mistakes_are_explained_without_the_measurement(answer,
 
 def test_unscaled_entropy_reports_the_measurement_against_the_prediction():
     near, far = ex.check_unscaled_entropy(0.0, unscaled), ex.check_unscaled_entropy(1.8, unscaled)
-    assert near.passed and far.passed
-    assert "close" in text(near) and "more spread than measured" in text(far)
-    assert "median gap between a query's two largest scores" in text(far)
+    assert near.passed and not far.passed and far.attempted  # a prediction is graded like any answer (00's rule)
+    assert "close" in text(near) and "too spread out" in text(far)
+    assert "nats over these 200 queries" not in text(far)  # the measurement is the ladder's last step, not the first
+    assert "median gap between a query's two largest scores" in far.hint()
     # the numbers it quotes are the measured ones
     g = torch.Generator().manual_seed(3)
     q = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)
@@ -253,7 +293,7 @@ def softmax_jacobian(q, K):
         (softmax_jacobian, "softmax's Jacobian"),
         (lambda q, K: K.T @ softmax_jacobian(q, K), "One more step of the chain rule"),
         (lambda q, K: covariance(q, K) + np.triu(np.ones((3, 3)), 1), "symmetric; yours is not"),
-        (lambda q, K: covariance(q, K) + 1, "Chain rule"),
+        (lambda q, K: covariance(q, K) + 1, "chain rule"),
         (lambda q, K: covariance(q, K) / 0, "inf"),
     ],
 )
@@ -309,7 +349,7 @@ GARBAGE_RESULTS = [
 def test_garbage_results_get_feedback_and_never_raise(garbage):
     for feedback in (
         ex.check_additive_scores(lambda *a: garbage),
-        ex.check_masked_softmax(lambda *a: garbage),
+        ex.check_padded_attention(lambda *a: garbage),
         ex.check_query_jacobian(lambda *a: garbage),
         ex.check_unscaled_entropy(0.5, lambda *a: garbage),
     ):
@@ -320,16 +360,11 @@ def test_garbage_results_get_feedback_and_never_raise(garbage):
 def test_garbage_answers_get_feedback_and_never_raise(garbage):
     for feedback in (
         ex.check_additive_scores(garbage),
-        ex.check_masked_softmax(garbage),
+        ex.check_padded_attention(garbage),
         ex.check_query_jacobian(garbage),
         ex.check_unscaled_entropy(0.5, garbage),
         ex.check_unscaled_entropy(garbage, unscaled),
     ):
         assert not feedback.passed and feedback.messages and "Traceback" not in text(feedback), feedback
     if garbage is raises:
-        assert "my own bug" in text(ex.check_masked_softmax(raises))
-
-
-def test_masked_softmax_check_data_are_the_hard_rows():
-    """The rows the hints talk about: masked scores of 1000, allowed scores near 800, nothing allowed."""
-    assert MASK_SCORES[1][~MASK[1]].min() == 1000 and MASK_SCORES[2][MASK[2]].min() >= 799 and not MASK[3].any()
+        assert "my own bug" in text(ex.check_padded_attention(raises))

@@ -111,7 +111,7 @@ def softmax_rows(a):
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T) @ X @ Wv, "divide Q K^T by sqrt(d_k)"),
+        (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T) @ X @ Wv, "not scaled"),
         (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wq @ (X @ Wk).T / 2) @ X @ Wv, "sqrt(d_model)"),
         (lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(3), axis=0) @ X @ Wv, "normalised the columns"),
         (lambda X, Wq, Wk, Wv: softmax_rows(X @ Wk @ (X @ Wq).T / math.sqrt(3)) @ X @ Wv, "not K Q^T"),
@@ -151,9 +151,9 @@ def test_the_causal_influence_is_computed_by_running_the_models():
     ("answers", "hint"),
     [
         (([0, 1, 2, 3, 4, 5], [2, 3], [2, 3, 4]), "stacking does not send information backwards"),
-        (([3, 4, 5], [2, 3], [2, 3, 4]), "position 2 itself changes"),
+        (([3, 4, 5], [2, 3], [2, 3, 4]), "its own key"),
         (([2, 3], [2, 3], [2, 3, 4]), "with a positive weight"),
-        (([2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4]), "one position per window layer"),
+        (([2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4]), "as far as its mask"),
         (([2, 3, 4, 5], [2, 3], [2, 3]), "directly or through an earlier layer"),
         (([2, 3, 4, 5], [1, 2, 3], [2, 3, 4]), "Query i < 2 attends only"),
         ((["2"], [2], [2]), "whole numbers"),
@@ -214,7 +214,7 @@ def test_variance_mistakes(answer, hint):
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        (lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "Swap axes 1 and 2"),
+        (lambda x, h: x.reshape(x.shape[0], x.shape[1], h, -1), "another order"),
         (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1), "mixes positions"),
         (lambda x, h: x.reshape(x.shape[0], x.shape[1], -1, h).transpose(0, 3, 1, 2), "strided"),
         (lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1) * 2, "Right shape, wrong entries"),

@@ -1,8 +1,5 @@
-"""The exercise checks of notebook 08: reference answers pass; a catalogue of plausible wrong implementations of
-each implement-exercise is rejected with its own hint; garbage gets feedback, never an exception; no feedback
-gives the answer away."""
-
-import math
+"""Notebook 08's exercise checks: the reference answers pass (and agree with the library), and each catalogue
+entry, a function a student plausibly writes instead, is rejected and named where the check names it."""
 
 import numpy as np
 import pytest
@@ -18,15 +15,15 @@ def nb08():
     return load_solution("notebook_08")
 
 
-FUNCTION_CHECKS = [ex.check_top_p, ex.check_reheat, ex.check_kv_cache_bytes, ex.check_cached_attention]
+FUNCTION_CHECKS = [ex.check_top_p, ex.check_reheat, ex.check_kv_cache_bytes, ex.check_window_mask]
 
 
 def test_reference_answers_pass(nb08):
     assert ex.check_top_p(nb08.top_p).passed
     assert ex.check_reheat(nb08.reheat).passed
     assert ex.check_kv_cache_bytes(nb08.kv_cache_bytes_per_token).passed
-    assert ex.check_cached_attention(nb08.cached_attention).passed
-    assert ex.check_mask_and_cache_prediction(nb08.MASK_AND_CACHE_PREDICTION).passed
+    assert ex.check_window_mask(nb08.window_mask).passed
+    assert ex.check_cross_attention_cache(nb08.CROSS_ATTENTION_CACHE).passed
 
 
 def test_reference_answers_agree_with_the_library(nb08):
@@ -52,171 +49,193 @@ def test_the_memory_formula_is_what_the_library_holds(nb08):
     assert cache.nbytes() == 5 * nb08.kv_cache_bytes_per_token(3, 24, 3, 4)
 
 
-def test_cached_attention_reference_matches_the_library_layer(nb08):
-    """One cached step of the reference against attention over the whole prefix (al.attention, no cache)."""
-    from attention_lab import attention
+def test_a_window_as_long_as_the_sequence_is_the_causal_mask(nb08):
+    from attention_lab.nn import causal_mask
 
-    rng = np.random.default_rng(3)
-    K, V, q = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=4)
-    out, (K2, V2) = nb08.cached_attention(q, K[:5], V[:5], K[5], V[5])
-    full, _ = attention(q[None], K, V)
-    np.testing.assert_allclose(out, full[0])
-    np.testing.assert_array_equal(K2, K)
-    np.testing.assert_array_equal(V2, V)
+    assert np.array_equal(nb08.window_mask(7, 7), causal_mask(7).numpy())
+    assert np.array_equal(nb08.window_mask(7, 1), np.eye(7, dtype=bool))
 
 
-# --- catalogues of wrong implementations ------------------------------------------------------------------
+# --- top-p ---------------------------------------------------------------------------------------------------
 
 
-def _top_p_by(keep_rule, *, renormalise=True, descending=True, unsort=True):
+def nucleus(keep_rule, renormalise=True, order=lambda p: np.argsort(-p, kind="stable"), unsort=True):
     def top_p(probs, p_top):
-        order = np.argsort(-probs if descending else probs, kind="stable")
-        ranked = probs[order]
-        keep = np.zeros(probs.shape, dtype=bool)
-        keep[order] = keep_rule(np.cumsum(ranked), ranked, p_top)
+        idx = order(probs)
+        ranked = probs[idx]
+        keep_sorted = keep_rule(np.cumsum(ranked), ranked, p_top)
+        if not unsort:
+            kept = np.where(keep_sorted, ranked, 0.0)
+            return kept / kept.sum()
+        keep = np.zeros(probs.size, dtype=bool)
+        keep[idx] = keep_sorted
         kept = np.where(keep, probs, 0.0)
-        kept = kept / kept.sum() if renormalise else kept
-        return kept if unsort else kept[order]
+        return kept / kept.sum() if renormalise else kept
 
     return top_p
 
 
-def _top_p_by_count(probs, p_top):
+def own_probability(probs, p_top):
+    kept = np.where(probs >= p_top, probs, 0.0)
+    return kept / kept.sum()
+
+
+def by_count(probs, p_top):
+    keep = np.zeros(probs.size, dtype=bool)
+    keep[np.argsort(-probs, kind="stable")[: max(1, round(p_top * probs.size))]] = True
+    return np.where(keep, probs, 0.0) / probs[keep].sum()
+
+
+def searchsorted_plus_one(probs, p_top):  # "the index where the sum reaches p, plus one": one too many at equality
     order = np.argsort(-probs, kind="stable")
-    keep = np.zeros(probs.shape, dtype=bool)
-    keep[order[: max(1, round(p_top * probs.size))]] = True
-    return np.where(keep, probs, 0) / np.where(keep, probs, 0).sum()
+    cut = np.searchsorted(np.cumsum(probs[order]), p_top, side="right") + 1
+    keep = np.zeros(probs.size, dtype=bool)
+    keep[order[:cut]] = True
+    return np.where(keep, probs, 0.0) / probs[keep].sum()
 
 
-def _top_p_own_probability(probs, p_top):
-    keep = probs >= p_top
-    return np.where(keep, probs, 0) / max(np.where(keep, probs, 0).sum(), 1e-300)
-
-
-TOP_P_MISTAKES = [
-    ("drops the crossing token (cumsum <= p)", _top_p_by(lambda c, r, p: c <= p), "drops the token that crosses"),
-    ("drops the crossing token (cumsum < p)", _top_p_by(lambda c, r, p: c < p), "drops the token that crosses"),
-    ("no renormalisation", _top_p_by(lambda c, r, p: c - r < p, renormalise=False), "divide by the kept mass"),
-    ("least likely first", _top_p_by(lambda c, r, p: c - r < p, descending=False), "most likely down"),
-    ("left in sorted order", _top_p_by(lambda c, r, p: c - r < p, unsort=False), "in sorted order"),
-    ("own probability >= p", _top_p_own_probability, "its own probability reaches p_top"),
-    ("a share of the tokens", _top_p_by_count, "fixed share p_top of the tokens"),
+TOP_P = [  # (a student's top_p, the words its first message must contain)
+    (nucleus(lambda c, r, p: c <= p), "one token too few"),
+    (nucleus(lambda c, r, p: c < p), "one token too few"),
+    (nucleus(lambda c, r, p: c - r <= p), "one token too many"),
+    (searchsorted_plus_one, "one token too many"),
+    (nucleus(lambda c, r, p: c - r < p, renormalise=False), "sums to less than 1"),
+    (nucleus(lambda c, r, p: c - r < p, order=np.argsort), "least likely token up"),
+    (nucleus(lambda c, r, p: c - r < p, unsort=False), "sorted order"),
+    (own_probability, "own probability is at least p_top"),
+    (by_count, "fixed share p_top"),
+    (nucleus(lambda c, r, p: c - r < p, order=lambda p: np.argsort(p, kind="stable")[::-1]), "ties"),
+    (nucleus(lambda c, r, p: c - r < p, order=lambda p: np.argsort(-np.round(p, 6), kind="stable")), "not the nucleus"),
+    (lambda probs, p: probs, "not the nucleus"),
+    (lambda probs, p: nucleus(lambda c, r, q: c - r < q)(probs, p)[None, :], "shape"),
 ]
 
 
-@pytest.mark.parametrize(("mistake", "fn", "hint"), TOP_P_MISTAKES, ids=[m[0] for m in TOP_P_MISTAKES])
-def test_top_p_check_names_each_mistake(mistake, fn, hint):
+@pytest.mark.parametrize(("fn", "words"), TOP_P, ids=[str(i) for i in range(len(TOP_P))])
+def test_top_p_check_names_each_mistake(fn, words):
     feedback = ex.check_top_p(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "cumsum" not in " ".join(feedback.messages)  # the first step never hands over the fix
 
 
-def _reheat_by(formula):
-    def reheat(p, temperature):
-        return formula(np.asarray(p, dtype=float), temperature)
-
-    return reheat
+# --- reheat --------------------------------------------------------------------------------------------------
 
 
-REHEAT_MISTAKES = [
-    ("p ** T", _reheat_by(lambda p, t: p**t / np.sum(p**t)), "raised p to the power T"),
-    ("not normalised", _reheat_by(lambda p, t: p ** (1 / t)), "normalise"),
-    ("probabilities as logits", _reheat_by(lambda p, t: softmax(p / t)), "treated the probabilities as logits"),
-    ("p / T renormalised", _reheat_by(lambda p, t: (p / t) / np.sum(p / t)), "gives p back"),
-    ("no softmax", _reheat_by(lambda p, t: np.log(p) / t), "apply the softmax"),
-    ("sign flipped", _reheat_by(lambda p, t: softmax(-np.log(p) / t)), "flipped the sign"),
+def power_then_normalise(p, temperature):  # right in exact arithmetic; underflows to 0 / 0 at T = 0.001
+    w = p ** (1 / temperature)
+    return w / w.sum()
+
+
+REHEAT = [
+    (lambda p, t: p**t / np.sum(p**t), "power T"),
+    (lambda p, t: p ** (1 / t), "does not sum to 1"),
+    (lambda p, t: softmax(p / t), "probabilities as logits"),
+    (lambda p, t: p / t / np.sum(p / t), "gives p back"),
+    (lambda p, t: np.log(p) / t, "tempered logits"),
+    (lambda p, t: softmax(-np.log(p) / t), "sign of the logits"),
+    (power_then_normalise, "NaN or inf"),
+    (lambda p, t: np.exp(np.log(p) / t) / np.exp(np.log(p) / t).sum(), "NaN or inf"),
+    (lambda p, t: softmax(np.log(p) * t), "power T"),  # = p^T / sum p^T
+    (lambda p, t: softmax(np.log(p + 1e-9) / t), "not the distribution at this temperature"),
 ]
 
 
-@pytest.mark.parametrize(("mistake", "fn", "hint"), REHEAT_MISTAKES, ids=[m[0] for m in REHEAT_MISTAKES])
-def test_reheat_check_names_each_mistake(mistake, fn, hint):
+@pytest.mark.parametrize(("fn", "words"), REHEAT, ids=[str(i) for i in range(len(REHEAT))])
+def test_reheat_check_names_each_mistake(fn, words):
     feedback = ex.check_reheat(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "z.max()" not in " ".join(feedback.messages)
 
 
-def _cached_by(step):
-    def cached_attention(q, K_cache, V_cache, k_new, v_new):
-        K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])
-        return step(q, K_cache, V_cache, k_new, v_new, K, V), (K, V)
+# --- the cache's memory --------------------------------------------------------------------------------------
 
-    return cached_attention
-
-
-def _scaled(q):
-    return math.sqrt(q.shape[0])
-
-
-CACHED_MISTAKES = [
-    (
-        "forgets the new key",
-        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(Kc @ q / _scaled(q)) @ Vc),
-        "must also read itself",
-    ),
-    ("no scaling", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q) @ V), "divide q . k by sqrt(d_k)"),
-    ("divides by d_k", _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / q.shape[0]) @ V), "not by d_k"),
-    (
-        "appends k_new to the values",
-        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q)) @ np.vstack([Vc, k])),
-        "append v_new",
-    ),
-    ("no softmax", _cached_by(lambda q, Kc, Vc, k, v, K, V: (K @ q / _scaled(q)) @ V), "softmax first"),
-    (
-        "old values only",
-        _cached_by(lambda q, Kc, Vc, k, v, K, V: softmax(K @ q / _scaled(q))[:-1] @ Vc),
-        "all t + 1 values",
-    ),
+KV = [
+    (lambda n, d, h, b: n * d * b, "keys only"),
+    (lambda n, d, h, b: 2 * n * d * h * b, "grows with the number of heads"),
+    (lambda n, d, h, b: 2 * n * d / h * b, "one head's share"),
+    (lambda n, d, h, b: 2 * d * b, "one layer's cache"),
+    (lambda n, d, h, b: 2 * n * d, "count of numbers"),
+    (lambda n, d, h, b: 3 * n * d * b, "queries too"),
+    (lambda n, d, h, b: 2 * n * (d // h) * b, "one head's share"),
+    (lambda n, d, h, b: 2 * (n + 1) * d * b, "gives"),  # a layer too many (the embedding counted)
+    (lambda n, d, h, b: [2 * n * d * b], "shape"),
 ]
 
 
-def _new_first(q, K_cache, V_cache, k_new, v_new):
-    K, V = np.vstack([k_new, K_cache]), np.vstack([v_new, V_cache])
-    return softmax(K @ q / _scaled(q)) @ V, (K, V)
-
-
-def _cache_not_updated(q, K_cache, V_cache, k_new, v_new):
-    K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])
-    return softmax(K @ q / _scaled(q)) @ V, (K_cache, V_cache)
-
-
-CACHED_MISTAKES += [
-    ("new position first", _new_first, "*last*"),
-    ("cache not updated", _cache_not_updated, "appended as a last row"),
-]
-
-
-@pytest.mark.parametrize(("mistake", "fn", "hint"), CACHED_MISTAKES, ids=[m[0] for m in CACHED_MISTAKES])
-def test_cached_attention_check_names_each_mistake(mistake, fn, hint):
-    feedback = ex.check_cached_attention(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
-
-
-KV_MISTAKES = [
-    ("keys only", lambda L, d, h, b: L * d * b, "Keys only"),
-    ("times heads", lambda L, d, h, b: 2 * L * d * h * b, "not d_model"),
-    ("one head", lambda L, d, h, b: 2 * L * d / h * b, "That is one head"),
-    ("one layer", lambda L, d, h, b: 2 * d * b, "multiply by n_layers"),
-    ("numbers not bytes", lambda L, d, h, b: 2 * L * d, "multiply by bytes_per_number"),
-    ("queries too", lambda L, d, h, b: 4 * L * d * b, "Queries are not cached"),
-]
-
-
-@pytest.mark.parametrize(("mistake", "fn", "hint"), KV_MISTAKES, ids=[m[0] for m in KV_MISTAKES])
-def test_kv_cache_bytes_check_names_each_mistake(mistake, fn, hint):
+@pytest.mark.parametrize(("fn", "words"), KV, ids=[str(i) for i in range(len(KV))])
+def test_kv_cache_bytes_check_names_each_mistake(fn, words):
     feedback = ex.check_kv_cache_bytes(fn)
-    assert not feedback.passed and hint in text(feedback), (mistake, text(feedback))
+    assert not feedback.passed and words in text(feedback), text(feedback)
 
 
-@pytest.mark.parametrize("answer", ["A", "C", "a", " c) "])
-def test_wrong_predictions_get_a_hint_and_letters_are_read_leniently(answer):
-    feedback = ex.check_mask_and_cache_prediction(answer)
-    assert not feedback.passed and feedback.attempted and "first layer" in text(feedback).lower()
-    assert ex.check_mask_and_cache_prediction("b)").passed
+# --- the sliding window ----------------------------------------------------------------------------------------
+
+
+def band(low, high, dtype=bool):
+    def window_mask(n, window):
+        offset = np.arange(n)[:, None] - np.arange(n)[None, :]
+        return ((offset >= low(window)) & (offset <= high(window))).astype(dtype)
+
+    return window_mask
+
+
+WINDOW = [
+    (band(lambda w: 0, lambda w: w), "one key too many"),
+    (lambda n, w: np.triu(np.tril(np.ones((n, n))), -w), "one key too many"),
+    (band(lambda w: -(w - 1), lambda w: w - 1), "both sides"),
+    (lambda n, w: np.abs(np.arange(n)[:, None] - np.arange(n)[None, :]) < w, "both sides"),
+    (band(lambda w: -(w - 1), lambda w: 0), "points into the future"),
+    (lambda n, w: np.tril(np.ones((n, n), dtype=bool)), "plain causal mask"),
+    (band(lambda w: 1, lambda w: w), "does not read its own key"),
+    (lambda n, w: ~band(lambda w: 0, lambda w: w - 1)(n, w), "may NOT read"),
+    (lambda n, w: np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w), "same for every query"),
+    (lambda n, w: np.where(band(lambda w: 0, lambda w: w - 1)(n, w), 0.0, -np.inf), "additive float mask"),
+    (lambda n, w: np.tril(np.ones((n, n)), -w), "which keys j should be True"),
+    (lambda n, w: band(lambda w: 0, lambda w: w - 1)(n + 1, w), "shape"),
+]
+
+
+@pytest.mark.parametrize(("fn", "words"), WINDOW, ids=[str(i) for i in range(len(WINDOW))])
+def test_window_mask_check_names_each_mistake(fn, words):
+    feedback = ex.check_window_mask(fn)
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "offset" not in " ".join(feedback.messages)
+
+
+def test_window_masks_as_floats_and_tensors_pass(nb08):
+    assert ex.check_window_mask(band(lambda w: 0, lambda w: w - 1, dtype=float)).passed
+    assert ex.check_window_mask(lambda n, w: torch.ones(n, n, dtype=torch.bool).tril().triu(-(w - 1))).passed
+
+
+CATALOGUES = {
+    "check_top_p": TOP_P,
+    "check_reheat": REHEAT,
+    "check_kv_cache_bytes": KV,
+    "check_window_mask": WINDOW,
+}
+
+
+# --- the prediction --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("answer", "words"), [("A", "causal mask"), ("b", "its keys"), (" d) ", "appended")])
+def test_a_wrong_prediction_is_explained_for_its_option_only(answer, words):
+    feedback = ex.check_cross_attention_cache(answer)
+    assert not feedback.passed and feedback.attempted and words in text(feedback)
+    assert len(feedback.messages) == 1 and "encoder's output E" not in text(feedback)
+    assert ex.check_cross_attention_cache("c)").passed
+
+
+@pytest.mark.parametrize("answer", [42, ["B", "C"], "B and C", "", b"B", 1.5, "E"])
+def test_prediction_garbage_gets_feedback(answer):
+    feedback = ex.check_cross_attention_cache(answer)
+    assert not feedback.passed and feedback.messages
 
 
 # --- stubs and garbage ------------------------------------------------------------------------------------
 
 
-test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_mask_and_cache_prediction])
-
+test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_cross_attention_cache])
 
 GARBAGE = [
     lambda *a: "text",
@@ -228,26 +247,8 @@ GARBAGE = [
     lambda *a: torch.ones(7, requires_grad=True),
     lambda *a: [[1, 2], [3]],
     lambda *a: True,
-    lambda *a: (np.ones(4), "cache"),
-    lambda *a: (np.ones(4), (np.ones((6, 4)), None)),
     raises,
     42,
     "not a function",
 ]
-
-
 test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
-
-
-@pytest.mark.parametrize("answer", [42, None, ["B"], "B and C", "", b"B", 1.5])
-def test_prediction_garbage_gets_feedback(answer):
-    feedback = ex.check_mask_and_cache_prediction(answer)
-    assert not feedback.passed and feedback.messages
-
-
-def test_no_feedback_prints_the_expected_numbers(nb08):
-    """A wrong answer's feedback never contains the reference result's numbers."""
-    expected = nb08.top_p(np.array([0.05, 0.3, 0.02, 0.25, 0.25, 0.1, 0.03]), 0.6)
-    for _, fn, _ in TOP_P_MISTAKES:
-        words = text(ex.check_top_p(fn))
-        assert not any(f"{value:.3f}" in words for value in expected[expected > 0])

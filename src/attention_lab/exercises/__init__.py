@@ -32,7 +32,7 @@ from .notebook_04 import (
 )
 from .notebook_05 import (
     check_additive_scores,
-    check_masked_softmax,
+    check_padded_attention,
     check_query_jacobian,
     check_unscaled_entropy,
 )
@@ -49,13 +49,15 @@ from .notebook_07 import (
     check_self_attention,
     check_split_heads,
     check_tempting_reshape,
+    check_train_step,
+    check_transformer_block,
 )
 from .notebook_08 import (
-    check_cached_attention,
+    check_cross_attention_cache,
     check_kv_cache_bytes,
-    check_mask_and_cache_prediction,
     check_reheat,
     check_top_p,
+    check_window_mask,
 )
 
 # Names of replaced exercises that the setup cells of notebooks 01, 03 and 04 (lesson cells) still import;
@@ -91,7 +93,7 @@ __all__ = [
     "check_laplace_prediction",
     "check_laplace_sgd_step",
     "check_additive_scores",
-    "check_masked_softmax",
+    "check_padded_attention",
     "check_unscaled_entropy",
     "check_query_jacobian",
     "check_luong_attentional_state",
@@ -104,9 +106,11 @@ __all__ = [
     "check_split_heads",
     "check_tempting_reshape",
     "check_no_position_prediction",
+    "check_transformer_block",
+    "check_train_step",
     "check_top_p",
     "check_reheat",
     "check_kv_cache_bytes",
-    "check_cached_attention",
-    "check_mask_and_cache_prediction",
+    "check_window_mask",
+    "check_cross_attention_cache",
 ]

@@ -1,8 +1,8 @@
 """Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
 
 - :func:`check_additive_scores`: the additive scores w_v^T tanh(W_q q + W_k k) of every pair, by broadcasting;
-- :func:`check_masked_softmax`: a masked softmax that survives the hard rows (masked scores of 1000, allowed
-  scores near 800, a row with nothing allowed);
+- :func:`check_padded_attention`: batched attention whose keys beyond each sequence's valid length are padding
+  (a sequence with no valid key, padding that scores in the thousands);
 - :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
 - :func:`check_query_jacobian`: derive d(output)/d(query) for attention whose values are its keys (checked
   against autograd).
@@ -17,9 +17,10 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
-from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .feedback import Feedback, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .runner import Case, Mistake, check_function
 
-__all__ = ["check_additive_scores", "check_masked_softmax", "check_unscaled_entropy", "check_query_jacobian"]
+__all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
 
 
 def _quietly(get, *args):
@@ -30,215 +31,275 @@ def _quietly(get, *args):
         return get(*args)
 
 
-def _additive(Q, K, W_q, W_k, w_v):
-    return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])
+def additive_reference(Q, K, W_q, W_k, w_v):
+    return np.array([[w_v @ np.tanh(W_q @ q + W_k @ k) for k in K] for q in Q])  # (n_q, n_k), pair by pair
+
+
+def _both(Q, K, W_q, W_k):
+    return (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, n_k, d_h)
+
+
+_ADD_FIX = (
+    "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\n"
+    "return np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
+)
+_ADD_MISTAKES = [
+    Mistake(
+        "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
+        "term. What does the softmax over the keys do to a term that depends on the query only?",
+        hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
+    ),
+    Mistake(
+        "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
+        "query term in the softmax?",
+        hint="The tanh of the sum is what lets them interact.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
+    ),
+    Mistake(
+        "{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
+        fix=_ADD_FIX,
+        hint="tanh of each hidden unit, then the weighted sum with w_v.",
+        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
+    ),
+    Mistake(
+        "{where} You summed the hidden units. How does w_v weight them?",
+        hint="w_v^T tanh(...) is a dot product.",
+        fix=_ADD_FIX,
+        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
+    ),
+    Mistake(
+        "{where} W_q and W_k are swapped. Which one projects the queries?",
+        hint="W_q has d_q columns.",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, W_q, W_k, w_v: (
+            Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
+        ),
+    ),
+    Mistake(
+        "{where} Your scores are transposed. Which go on the rows, queries or keys?",
+        hint="(n_q, n_k).",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
+    ),
+    Mistake(
+        "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
+        "every pair (query, key)?",
+        hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
+        fix=_ADD_FIX,
+        when=lambda got, Q, *a: got.shape == (len(Q),),
+    ),
+    Mistake(
+        "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
+        hint="The dot product with w_v.",
+        fix=_ADD_FIX,
+        when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
+    ),
+]
 
 
 @exercise("additive scores for every pair at once")
-def check_additive_scores(name, fn) -> Feedback:
+def check_additive_scores(title, fn) -> Feedback:
     """Exercise: ``fn(Q, K, W_q, W_k, w_v)`` returns the (n_q, n_k) additive scores w_v^T tanh(W_q q + W_k k).
-
     Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2
-    n_q != n_k and d_q != d_k (a transposed result shows). Each tempting wrong form is named."""
+    n_q != n_k and d_q != d_k (a transposed result shows); then huge and tiny inputs."""
     rng = np.random.default_rng(11)
-    cases = [(3, 3, 2, 2, 4), (2, 5, 3, 2, 6)]  # n_q, n_k, d_q, d_k, d_h
-    for n_q, n_k, d_q, d_k, d_h in cases:
-        Q, K = rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
+    cases = []
+    for (n_q, n_k, d_q, d_k, d_h), scale in (
+        ((3, 3, 2, 2, 4), 1.0),
+        ((2, 5, 3, 2, 6), 1.0),
+        ((2, 5, 3, 2, 6), 100.0),
+        ((2, 5, 3, 2, 6), 1e-4),
+    ):
+        Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
-        got, problem = _quietly(as_numbers, name, fn, Q.copy(), K.copy(), W_q.copy(), W_k.copy(), w_v.copy())
-        if problem is not None:
-            return problem
-        expected = _additive(Q, K, W_q, W_k, w_v)
-        where = f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k} and d_h = {d_h} hidden units"
-        if got.shape != expected.shape:
-            shape_hints = {
-                expected.shape[::-1]: " Put queries on the rows, keys on the columns.",
-                (n_q,): " One score per query: you added query i's projection to key i's only. Give them "
-                "axes (n_q, 1, d_h) + (1, n_k, d_h), so that broadcasting forms every pair.",
-                (n_q, n_k, d_h): " The hidden axis is still there: w_v turns it into one score.",
-            }
-            return Feedback(
-                name,
-                False,
-                [
-                    f"{where} the scores have shape (n_q, n_k) = {expected.shape}; yours "
-                    f"{got.shape}." + shape_hints.get(got.shape, "")
-                ],
+        cases.append(
+            Case(
+                (Q, K, W_q, W_k, w_v),
+                f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, "
+                f"d_h = {d_h} hidden units" + ("" if scale == 1 else f" and queries scaled by {scale:g}"),
             )
-        if close(got, expected):
-            continue
-        hidden_q, hidden_k = Q @ W_q.T, K @ W_k.T  # (n_q, d_h), (n_k, d_h)
-        both = hidden_q[:, None, :] + hidden_k[None, :, :]  # (n_q, n_k, d_h)
-        mistakes = [
-            (
-                (np.tanh(hidden_q) @ w_v)[:, None] + (np.tanh(hidden_k) @ w_v)[None, :],
-                "You took a tanh of each part, tanh(W_q q) + tanh(W_k k): then the score is a query term plus a key "
-                "term. The query term is the same for every key and cancels in the softmax, so every query would get "
-                "the same weights. The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
-            ),
-            (
-                both @ w_v,
-                "There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term, and "
-                "the query term cancels in "
-                "the softmax, so every query gets the same weights. The tanh of the sum is what lets them interact.",
-            ),
-            (np.tanh(both @ w_v), "The tanh comes before w_v: w_v^T tanh(W_q q + W_k k), not tanh(w_v^T (...))."),
-            (np.tanh(both).sum(axis=-1), "You summed the hidden units; weight them by w_v first (w_v^T tanh(...))."),
-            (
-                _additive(Q, K, W_k, W_q, w_v) if d_q == d_k else None,
-                "W_q and W_k are swapped: W_q projects the queries, W_k the keys.",
-            ),
-            (
-                _additive(Q, K, W_q, W_k, w_v).T if n_q == n_k else None,
-                "Your scores are transposed: queries on the rows, keys on the columns.",
-            ),
-        ]
-        hint = known_mistake(got, [(wrong, why) for wrong, why in mistakes if wrong is not None])
-        return Feedback(
-            name,
-            False,
-            [
-                f"{where} your scores are not w_v^T tanh(W_q q + W_k k).",
-                hint
-                or "Project the queries (Q @ W_q.T, shape (n_q, d_h)) and the keys "
-                "(K @ W_k.T, shape (n_k, d_h)) once each, add every query's projection "
-                "to every key's by broadcasting to (n_q, n_k, d_h), take the tanh, then "
-                "the dot product with w_v over the last axis.",
-            ],
         )
-    return Feedback(
-        name,
-        True,
-        [
-            "The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in "
-            "two cases (as many queries as keys, and not). A tanh of each part would give a query "
-            "term plus a key term; the query term cancels in the softmax, so every query would "
-            "get the same weights."
-        ],
+    return check_function(
+        title,
+        fn,
+        cases,
+        additive_reference,
+        _ADD_MISTAKES,
+        shape=" = (n_q, n_k): queries on the rows, keys on the columns",
+        otherwise=Mistake(
+            "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
+            "queries, projected keys, their pairwise sums, the tanh to differ?",
+            hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
+            "the dot product with w_v over the last axis.",
+            fix=_ADD_FIX,
+        ),
+        success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
+        "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
+        "key term; the query term cancels in the softmax, so every query would get the same weights.",
     )
 
 
-# The hard rows of the masked-softmax exercise, each with what usually goes wrong on it.
-MASK_SCORES = np.array(
-    [
-        [1.0, 2.0, 3.0, 4.0],
-        [0.5, 1000.0, 2.0, 1000.0],  # masked entries with huge scores
-        [800.0, 801.0, 799.0, 0.0],  # allowed entries with huge scores
-        [3.0, 1.0, 2.0, 0.0],
+def padded_attention(queries, keys, values, valid_lens):
+    """The reference: scaled dot-product attention over the first valid_lens[b] keys of each sequence b."""
+    mask = np.arange(keys.shape[1])[None, None, :] < np.asarray(valid_lens)[:, None, None]  # (batch, 1, n_k)
+    scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])  # (batch, n_q, n_k)
+    return softmax(scores, mask=mask) @ values  # (batch, n_q, d_v); a sequence with no valid key gives zeros
+
+
+def _masks(keys, valid_lens, offset=0, first_only=False, on_queries=False, n_q=None):
+    lens = np.asarray(valid_lens)
+    lens = np.full_like(lens, lens[0]) if first_only else lens
+    n = n_q if on_queries else keys.shape[1]
+    mask = np.arange(n)[None, :] < lens[:, None] + offset  # (batch, n)
+    return mask[:, :, None] if on_queries else mask[:, None, :]
+
+
+def _attend(q, k, v, lens, scale=None, fill=None, axis=-1, **mask_args):
+    """Padded attention with one slip: another scale, a finite fill, the softmax over another axis, another mask."""
+    scores = q @ k.transpose(0, 2, 1) / (np.sqrt(q.shape[-1]) if scale is None else scale)
+    mask = np.broadcast_to(_masks(k, lens, n_q=q.shape[1], **mask_args), scores.shape)
+    if fill is not None:
+        return softmax(np.where(mask, scores, fill), axis=axis) @ v
+    return softmax(scores, mask=mask, axis=axis) @ v
+
+
+def _weights_after(q, k, v, lens, renormalise=False):  # the softmax over all keys, the padding zeroed afterwards
+    w = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])) * _masks(k, lens)
+    if renormalise:
+        w = w / np.where(w.sum(-1, keepdims=True) > 0, w.sum(-1, keepdims=True), 1.0)
+    return w @ v
+
+
+def _padded_cases():
+    rng = np.random.default_rng(50)
+    q, k, v = rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4, 3))
+    lens = np.array([2, 4, 1])
+    big_q, big_k = rng.normal(size=(2, 3, 16)), rng.normal(size=(2, 5, 16))
+    big_q[..., 0], big_k[:, 3:] = 5.0, 0.0
+    big_k[:, 3:, 0] = 1000.0  # the padding keys score 1250, far higher than any real key
+    return [
+        Case((q, k, v, lens), "For 3 sequences of 4 keys (d = 2) with valid lengths [2, 4, 1],"),
+        Case((q, k, v, np.array([3, 0, 4])), "With valid lengths [3, 0, 4] (sequence 1 has no valid key),"),
+        Case(
+            (big_q, big_k, rng.normal(size=(2, 5, 3)), np.array([3, 2])),
+            "For 3 queries and 5 keys of d = 16, whose padding keys score in the thousands,",
+        ),
+        Case((q * 1e-4, k, v, lens), "For tiny scores (queries 10^-4 as large),"),
+        Case((q * 300, k, v, lens), "For huge scores (queries 300 times as large),"),
     ]
-)  # nothing allowed
-MASK = np.array(
-    [[True, False, True, False], [True, False, True, False], [True, True, True, False], [False, False, False, False]]
+
+
+_PADDED_FIX = (
+    "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\n"
+    "scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\n"
+    "return al.softmax(scores, mask=mask) @ values\n```"
 )
+_PADDED_MISTAKES = [
+    Mistake(
+        "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
+        "query of sequence b never read?",
+        hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
+    ),
+    Mistake(
+        "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
+        "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
+        hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
+    ),
+    Mistake(
+        "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
+        "real keys, counting from 0?",
+        hint="Positions 0, ..., L - 1: L keys.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
+    ),
+    Mistake(
+        "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
+        hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
+    ),
+    Mistake(
+        "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
+        "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
+        hint="Mask before the softmax, so that it normalises over the real keys only.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
+    ),
+    Mistake(
+        "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
+        "What score gets a weight of exactly 0?",
+        hint="exp(s) is 0 only in the limit s -> -inf.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
+    ),
+    Mistake(
+        "{where} the sequence with no valid key gets the average of its padding values: a large finite fill such "
+        "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
+        "query with nothing to read get then?",
+        hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
+    ),
+    Mistake(
+        "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
+        "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
+        hint="The keys are the last axis of the scores.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
+    ),
+    Mistake(
+        "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
+        "on d. Which one (section 2)?",
+        hint="The scores' variance grows like d.",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
+    ),
+    Mistake(
+        "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
+        hint="The standard deviation of q . k is sqrt(d).",
+        fix=_PADDED_FIX,
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
+    ),
+]
 
 
-def _normalised_then_masked(scores, mask):
-    return np.where(mask, softmax(scores), 0.0)
-
-
-@exercise("a masked softmax that survives the hard rows")
-def check_masked_softmax(name, fn) -> Feedback:
-    """Exercise: ``fn(scores, mask)``: softmax over the allowed (True) entries of each row, masked entries exactly 0,
-    a row with nothing allowed all zeros; rows with huge masked or huge allowed scores must still come out right."""
-    got, problem = _quietly(as_numbers, name, fn, MASK_SCORES.copy(), MASK.copy())
-    if problem is not None:
-        return problem
-    expected = softmax(MASK_SCORES, mask=MASK)
-    if got.shape != expected.shape:
-        return Feedback(
-            name, False, [f"Return one weight per score, the shape of `scores` {expected.shape}; got {got.shape}."]
-        )
-    if close(got, expected) and np.all(got[~MASK] == 0):
-        return Feedback(
-            name,
-            True,
-            [
-                "Masked entries are exactly 0 whatever their scores, every row with an allowed "
-                "key sums to 1, and the row with nothing allowed is all zeros."
-            ],
-        )
-    if close(got, softmax(MASK_SCORES, mask=~MASK)):
-        return Feedback(
-            name,
-            False,
-            [
-                "You attended to exactly the wrong entries: True in the mask means "
-                "\"may attend\" (the course's convention, and PyTorch's)."
-            ],
-        )
-    if close(got, softmax(MASK_SCORES)):
-        return Feedback(name, False, ["The mask is not applied at all: this is the plain softmax of every row."])
-    hints = []
-    for row, hint in enumerate(_row_hints(got, expected)):
-        if hint:
-            hints.append(f"Row {row}: {hint}")
-    return Feedback(name, False, hints)
-
-
-def _row_hints(got, expected):
-    """One sentence per wrong row of the masked-softmax answer (None for a right row)."""
-    normalised_first = _normalised_then_masked(MASK_SCORES, MASK)
-    # rows 1 and 3 of "normalise, then mask" come out as zeros, like other mistakes: row 0 tells them apart
-    masked_after = close(got[0], normalised_first[0]) and not close(got[0], expected[0])
-    for row in range(len(MASK)):
-        g, allowed = got[row], MASK[row]
-        if close(g, expected[row]) and np.all(g[~allowed] == 0):
-            yield None
-            continue
-        finite = bool(np.all(np.isfinite(g)))
-        if row == 3:  # nothing allowed
-            if not finite:
-                yield (
-                    "nothing is allowed here, so every score became -inf, exp gave 0 and 0/0 = NaN. Detect the "
-                    "rows with no allowed entry and return zeros there."
-                )
-            elif np.allclose(g, 0.25):
-                yield (
-                    "nothing is allowed here, yet the weight is spread uniformly over padding (that is what "
-                    "filling with a large finite negative number does: all four scores tie). No key, no weight: "
-                    "this row must be all zeros."
-                )
-            else:
-                yield "nothing is allowed here: every weight of this row must be 0."
-        elif not finite:
-            if row == 1:
-                yield (
-                    "NaN or inf where the masked entries have scores of 1000. If you subtracted the row's maximum "
-                    "over ALL entries, exp(2 - 1000) underflows to 0 for every allowed entry and 0/0 = NaN: take "
-                    "the maximum over the allowed entries only."
-                )
-            elif row == 2:
-                yield (
-                    "NaN or inf where the allowed scores are near 800: exp(800) overflows. Subtract the largest "
-                    "allowed score before exp; the softmax does not change (notebook 02, shift invariance)."
-                )
-            else:
-                yield "NaN or inf on a row of small scores: look for a division by zero."
-        elif close(g, expected[row]):
-            yield (
-                "right up to tiny non-zero weights on masked entries: a finite fill value leaves exp(fill) > 0. "
-                "Masked entries must be exactly 0: fill with -inf, or set their weights to 0 with np.where."
-            )
-        elif np.any(g[~allowed] != 0):
-            yield (
-                "masked entries must be exactly 0 whatever their scores (set them to -inf before exp, or set "
-                "their weights to 0)."
-            )
-        elif masked_after and close(g, normalised_first[row]):
-            yield (
-                "the allowed weights sum to less than 1: you normalised over all entries and masked afterwards. "
-                "Mask first, then normalise over the allowed entries."
-            )
-        elif row == 1 and np.allclose(g, 0.0):
-            yield (
-                "all zeros, although two entries are allowed. If you subtracted the maximum over ALL entries "
-                "(1000, a masked one), every allowed exp underflowed to 0: take the maximum over the allowed "
-                "entries only."
-            )
-        elif not np.isclose(g.sum(), 1.0):
-            yield "the allowed weights of a row with at least one allowed entry must sum to 1."
-        else:
-            yield "the weights sum to 1 but are not the softmax of the allowed scores."
+@exercise("attention over padded sequences")
+def check_padded_attention(title, fn) -> Feedback:
+    """Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention
+    whose keys j >= valid_lens[b] are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16
+    (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny
+    and huge scores."""
+    return check_function(
+        title,
+        fn,
+        _padded_cases(),
+        padded_attention,
+        _PADDED_MISTAKES,
+        shape=" (batch, n_q, d_v): one output per query",
+        not_finite=Mistake(
+            "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too "
+            "large for exp?",
+            hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's "
+            "softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
+            fix=_PADDED_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your output is not the attention over the real keys, and not one of the usual slips (the "
+            "mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the "
+            "values) 0 on the padding and summing to 1 over the real keys?",
+            hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
+            fix=_PADDED_FIX,
+        ),
+        success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, "
+        "and a sequence with no valid key gives a zero output, as the library's masks do.",
+    )
 
 
 def _entropy_prediction(value):
@@ -330,121 +391,145 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
         f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
     )
     if abs(predicted - measured) <= 0.3:
-        verdict = f"You predicted {predicted:g}: close. The weights are nearly one-hot."
-    elif predicted > measured:
-        verdict = (
-            f"You predicted {predicted:g}, more spread than measured. Without the scaling the scores have "
-            f"standard deviation sqrt(512) = {np.sqrt(512):.1f} in theory; the median gap between a query's "
-            f"two largest scores is {gap:.1f} here, and the runner-up's weight is at most exp(-gap), so for at "
-            f"least half of the queries it is below exp(-{gap:.1f}) = {np.exp(-gap):.0e}."
-        )
-    else:
-        verdict = (
-            f"You predicted {predicted:g}, more peaked than measured: a few queries whose two largest scores "
-            "happen to be close keep some spread."
-        )
-    return Feedback(name, True, [report, verdict])
-
-
-def _output(q, K):
-    """o(q) = sum_i softmax(K q)_i k_i for one query (d,) and keys (n, d), as used by the Jacobian exercise."""
-    weights = softmax(K @ q)  # (n,)
-    return weights @ K  # (d,)
-
-
-@exercise("the gradient of attention with respect to its query")
-def check_query_jacobian(name, fn) -> Feedback:
-    """Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i,
-    lambda = softmax(K q) (unscaled scores, values = keys). Checked against torch autograd."""
-    import torch
-
-    rng = np.random.default_rng(7)
-    q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))  # d = 3, n = 5
-    got, problem = _quietly(as_numbers, name, fn, q.copy(), K.copy())
-    if problem is not None:
-        return problem
-    keys = torch.tensor(K)
-    expected = torch.autograd.functional.jacobian(
-        lambda x: torch.softmax(keys @ x, dim=0) @ keys, torch.tensor(q)
-    ).numpy()  # (d, d), by autograd
-    lam = softmax(K @ q)  # (n,)
-    if got.shape != expected.shape:
-        if got.shape == (5, 5):
-            hint = (
-                "A (5, 5) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). "
-                "Continue the chain rule through alpha_j = q . k_j and o = sum_i lambda_i k_i."
-            )
-        elif got.shape in ((3, 5), (5, 3)):
-            hint = (
-                "A (3, 5) or (5, 3) matrix relates the output to the 5 scores (d o / d alpha). One more "
-                "step of the chain rule: d alpha_j / d q = k_j."
-            )
-        else:
-            hint = ""
+        return Feedback(name, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
+    if predicted > measured:
         return Feedback(
             name,
             False,
             [
-                f"The output o and the query q both have d = 3 entries, so d o / d q is "
-                f"(3, 3); got {got.shape}. {hint}".rstrip()
+                f"Your function is right; your prediction {predicted:g} is too spread out (the rule for predictions: "
+                "a wrong one is not passed; change it and run again). Without the scaling, how large is the "
+                "standard deviation of the scores at d = 512, and what does a gap of that size between the two "
+                "largest scores do to the runner-up's weight?"
             ],
+            hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at "
+            "most exp(-gap).",
+            fix=report,
         )
-    bad = not_finite(name, got, "The scores K @ q here are small, so exp cannot overflow: look for a division by zero.")
-    if bad is not None:
-        return bad
-    if close(got, expected, atol=1e-8):
-        return Feedback(
-            name,
-            True,
-            [
-                "d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of "
-                "the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it "
-                "vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With "
-                "scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d)."
-            ],
-        )
-    kbar = lam @ K  # (d,)
-    second_moment = np.einsum("i,ij,ik->jk", lam, K, K)  # sum_i lambda_i k_i k_i^T
-    uniform = np.full(5, 0.2)
-    ubar = uniform @ K
-    mistakes = [
-        (
-            second_moment,
-            "You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The "
-            "weights also move together (they sum to 1): the part -lambda lambda^T (-lambda_i lambda_j "
-            "for every i and j, i = j included) adds one more term.",
-        ),
-        (-expected, "The sign is flipped: raising q . k_j raises lambda_j, which pulls the output towards k_j."),
-        (expected / np.sqrt(3), "You divided by sqrt(d): in this exercise the scores are unscaled, alpha_j = q . k_j."),
-        (
-            np.outer(kbar, kbar),
-            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-            "each key itself is missing.",
-        ),
-        (
-            -np.outer(kbar, kbar),
-            "That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from "
-            "each key itself is missing.",
-        ),
-        (
-            np.einsum("i,ij,ik->jk", uniform, K, K) - np.outer(ubar, ubar),
-            "You used equal weights 1/n; the derivative is taken at this query's softmax "
-            "weights lambda = softmax(K q).",
-        ),
-        (np.zeros((3, 3)), "The output does depend on q: q changes the scores, the scores change the weights."),
+    return Feedback(
+        name,
+        False,
+        [
+            f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong "
+            "prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"
+        ],
+        hint="A few queries whose two largest scores happen to be close keep some spread.",
+        fix=report,
+    )
+
+
+def query_jacobian_reference(q, K):
+    lam = softmax(K @ q)  # (n,) weights
+    kbar = lam @ K  # (d,) the output o = E_lambda[k]
+    return (lam[:, None] * K).T @ K - np.outer(kbar, kbar)  # (d, d) = Cov_lambda[k]
+
+
+def _moments(q, K, lam=None):
+    lam = softmax(K @ q) if lam is None else lam
+    return np.einsum("i,ij,ik->jk", lam, K, K), lam @ K  # sum_i lambda_i k_i k_i^T, kbar
+
+
+_JAC_FIX = "```\nlam = softmax(K @ q)\nkbar = lam @ K\nreturn (lam[:, None] * K).T @ K - np.outer(kbar, kbar)\n```"
+_JAC_MISTAKES = [
+    Mistake(
+        "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does "
+        "the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
+        hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
+    ),
+    Mistake(
+        "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
+        "chain rule: what is d alpha_j / d q?",
+        hint="alpha_j = q . k_j.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
+    ),
+    Mistake(
+        "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "
+        "also move together (they sum to 1): what does the part -lambda lambda^T add?",
+        hint="-lambda_i lambda_j for every i and j, i = j included.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: _moments(q, K)[0],
+    ),
+    Mistake(
+        "{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
+        hint="Check one direction numerically.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: -query_jacobian_reference(q, K),
+    ),
+    Mistake(
+        "{where} You divided by sqrt(d): are the scores in this exercise scaled?",
+        hint="alpha_j = q . k_j.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
+    ),
+    Mistake(
+        "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself "
+        "is missing. Which term comes from diag(lambda)?",
+        hint="sum_i lambda_i k_i k_i^T.",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
+    ),
+    Mistake(
+        "{where} You used equal weights 1/n. At which weights is the derivative taken?",
+        hint="lambda = softmax(K q), this query's weights.",
+        fix=_JAC_FIX,
+        wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
+    ),
+    Mistake(
+        "{where} The output does depend on q: how does q change the scores, and the scores the weights?",
+        hint="lambda = softmax(K q).",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
+    ),
+    Mistake(
+        "{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the "
+        "output, which to the query?",
+        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / "
+        "d alpha_j = lambda_i (delta_ij - lambda_j).",
+        fix=_JAC_FIX,
+        when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
+    ),
+]
+
+
+@exercise("the gradient of attention with respect to its query")
+def check_query_jacobian(title, fn) -> Feedback:
+    """Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i,
+    lambda = softmax(K q) (unscaled scores, values = keys); the reference's closed form is pinned to autograd in
+    the tests. Cases: small scores, huge ones (a saturated softmax: the Jacobian nearly 0) and tiny ones."""
+    rng = np.random.default_rng(7)
+    q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))  # d = 3, n = 5
+    cases = [
+        Case((q, K), "For q of size d = 3 and 5 keys"),
+        Case((300 * q, K), "For huge scores (q 300 times as large: a saturated softmax)"),
+        Case((1e-4 * q, K), "For tiny scores (nearly uniform weights)"),
     ]
-    hint = known_mistake(got, mistakes, atol=1e-8)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    hints = ["Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K."]
-    if not np.allclose(got, got.T, atol=1e-8):
-        hints.append(
-            "The true Jacobian here is symmetric; yours is not. Write d o_a / d q_b = sum_i k_ia "
-            "d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j)."
-        )
-    else:
-        hints.append(
-            "Chain rule: d o / d q = sum_i k_i (d lambda_i / d q)^T, with d lambda_i / d alpha_j = "
-            "lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j."
-        )
-    return Feedback(name, False, hints)
+    return check_function(
+        title,
+        fn,
+        cases,
+        query_jacobian_reference,
+        _JAC_MISTAKES,
+        shape=" (d, d): the output and the query both have d entries",
+        compare=lambda got, expected, *args: (
+            got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8))
+        ),
+        not_finite=Mistake(
+            "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by "
+            "a sum that can be 0?",
+            hint="Subtract the largest score before exp.",
+            fix=_JAC_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of "
+            "the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
+            hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
+            fix=_JAC_FIX,
+        ),
+        success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance "
+        "of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes "
+        "when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores "
+        "q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+    )

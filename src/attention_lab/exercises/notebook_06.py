@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, as_numbers, close, exercise, known_mistake, not_finite, run_student, to_float_array
+from .feedback import Feedback, close, exercise, known_mistake, run_student, to_float_array
+from .runner import Case, Mistake, check_choice, check_function
 
 __all__ = [
     "check_luong_attentional_state",
@@ -21,189 +22,155 @@ __all__ = [
 ]
 
 
-def _choice(name, answer, letters):
-    """The answer as one upper-case letter of ``letters``, or (None, feedback saying how to answer)."""
-    if isinstance(answer, str):
-        letter = answer.strip().rstrip(").").strip().upper()
-        if letter in letters:
-            return letter, None
-    shown = repr(answer) if len(repr(answer)) <= 40 else repr(answer)[:37] + "..."
-    return None, Feedback(
-        name, False, [f"Answer with one letter in quotes, one of {', '.join(map(repr, letters))}; got {shown}."]
-    )
+def luong_reference(s, E, W, W_c):
+    c = softmax(E @ W.T @ s) @ E  # (d_e,): the context
+    return np.tanh(W_c @ np.concatenate([c, s]))  # (d_s,)
+
+
+def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
+    def state(s, E, W, W_c):
+        c = weights(E @ W.T @ s) @ E
+        stacked = np.concatenate([c, s] if order == "cs" else [s, c])
+        return W_c @ np.tanh(stacked) if tanh_first else squash(W_c @ stacked)
+
+    return state
+
+
+_LUONG_FIX = (
+    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\n"
+    "c = softmax(alpha) @ E                    # (d_e,)\n"
+    "return np.tanh(W_c @ np.concatenate([c, s]))\n```"
+)
+_LUONG_MISTAKES = [
+    Mistake(
+        "{where} W_c's first columns multiply the context and its last ones the state: in which order must "
+        "[c_t; s_t] be stacked?",
+        hint="W_c has d_e + d_s columns, the context's d_e first.",
+        fix=_LUONG_FIX,
+        wrong=_luong(order="sc"),
+    ),
+    Mistake(
+        "{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
+        hint="s~_t lies in [-1, 1].",
+        fix=_LUONG_FIX,
+        wrong=_luong(squash=lambda x: x),
+    ),
+    Mistake(
+        "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in "
+        "tanh(W_c [c_t; s_t])?",
+        hint="Multiply by W_c, then squash.",
+        fix=_LUONG_FIX,
+        wrong=_luong(tanh_first=True),
+    ),
+    Mistake(
+        "{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
+        hint="The weights are softmax(alpha).",
+        fix=_LUONG_FIX,
+        wrong=_luong(weights=lambda a: a),
+    ),
+    Mistake(
+        "{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
+        hint="From the scores s^T W e_j.",
+        fix=_LUONG_FIX,
+        wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
+    ),
+    Mistake(
+        "{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
+        hint="tanh, after the product with W_c.",
+        fix=_LUONG_FIX,
+        when=lambda got, *args: np.abs(got).max() > 1,
+    ),
+]
 
 
 @exercise("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])")
-def check_luong_attentional_state(name, fn) -> Feedback:
-    """Exercise: ``fn(s, E, W, W_c)`` -> s~_t; s (d_s,), E (n, d_e), W (d_s, d_e), W_c (d_s, d_e + d_s).
-
-    Scores alpha_j = s^T W e_j, weights lambda = softmax(alpha), context c = sum_j lambda_j e_j,
-    s~ = tanh(W_c [c; s]).
-    """
+def check_luong_attentional_state(title, fn) -> Feedback:
+    """Exercise: ``fn(s, E, W, W_c)`` -> s~_t; s (d_s,), E (n, d_e), W (d_s, d_e), W_c (d_s, d_e + d_s)."""
     rng = np.random.default_rng(11)
     s, E = rng.normal(size=3), rng.normal(size=(5, 4))  # s_t (d_s = 3), e_1..e_5 (d_e = 4)
     W, W_c = rng.normal(size=(3, 4)), rng.normal(size=(3, 7)) / 2  # (d_s, d_e), (d_s, d_e + d_s)
-    got, problem = as_numbers(name, fn, s.copy(), E.copy(), W.copy(), W_c.copy())
-    if problem is not None:
-        return problem
-
-    def state(weights, order="cs", squash=np.tanh):
-        c = weights @ E  # (d_e,)
-        return squash(W_c @ (np.concatenate([c, s]) if order == "cs" else np.concatenate([s, c])))
-
-    alpha = E @ W.T @ s  # (n,): s^T W e_j
-    expected = state(softmax(alpha))
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Score with the current state s_t, average the e_j with the softmax weights, "
-                "then mix c_t and s_t through W_c and tanh: that s~_t is what Luong's "
-                "decoder predicts from (and feeds into its next step)."
-            ],
-        )
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"s~_t has the size of the decoder state, shape {expected.shape} (W_c has "
-                f"{W_c.shape[0]} rows); got shape {got.shape}. Check which axis you sum over "
-                "for c_t: it is a weighted sum over the n encoder states, shape (d_e,)."
-            ],
-        )
-    bad = not_finite(
-        name,
-        got,
-        "Nothing here should overflow with these inputs: look for a "
-        "division by a sum that can be zero or an exp of a large number.",
-    )
-    if bad is not None:
-        return bad
-    mistakes = [
-        (
-            state(softmax(alpha), order="sc"),
-            "W_c's first 4 columns multiply the context c_t and its last 3 the "
-            "state s_t: concatenate in that order, [c_t; s_t].",
-        ),
-        (state(softmax(alpha), squash=lambda x: x), "The linear part is right; s~_t also goes through tanh."),
-        (
-            W_c @ np.tanh(np.concatenate([softmax(alpha) @ E, s])),
-            "You applied tanh before W_c: Luong's s~_t = tanh(W_c [c_t; s_t]) multiplies by W_c first and squashes "
-            "the result, so s~_t lies in [-1, 1]; W_c tanh([c_t; s_t]) is another function.",
-        ),
-        (state(alpha), "The raw scores were used as weights: turn them into weights with a softmax first."),
-        (
-            state(np.full(5, 0.2)),
-            "Every e_j got the same weight 1/n: that is the plain average. The weights come from the scores s^T W e_j.",
-        ),
+    cases = [
+        Case((s, E, W, W_c), "For s (3,), E (5, 4), W (3, 4), W_c (3, 7)"),
+        Case((300 * s, E, W, W_c), "For huge scores (s 300 times as large)"),
+        Case((1e-4 * s, E, W, W_c), "For tiny scores (s 10^4 times smaller)"),
     ]
-    hint = known_mistake(got, mistakes)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    if np.all(np.abs(got) <= 1):
-        return Feedback(
-            name,
-            False,
-            [
-                "The values are in [-1, 1] as a tanh gives, but not the right ones. Check each "
-                "step on its own: the n scores s^T W e_j (all at once: E @ W.T @ s), their "
-                "softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], and "
-                "tanh of that last."
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            "s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not: the "
-            "last step is tanh, after the product with W_c."
-        ],
+    return check_function(
+        title,
+        fn,
+        cases,
+        luong_reference,
+        _LUONG_MISTAKES,
+        shape=" (d_s,): the size of the decoder state",
+        not_finite=Mistake(
+            "{where} your result has NaN or inf: do the scores overflow exp?",
+            hint="Subtract the largest score before exp (notebook 01).",
+            fix=_LUONG_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: "
+            "the scores, their softmax, the context, or the product with W_c?",
+            hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum "
+            "of the rows of E, W_c times [c_t; s_t], then tanh.",
+            fix=_LUONG_FIX,
+        ),
+        success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t "
+        "through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
     )
 
 
-UNIFORM_OPTIONS = {
-    "A": "about the same accuracy as with its own weights",
-    "B": "about the accuracy of the fixed-context model",
-    "C": "close to zero exact matches",
+UNIFORM_OPTIONS = {  # what is wrong with each option, as a question (shown only to a student who chose it)
+    "A": "If the weights were a by-product the decoder ignored, that would be so. But c_t is what the decoder reads "
+    "from the input at step t (all else it knows of the input came in through s_0, the earlier contexts and the true "
+    "previous characters it is fed): with equal weights it is the same vector at every step. What can it still tell "
+    "the decoder?",
+    "B": "The mean of the e_j is a fixed context, like c. But the fixed-context model was trained to read its digits "
+    "from its c; this decoder never saw an averaged context in training: it learned to read each digit from a context "
+    "that weights a few characters heavily. Its state still tells it where in the date it is; what can it no longer "
+    "tell?",
+    "C": "",
 }
 
 
 @exercise("predict: the trained model with uniform attention weights")
-def check_uniform_attention_prediction(name, answer) -> Feedback:
+def check_uniform_attention_prediction(title, answer) -> Feedback:
     """Exercise (predict, then check): replace every lambda_tj of the trained additive model by 1/n."""
-    letter, problem = _choice(name, answer, list(UNIFORM_OPTIONS))
-    if problem is not None:
-        return problem
-    if letter == "C":
-        return Feedback(
-            name,
-            True,
-            [
-                "With lambda_tj = 1/n the context is the mean of the e_j, the same at every "
-                "step. The decoder was trained on contexts that weight a few characters "
-                "heavily, so the context no longer tells it which digit to write (its state "
-                "still tells it where in the date it is). Run the next cell to see it."
-            ],
-        )
-    if letter == "A":
-        return Feedback(
-            name,
-            False,
-            [
-                "If the weights were a by-product the decoder ignored, that would be so. But "
-                "c_t is what the decoder reads from the input at step t (all else it knows of "
-                "the input came in through s_0, the earlier contexts and the true previous "
-                "characters it is fed): with equal weights it is the same vector at every "
-                "step. What can it still tell the decoder?"
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            "The mean of the e_j is a fixed context, like c. But the fixed-context model was "
-            "trained to read its digits from its c; this decoder never saw an averaged "
-            "context in training: it learned to read each digit from a context that weights "
-            "a few characters heavily. Its state still tells it where in the date it is; "
-            "what can it no longer tell? Think again."
-        ],
+    return check_choice(
+        title,
+        answer,
+        UNIFORM_OPTIONS,
+        "C",
+        success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was "
+        "trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to "
+        "write (its state still tells it where in the date it is). Run the next cell to see it.",
+        hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between "
+        "steps.",
+        fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
     )
 
 
 ENCODER_OPTIONS = {
-    "A": "only e_7",
-    "B": "e_7 and every state after it (j >= 7)",
-    "C": "e_0 to e_7 (j <= 7)",
-    "D": "every e_j",
+    "A": "e_7 has just read x_7, but the GRU's state carries it on: what are e_8, e_9, ... computed from?",
+    "B": "",
+    "C": "That is the backward direction: the backward GRU reads from the end. Which way does the forward GRU read?",
+    "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the "
+    "backward GRU, what has e_3 read?",
 }
 
 
 @exercise("predict: which states of a forward-only encoder have read the year's first digit")
-def check_forward_encoder_prediction(name, answer) -> Feedback:
+def check_forward_encoder_prediction(title, answer) -> Feedback:
     """Exercise (predict, then check): with a forward GRU only, e_j has read x_0..x_j; which e_j know x_7?"""
-    letter, problem = _choice(name, answer, list(ENCODER_OPTIONS))
-    if problem is not None:
-        return problem
-    if letter == "B":
-        return Feedback(
-            name,
-            True,
-            [
-                "A forward GRU carries what it has read to the right: from j = 7 on, its state "
-                "has seen x_7; before, it cannot have. So the attention for that digit can "
-                "only usefully sit at j >= 7. Train the model below and see where it sits."
-            ],
-        )
-    hints = {
-        "A": "e_7 has just read x_7, but the GRU's state carries it on: e_8, e_9, ... are computed from e_7.",
-        "C": "That is the backward direction: the backward GRU reads from the end, so its states at j <= 7 "
-        "have read x_7. The forward GRU reads from the start.",
-        "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). "
-        "Without the backward GRU, what has e_3 read?",
-    }
-    return Feedback(name, False, [hints[letter]])
+    return check_choice(
+        title,
+        answer,
+        ENCODER_OPTIONS,
+        "B",
+        success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, "
+        "it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and "
+        "see where it sits.",
+        hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
+        fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
+    )
 
 
 def _small_model():
@@ -234,6 +201,13 @@ def _decode(model, memory, max_len, *, feed_back=True, update=True, first=1):
             ids.append(chosen)
             token = chosen if feed_back else token
         return torch.stack(ids, dim=1).numpy().astype(np.float64)
+
+
+_GREEDY_FIX = (
+    "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.full((memory.states.shape[0],), Vocab.BOS)\n"
+    "ids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n"
+    "    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
+)
 
 
 @exercise("greedy decoding")
@@ -314,13 +288,26 @@ def check_greedy_decode(name, fn) -> Feedback:
     ]
     hint = known_mistake(got, mistakes)
     if hint is not None:
-        return Feedback(name, False, [hint])
+        return Feedback(name, False, [hint], fix=_GREEDY_FIX)
+    if np.all(got[:, 0] == Vocab.BOS) and close(got[:, 1:], expected[:, :-1]):
+        return Feedback(
+            name,
+            False,
+            [
+                "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. "
+                "Which tokens does the model choose: is <bos> one of them?"
+            ],
+            hint="Keep only what the steps return; the start token is an input, not an output.",
+            fix=_GREEDY_FIX,
+        )
     return Feedback(
         name,
         False,
         [
-            "Not the model's greedy output yet. The loop: state = decoder.start(summary), "
-            "token = <bos> for every sequence; then max_len times: logits, state, _ = "
-            "decoder.step(token, state, memory); token = the argmax of the logits; keep it."
+            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, "
+            "another start token). Is your first column the model's first choice after <bos>?"
         ],
+        hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the "
+        "argmax of the logits, keep it and feed it back, with the new state.",
+        fix=_GREEDY_FIX,
     )

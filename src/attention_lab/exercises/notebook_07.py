@@ -5,6 +5,7 @@ As everywhere, a check explains a wrong answer in words and never prints the exp
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -12,16 +13,15 @@ import numpy as np
 from ..normalisers import softmax
 from .feedback import (
     Feedback,
-    as_numbers,
-    close,
+    _one_line,
+    _short,
+    _student_line,
     exercise,
-    known_mistake,
     not_attempted,
-    not_finite,
-    one_number_per_case,
-    to_float_array,
+    quiet,
     unanswered,
 )
+from .runner import Case, Mistake, check_function, read_number
 
 __all__ = [
     "check_self_attention",
@@ -30,115 +30,129 @@ __all__ = [
     "check_split_heads",
     "check_tempting_reshape",
     "check_no_position_prediction",
+    "check_transformer_block",
+    "check_train_step",
 ]
 
 
-def _rows_sum_to_one(weights):
-    return bool(np.allclose(weights.sum(axis=-1), 1.0, atol=1e-6))
+def self_attention_reference(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (n, d_k), (n, d_k), (n, d_v)
+    return softmax(Q @ K.T / math.sqrt(K.shape[1])) @ V  # (n, d_v)
+
+
+def _attn(scores_to_out):
+    return lambda X, W_q, W_k, W_v: scores_to_out(X @ W_q, X @ W_k, X @ W_v, W_q.shape[1])
+
+
+_SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
+_SA_MISTAKES = [
+    Mistake(
+        "{where} your result is (n, n): that is the weight matrix. What does each position output?",
+        hint="Each output row is a weighted average of the rows of V.",
+        fix=_SA_FIX,
+        when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1]),
+    ),
+    Mistake(
+        "{where} your result has d_model columns, so it averages X itself. What are the values?",
+        hint="V = X W_v.",
+        fix=_SA_FIX,
+        when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1]),
+    ),
+    Mistake(
+        "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
+        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
+    ),
+    Mistake(
+        "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
+        hint="d_k = W_q.shape[1].",
+        fix=_SA_FIX,
+        wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
+    ),
+    Mistake(
+        "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
+        hint="d_k = W_q.shape[1].",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
+    ),
+    Mistake(
+        "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
+        hint="The variance of q . k is d_k for unit-variance entries.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
+    ),
+    Mistake(
+        "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
+        hint="It keeps the softmax out of its saturated region.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
+    ),
+    Mistake(
+        "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
+        hint="On the scores, before the softmax.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
+    ),
+    Mistake(
+        "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
+        hint="A row of the score matrix is one query.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
+    ),
+    Mistake(
+        "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
+        hint="Rows are queries, columns keys.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
+    ),
+    Mistake(
+        "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
+        hint="Weights are non-negative and sum to 1.",
+        fix=_SA_FIX,
+        wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
+    ),
+]
+
+
+def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
+    X = scale * rng.normal(size=(n, d_model))
+    return Case(
+        (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where
+    )
 
 
 @exercise("self-attention in numpy")
-def check_self_attention(name, fn) -> Feedback:
+def check_self_attention(title, fn) -> Feedback:
     """Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v)."""
     rng = np.random.default_rng(70)
-    X = rng.normal(size=(5, 4))  # (n, d_model)
-    W_q, W_k, W_v = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
-    got, problem = as_numbers(name, fn, X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
-    if problem is not None:
-        return problem
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (5, 3), (5, 3), (5, 2)
-    expected = softmax(Q @ K.T / math.sqrt(3)) @ V  # (5, 2)
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Every position is a query, a key and a value: the weight matrix is (n, n), "
-                "and each output row is a weighted average of the rows of V."
-            ],
-        )
-    if got.shape != expected.shape:
-        if got.shape == (5, 5):
-            return Feedback(
-                name,
-                False,
-                [
-                    "Your result is (n, n) = (5, 5): that is the weight matrix. Multiply it "
-                    "by V = X W_v to get one output vector per position."
-                ],
-            )
-        if got.shape == (5, 4):
-            return Feedback(
-                name,
-                False,
-                [
-                    "Your result has d_model = 4 columns, so it averages X itself. The "
-                    "values are V = X W_v, with W_v of shape (4, 2)."
-                ],
-            )
-        return Feedback(
-            name, False, [f"With n = 5 positions and W_v of shape (4, 2) the output is (5, 2); got {got.shape}."]
-        )
-    bad = not_finite(name, got, "Subtract each row's maximum before exp, or use a stable softmax.")
-    if bad is not None:
-        return bad
-    variants = [
-        (
-            softmax(Q @ K.T) @ V,
-            "Scale the scores: divide Q K^T by sqrt(d_k), where d_k = 3 is the width of the queries and keys.",
-        ),
-        (
-            softmax(Q @ K.T / 2.0) @ V,
-            "You divided by sqrt(d_model) = sqrt(4); the dot products are between "
-            "queries and keys of width d_k = W_q.shape[1] = 3, so divide by sqrt(3).",
-        ),
-        (
-            softmax(Q @ K.T / math.sqrt(3), axis=0) @ V,
-            "Your softmax normalised the columns. Each query (a row of "
-            "the score matrix) needs weights summing to 1 over the keys: "
-            "softmax over the last axis.",
-        ),
-        (softmax(K @ Q.T / math.sqrt(3)) @ V, "Rows are queries and columns keys: the scores are Q K^T, not K Q^T."),
-        (
-            softmax(Q @ K.T / math.sqrt(2)) @ V,
-            "You divided by sqrt(d_v) = sqrt(2), the width of the values. The "
-            "scale belongs to the dot products q . k, whose width is d_k = "
-            "W_q.shape[1] = 3: divide by sqrt(3).",
-        ),
-        (
-            softmax(Q @ K.T / 3) @ V,
-            "You divided by d_k = 3 itself; divide by its square root. A dot product of two "
-            "d_k-wide vectors with independent zero-mean, unit-variance entries has "
-            "variance d_k, so sqrt(d_k) is its standard deviation.",
-        ),
-        (
-            softmax(Q @ K.T * math.sqrt(3)) @ V,
-            "You multiplied the scores by sqrt(d_k); divide them by it, which "
-            "keeps the softmax out of its flat, saturated region.",
-        ),
-        (
-            softmax(Q @ K.T) @ V / math.sqrt(3),
-            "You scaled after the softmax: the weights then sum to 1/sqrt(3), not "
-            "1, and their relative sizes are unchanged. Divide the scores Q K^T "
-            "by sqrt(d_k) before the softmax.",
-        ),
-        (
-            Q @ K.T / math.sqrt(3) @ V,
-            "No softmax: the scaled scores themselves weigh the values. Turn each row of "
-            "scores into weights with a softmax over the keys first.",
-        ),
+    cases = [
+        _sa_case(rng, 5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
+        _sa_case(rng, 3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
+        _sa_case(rng, 5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
+        _sa_case(rng, 5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
     ]
-    hint = known_mistake(got, variants)
-    if hint is not None:
-        return Feedback(name, False, [hint])
-    return Feedback(
-        name,
-        False,
-        [
-            "The shape is right but the numbers are not. Compute Q = X W_q, K = X W_k, "
-            "V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then "
-            "weights @ V."
-        ],
+    return check_function(
+        title,
+        fn,
+        cases,
+        self_attention_reference,
+        _SA_MISTAKES,
+        shape=" (n, d_v): one output per position",
+        not_finite=Mistake(
+            "{where} your result has NaN or inf: do the scores overflow exp?",
+            hint="Subtract each row's maximum before exp (notebook 01).",
+            fix=_SA_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} the shape is right but the numbers are not, and not one of the usual slips. "
+            "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
+            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
+            "over each row, then weights @ V.",
+            fix=_SA_FIX,
+        ),
+        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
+        "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
     )
 
 
@@ -236,144 +250,162 @@ def check_causal_influence(name, two_causal_layers, one_window_layer, two_window
             )
         if j in truth[what] - got[what]:
             hints.append(
-                f"{what}: position {j} itself changes: its query may attend to its own key (the mask allows "
-                "j = i), and the residual connection carries its own token forward."
+                f"{what}: you left out a position that does change. May a query attend to its own key, and what "
+                "does the residual connection carry forward?"
             )
         beyond = sorted(p for p in got[what] - truth[what] if p > j)
         if beyond:
             hints.append(
                 f"{what}: {beyond} do not change: each layer moves the change at most as far as its mask "
-                "reaches, here one position per window layer."
+                "reaches. How far is that for this mask?"
             )
-        after = sorted(truth[what] - got[what] - {j})
-        if after:
+        if truth[what] - got[what] - {j}:
             hints.append(
-                f"{what}: {after} change too: each attends, directly or through an earlier layer's output, "
-                f"to position {j} with a positive weight (an allowed key's softmax weight is never exactly "
-                "0), so the change reaches it."
+                f"{what}: some later positions you left out change too. Which positions read position {j}, directly "
+                "or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is "
+                "never exactly 0)?"
             )
-    return Feedback(name, False, hints)
-
-
-@exercise("the variance of one head's score q . k")
-def check_head_score_variance(name, fn) -> Feedback:
-    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
-    cases = [(64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5), (96, 3, 2.0)]
-    got, problem = one_number_per_case(name, fn, cases, "a variance")
-    if problem is not None:
-        return problem
-    bad = not_finite(name, got, "A variance here is a finite positive number.")
-    if bad is not None:
-        return bad
-    d_model, heads, sigma = (np.array(column, dtype=np.float64) for column in zip(*cases, strict=True))
-    d_k = d_model / heads
-    expected = d_k * sigma**4
-    if np.allclose(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = "
-                "sigma^4, and they are independent: the variances add up to d_k sigma^4. "
-                "So each head divides by sqrt(d_k), not sqrt(d_model)."
-            ],
-        )
-    variants = [
-        (
-            d_model * sigma**4,
-            "A head only sees its own d_k = d_model / num_heads features: its dot product has d_k terms, not d_model.",
-        ),
-        (
-            d_k * sigma**2,
-            "Each term q_r k_r is a product of two independent variables of variance sigma^2: its "
-            "variance is E[q_r^2] E[k_r^2], a product of the two variances.",
-        ),
-        (np.sqrt(d_k) * sigma**2, "That is the standard deviation; the question asks for the variance."),
-        (d_k, "Right for sigma = 1; now let the components have variance sigma^2."),
-        (
-            d_model * sigma**2,
-            "Two things: a head sees d_k = d_model / num_heads features, and each term is a product "
-            "of two independent variables of variance sigma^2.",
-        ),
-    ]
-    for variant, hint in variants:
-        if np.allclose(got, variant):
-            return Feedback(name, False, [hint])
+    fix = "; ".join(f"{what} = {sorted(truth[what])}" for what in answers)
     return Feedback(
         name,
         False,
-        [
-            "Write q . k = sum over the head's d_k features of q_r k_r. Find the mean and "
-            "variance of one term, then add the variances of independent terms."
-        ],
+        hints,
+        hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
+        fix=fix,
     )
 
 
-def _as_array(value):
-    return to_float_array(value, "Your function's result")
+def head_score_variance_reference(d_model, num_heads, sigma):
+    return d_model / num_heads * sigma**4
+
+
+_VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
+_VAR_MISTAKES = [
+    Mistake(
+        "{where} your variance grows with d_model. How many features does one head's dot product add up? "
+        "A head only sees its own d_k = d_model / num_heads features.",
+        hint="Count the terms q_r k_r of one head.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d * s**4,
+    ),
+    Mistake(
+        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
+        "variance of such a product of the two variances?",
+        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d / h * s**2,
+    ),
+    Mistake(
+        "{where} that is the standard deviation; the question asks for the variance. What is its square?",
+        hint="Variance = standard deviation squared.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
+    ),
+    Mistake(
+        "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
+        hint="Each term's variance is E[q_r^2] E[k_r^2].",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d / h,
+    ),
+    Mistake(
+        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
+        "independent variables of variance sigma^2?",
+        hint="A head sees d_k = d_model / num_heads features.",
+        fix=_VAR_FIX,
+        wrong=lambda d, h, s: d * s**2,
+    ),
+]
+
+
+@exercise("the variance of one head's score q . k")
+def check_head_score_variance(title, fn) -> Feedback:
+    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
+    cases = [
+        Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
+        for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
+    ]
+    return check_function(
+        title,
+        fn,
+        cases,
+        head_score_variance_reference,
+        _VAR_MISTAKES,
+        shape=" (one number, a variance)",
+        not_finite=Mistake(
+            "{where} your variance is NaN or inf; a variance here is a finite positive number. "
+            "Which operation gives it?",
+            fix=_VAR_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
+            "and how do the variances of independent terms add up?",
+            hint="Write q . k = sum over the head's d_k features of q_r k_r.",
+            fix=_VAR_FIX,
+        ),
+        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
+        "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+    )
+
+
+def split_heads_reference(x, num_heads):
+    b, n, d_model = x.shape
+    return x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
+
+
+_SPLIT_FIX = (
+    "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
+)
+_SPLIT_MISTAKES = [
+    Mistake(
+        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
+        "order. Which axis comes second in (b, num_heads, n, d_k)?",
+        hint="Move the heads axis before the positions.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
+    ),
+    Mistake(
+        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
+        "different positions. Which axis of x holds the features that are to be split?",
+        hint="Split the last axis only, then move the new heads axis forward.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
+    ),
+    Mistake(
+        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
+        "convention: which features does head m hold?",
+        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
+        fix=_SPLIT_FIX,
+        wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
+    ),
+]
 
 
 @exercise("split into heads")
-def check_split_heads(name, fn) -> Feedback:
+def check_split_heads(title, fn) -> Feedback:
     """Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k..."""
-    b, n, d_model, heads = 2, 3, 8, 4
-    x = np.arange(b * n * d_model, dtype=np.float64).reshape(b, n, d_model)  # every entry distinct
-    got, problem = as_numbers(name, fn, x.copy(), heads)
-    if problem is not None:
-        return problem
-    d_k = d_model // heads
-    expected = x.reshape(b, n, heads, d_k).transpose(0, 2, 1, 3)  # (b, heads, n, d_k)
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same "
-                "split as torch.nn.MultiheadAttention and the course's MultiHeadAttention."
-            ],
-        )
-    if got.shape == (b, n, heads, d_k):
-        return Feedback(
-            name,
-            False,
-            [
-                "The features are split correctly, but the head axis must come before the "
-                "positions: (b, num_heads, n, d_k). Swap axes 1 and 2."
-            ],
-        )
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"x is (b, n, d_model) = {x.shape} and there are {heads} heads: the result "
-                f"is (b, num_heads, n, d_k) with d_k = d_model / num_heads; got {got.shape}."
-            ],
-        )
-    if close(got, x.reshape(b, heads, n, d_k)):
-        return Feedback(
-            name,
-            False,
-            [
-                "A plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then "
-                "holds pieces of different positions. Reshape to (b, n, num_heads, d_k) "
-                "first, then move the head axis forward."
-            ],
-        )
-    if close(got, x.reshape(b, n, d_k, heads).transpose(0, 3, 1, 2)):
-        return Feedback(
-            name,
-            False,
-            [
-                "Your heads take every num_heads-th feature (strided). That is a split too, "
-                "but not the convention: head m gets the contiguous block m*d_k ... "
-                "(m+1)*d_k - 1, which is what lets the weights be compared with PyTorch's."
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        ["Right shape, wrong entries. Reshape (b, n, d_model) to (b, n, num_heads, d_k), then transpose axes 1 and 2."],
+
+    def labelled(*shape):  # every entry distinct
+        return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+
+    cases = [
+        Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
+        Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
+        Case((labelled(2, 2, 6), 6), "For 6 heads of width 1"),
+    ]
+    return check_function(
+        title,
+        fn,
+        cases,
+        split_heads_reference,
+        _SPLIT_MISTAKES,
+        shape=" = (b, num_heads, n, d_k)",
+        otherwise=Mistake(
+            "{where} Right shape, wrong entries. Which features of which position land in head 0?",
+            hint="Label every feature with its index and print head 0.",
+            fix=_SPLIT_FIX,
+        ),
+        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
+        "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
     )
 
 
@@ -423,40 +455,539 @@ def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
 
 
 @exercise("predict: reversal without positional encoding")
-def check_no_position_prediction(name, prediction) -> Feedback:
-    """Exercise: a prediction (0..1) of the exact-match accuracy of the reversal model without positions."""
-    if unanswered(prediction):  # pragma: no cover - the decorator already answers this
-        return Feedback(name, False, [])
-    if callable(prediction):
-        return Feedback(name, False, ["Write your prediction as a number between 0 and 1, not a function."])
-    array, why = _as_array(prediction)
-    if why is not None:
-        return Feedback(name, False, [why.replace("Your function's result", "Your prediction")])
-    if array.size != 1:
-        return Feedback(name, False, [f"Write one number between 0 and 1; got an array of shape {array.shape}."])
-    value = float(array.reshape(()))
-    if not np.isfinite(value):
-        return Feedback(name, False, [f"Your prediction is {value}; write a finite number between 0 and 1."])
+def check_no_position_prediction(title, prediction) -> Feedback:
+    """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
+    value, why = read_number(prediction, "Your prediction")
+    if why is not None or callable(prediction):
+        return Feedback(title, False, [why or "Write your prediction as a number between 0 and 1, not a function."])
     if 1 < value <= 100:
-        return Feedback(name, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
+        return Feedback(title, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
     if not 0 <= value <= 1:
-        return Feedback(name, False, ["An accuracy lies between 0 and 1."])
+        return Feedback(title, False, ["An accuracy lies between 0 and 1."])
     if value <= 0.05:
         return Feedback(
-            name,
+            title,
             True,
             [
-                "Without positions the model is permutation-equivariant: the output at a position depends only on "
-                "its own digit and on the multiset of digits (which digits, how often each), never on where it stands. "
-                "For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders "
-                "of those digits, under 1% of them. Run the next cell to measure it."
+                "Without positions the model is permutation-equivariant: the output at a position depends only on its "
+                "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
+                "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
+                "those digits, under 1% of them. Run the next cell to measure it."
             ],
         )
     return Feedback(
-        name,
+        title,
         False,
         [
-            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? "
-            "Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
+            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
+            "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
         ],
+        hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
+        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
+    )
+
+
+# --- build the pre-LN block, then the training step -----------------------------------------------------------------
+
+BLOCK_SIZES = (8, 2, 16)  # d_model, num_heads, d_ff of the block the check builds
+_PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, Linear)"
+_FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
+
+
+_INIT_FIX = (
+    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\n"
+    "self.attention = MultiHeadAttention(d_model, num_heads)\n"
+    "self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n"
+    "                               torch.nn.Linear(d_ff, d_model))\n```"
+)
+
+
+def reference_block():
+    """The library's pre-LN block in float64, every parameter random and seeded (the LN gains and shifts too,
+    so that a block that uses one LN for both halves, or none, shows)."""
+    import torch
+
+    from ..nn import TransformerBlock
+
+    with torch.random.fork_rng():
+        torch.manual_seed(7)
+        block = TransformerBlock(*BLOCK_SIZES).double()
+        with torch.no_grad():
+            for p in block.parameters():
+                p.copy_(0.5 * torch.randn_like(p) + (1.0 if p.dim() == 1 else 0.0))
+    return block
+
+
+def block_mistakes(ref):
+    """The blocks students write instead of the pre-LN one, from the library block's parts: name -> f(x, mask)."""
+    A, F, N1, N2 = ref.attention, ref.ffn, ref.norm1, ref.norm2
+
+    def att(z, m):
+        return A(z, z, z, m)
+
+    def post_ln(x, m):  # the paper's order
+        h = N1(x + att(x, m))
+        return N2(h + F(h))
+
+    def residual_of_ln(x, m):  # x = norm1(x), then x = x + attention(x): the residual carries LN(x)
+        h = N1(x)
+        h = h + att(h, m)
+        z = N2(h)
+        return z + F(z)
+
+    def no_residual_attention(x, m):
+        h = att(N1(x), m)
+        return h + F(N2(h))
+
+    def no_residual_ffn(x, m):
+        return F(N2(x + att(N1(x), m)))
+
+    def ffn_half_post_ln(x, m):  # LN applied after the residual sum
+        h = x + att(N1(x), m)
+        return N2(h + F(h))
+
+    def one_norm(x, m):
+        h = x + att(N1(x), m)
+        return h + F(N1(h))
+
+    def no_norm2(x, m):
+        h = x + att(N1(x), m)
+        return h + F(h)
+
+    def parallel(x, m):
+        return x + att(N1(x), m) + F(N2(x))
+
+    def keys_not_normalised(x, m):
+        h = x + A(N1(x), x, x, m)
+        return h + F(N2(h))
+
+    def mask_ignored(x, m):
+        return ref(x, None)
+
+    return {
+        f.__name__: f
+        for f in (
+            post_ln,
+            residual_of_ln,
+            no_residual_attention,
+            no_residual_ffn,
+            ffn_half_post_ln,
+            one_norm,
+            no_norm2,
+            parallel,
+            keys_not_normalised,
+            mask_ignored,
+        )
+    }
+
+
+_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint, the line of the fix)
+    "post_ln": (
+        "{where} your block normalises after each residual sum, LN(x + sub-layer(x)): that is the paper's post-LN. "
+        "In the pre-LN block asked for, what does each sub-layer read, and is the sum ever normalised inside it?",
+        "Pre-LN: each sub-layer reads a normalised copy of x, and its output is added to x itself.",
+    ),
+    "residual_of_ln": (
+        "{where} your residual connection adds the attention's output to LN(x), not to x: the input was replaced "
+        "by its normalised copy before the sum. What should travel unchanged along the residual path?",
+        "Keep the input and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
+    ),
+    "no_residual_attention": (
+        "{where} the attention half has no residual connection: its output replaces x instead of being added "
+        "to it. What does x + F(x) keep that F(x) alone loses?",
+        "Both halves have the form input + sub-layer(LN(input)).",
+    ),
+    "no_residual_ffn": (
+        "{where} the feed-forward half has no residual connection: the block returns the FFN's output alone. "
+        "What should it be added to?",
+        "Both halves have the form input + sub-layer(LN(input)).",
+    ),
+    "ffn_half_post_ln": (
+        "{where} the attention half is pre-LN, but the feed-forward half normalises after its residual sum. "
+        "In pre-LN, where does the second layer normalisation sit?",
+        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+    ),
+    "one_norm": (
+        "{where} both halves go through the same layer normalisation, norm1 (the check gives norm1 and norm2 "
+        "different gains and shifts). Which one belongs to the feed-forward half?",
+        "Each sub-layer has its own LN, with its own learned gain and shift.",
+    ),
+    "no_norm2": (
+        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does norm2 go?",
+        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+    ),
+    "parallel": (
+        "{where} your attention and FFN both read the block's input, and their outputs are added side by side "
+        "(a parallel block, as in GPT-J). In the Transformer block they come one after the other: what does the "
+        "FFN half read?",
+        "The FFN half starts from the attention half's output (x after its first residual sum).",
+    ),
+    "keys_not_normalised": (
+        "{where} your queries come from LN(x) but the keys and values from x itself. In pre-LN, which tensor "
+        "do all three read?",
+        "Self-attention: queries, keys and values all come from the same (normalised) tensor.",
+    ),
+    "mask_ignored": (
+        "{where} your block gives the same output with the mask as without it: the mask never reaches the "
+        "attention. Where must it go?",
+        "forward receives `mask`; MultiHeadAttention takes it as its fourth argument.",
+    ),
+}
+
+
+def _load_weights(block, ref):
+    """Copy the library block's weights into the student's by name (PositionWiseFFN's ``ffn.net.0`` may be the
+    student's ``ffn.0``): None, or a sentence saying why they do not fit."""
+    theirs = block.state_dict()
+    mapped = {}
+    for key, value in ref.state_dict().items():
+        name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
+        if name is None:
+            return (
+                f"The check gives your block the library block's weights, by name, and your block has no "
+                f"parameter {key} (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: "
+                "which is missing or named differently?"
+            )
+        if tuple(theirs[name].shape) != tuple(value.shape):
+            return (
+                f"Your {name} has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for "
+                f"d_model, num_heads, d_ff = {BLOCK_SIZES}. Which size did you pass where?"
+            )
+        mapped[name] = value
+    extra = sorted(set(theirs) - set(mapped))
+    if extra:
+        return (
+            f"Your block has parameters the pre-LN block does not have: {', '.join(extra)}. It has four parts, "
+            f"{_PARTS}: what is the extra one for?"
+        )
+    block.load_state_dict(mapped)
+    return None
+
+
+def _block_cases():
+    import torch
+
+    from ..nn import causal_mask
+
+    g = torch.Generator().manual_seed(70)
+    x = torch.randn(2, 5, BLOCK_SIZES[0], generator=g, dtype=torch.float64)  # (b, n, d_model)
+    padding = torch.tensor([True, True, True, False, False])[None, None, :].expand(2, 1, 5).clone()
+    padding[1] = False  # the second sequence has no valid position: every row of its weights is fully masked
+    return [
+        Case((x, None), "For a batch of 2 sequences of 5 positions (d_model = 8) and no mask,"),
+        Case((x, causal_mask(5)), "With the causal mask,"),
+        Case((x, padding), "With a padding mask whose second sequence has no valid key (fully masked rows),"),
+        Case((1000 * x, causal_mask(5)), "For inputs 1000 times larger (causal mask),"),
+        Case((x / 1000, causal_mask(5)), "For inputs 1000 times smaller (causal mask),"),
+    ]
+
+
+@exercise("a pre-LN Transformer block, written as an nn.Module")
+def check_transformer_block(title, cls) -> Feedback:
+    """Exercise: ``cls(d_model, num_heads, d_ff)`` is a pre-LN block (parts norm1, attention, norm2, ffn) whose
+    ``forward(x, mask=None)`` computes x + Attention(LN1(x)), then + FFN(LN2(.)). The check loads a random
+    library block's weights into it and compares outputs with and without masks (a fully masked row included)."""
+    import torch
+
+    if not isinstance(cls, type):
+        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {_short(cls)}."])
+    ref = reference_block()
+    try:
+        with torch.random.fork_rng():
+            block = cls(*BLOCK_SIZES)
+            x, _ = _block_cases()[0].args
+            first = block.double()(x.clone())
+    except Exception as error:  # noqa: BLE001 - the student's class, built and called once
+        return Feedback(
+            title,
+            False,
+            [
+                f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of "
+                f"shape (2, 5, 8) raised {_one_line(error)}{_student_line(error)}. Which part, or which line of "
+                "forward, does that point to?"
+            ],
+        )
+    if unanswered(first):
+        return not_attempted(title)
+    problem = _load_weights(block, ref)
+    if problem is not None:
+        return Feedback(title, False, [problem], hint=f"The four parts: {_PARTS}.", fix=_INIT_FIX)
+    with torch.no_grad(), torch.random.fork_rng():
+        a, b = block(x.clone()), block(x.clone())
+    if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
+        return Feedback(
+            title,
+            False,
+            [
+                "Your block gives two different outputs for the same input: something random runs inside it "
+                "(dropout, in training mode, which is the default). This block, like the tiny models, has none: "
+                "what makes two calls differ?"
+            ],
+            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
+            fix="Leave the Dropout layers out (or build them with p = 0).",
+        )
+
+    def forward(x, mask):  # the student's block with the reference weights
+        with torch.no_grad():
+            return block(x, mask)
+
+    def reference(x, mask):
+        with torch.no_grad():
+            return ref(x, mask)
+
+    wrong = block_mistakes(ref)
+    mistakes = [
+        Mistake(says, hint=hint, fix=_FORWARD_FIX, wrong=lambda x, m, f=wrong[name]: reference_call(f, x, m))
+        for name, (says, hint) in _BLOCK_SAYS.items()
+    ]
+    return check_function(
+        title,
+        forward,
+        _block_cases(),
+        reference,
+        mistakes,
+        tensor=True,
+        compare=lambda got, expected, *args: (
+            got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+        ),
+        shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
+        otherwise=Mistake(
+            "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
+            "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
+            "right, if you compare it with the formula x + Attention(LN(x))?",
+            hint="Compute the first half alone with the check's weights and compare it with the library block's "
+            "norm1 and attention; then the second half.",
+            fix=_FORWARD_FIX,
+        ),
+        success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
+        "without masks, for large and small inputs. From here on the notebook uses the library's class.",
+    )
+
+
+def reference_call(f, x, mask):
+    import torch
+
+    with torch.no_grad():
+        return f(x, mask)
+
+
+def train_step_reference(model, optimizer, inputs, targets):
+    import torch
+
+    logits = model(inputs)  # (b, n, vocab)
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _step_variant(order="zbs", loss="mean"):
+    """A training step that does its three calls in ``order`` (z = zero_grad, b = backward, s = step) with the
+    loss ``loss``: the training steps students write instead of the right one."""
+    import torch
+    import torch.nn.functional as F
+
+    def step(model, optimizer, inputs, targets):
+        logits = model(inputs)  # (b, n, vocab)
+        flat, labels = logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
+        value = {
+            "mean": lambda: F.cross_entropy(flat, labels),
+            "sum": lambda: F.cross_entropy(flat, labels, reduction="sum"),
+            "softmax_first": lambda: F.cross_entropy(torch.softmax(flat, -1), labels),
+            "nll_of_logits": lambda: F.nll_loss(flat, labels),
+            "last_position": lambda: F.cross_entropy(logits[:, -1], targets[:, -1]),
+            "misaligned": lambda: F.cross_entropy(logits.transpose(0, 1).reshape(flat.shape), labels),
+        }[loss]()
+        calls = {"z": optimizer.zero_grad, "b": value.backward, "s": optimizer.step}
+        for c in order:
+            calls[c]()
+        return value.item()
+
+    return step
+
+
+def _step_setup(optimizer):
+    import torch
+
+    from ..nn import TinyTransformer
+
+    with torch.random.fork_rng():
+        torch.manual_seed(5)
+        model = TinyTransformer(6, 5, d_model=8, num_heads=2, num_layers=1, d_ff=16).double()
+    g = torch.Generator().manual_seed(6)
+    inputs = torch.randint(0, 6, (3, 4, 5), generator=g)  # 3 batches of 4 sequences of 5 tokens
+    make = {"SGD": lambda p: torch.optim.SGD(p, lr=0.5), "Adam": lambda p: torch.optim.Adam(p, lr=0.05)}
+    return model, make[optimizer](model.parameters()), inputs, inputs.flip(-1)
+
+
+def _run_steps(step, optimizer):
+    """Three training steps with ``step`` from a fixed start: the three losses, then every parameter (flat)."""
+    import torch
+
+    model, opt, inputs, targets = _step_setup(optimizer)
+    losses = [float(step(model, opt, x, y)) for x, y in zip(inputs, targets, strict=True)]
+    return np.concatenate([losses, torch.cat([p.detach().flatten() for p in model.parameters()]).numpy()])
+
+
+_NO_UPDATE = (
+    "{where} your step leaves every parameter as it was: no update happened. An update needs the gradients "
+    "that backward() computes, then the optimizer's step(); which is missing, or what clears the gradients "
+    "between the two?"
+)
+_STEP_MISTAKES = [  # (order, loss, says, hint)
+    ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
+    ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
+    ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
+    (
+        "bs",
+        "mean",
+        "{where} your first step is right, the later ones are not: each step's gradient is added to the ones "
+        "before. What keeps the gradients of earlier batches in .grad?",
+        "PyTorch accumulates gradients in .grad until something sets them to zero.",
+    ),
+    (
+        "zbs",
+        "sum",
+        "{where} the losses you return are 20 times the mean cross-entropy per position (4 sequences x 5 "
+        "positions), and SGD's steps are 20 times too large. Which loss does the training use: the sum or "
+        "the mean over the positions?",
+        "F.cross_entropy averages by default (reduction='mean').",
+    ),
+    (
+        "zbs",
+        "softmax_first",
+        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice (once by you, "
+        "once inside cross_entropy). What does F.cross_entropy expect as its input?",
+        "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
+    ),
+    (
+        "zbs",
+        "nll_of_logits",
+        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities), so "
+        "it can fall without bound. What turns logits into log-probabilities?",
+        "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
+    ),
+    (
+        "zbs",
+        "last_position",
+        "{where} your loss uses only the last position of each sequence. The model predicts every position at "
+        "once (8 outputs per sequence in the reversal task): which positions should the loss average over?",
+        "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
+    ),
+    (
+        "zbs",
+        "misaligned",
+        "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
+        "position's target. How must the two be laid out so that row r of one matches entry r of the other?",
+        "Flatten both the same way, keeping the batch axis first.",
+    ),
+]
+_STEP_FIX = (
+    "```\nlogits = model(inputs)                                   # (batch, n, vocab)\n"
+    "loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n"
+    "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
+)
+
+
+def _run_steps_of(order, loss, optimizer):
+    return _run_steps(_step_variant(order, loss), optimizer)
+
+
+_STEP_HINT = (
+    "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; "
+    "return the loss as a number."
+)
+
+
+def _step_error(error) -> str:
+    """A training step's exception in the student's terms."""
+    text = str(error)
+    if "Expected target size" in text or "Expected input batch_size" in text or "Expected 2D" in text:
+        return (
+            "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = "
+            "(4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the "
+            "classes. How can each row of scores meet its one target?"
+        )
+    if "does not require grad" in text:
+        return (
+            "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken "
+            "out of the graph (.item(), .detach(), an argmax)?"
+        )
+    if "modified by an inplace operation" in text:
+        return (
+            "backward() found the parameters changed since the forward pass: the optimizer's step() ran before "
+            "backward(). Which of the two needs the other's result?"
+        )
+    if "backward through the graph a second time" in text:
+        return "backward() ran twice on the same loss; each step needs one forward pass and one backward()."
+    return f"Your function raised {_one_line(error)}{_student_line(error)}. What did that line get?"
+
+
+@exercise("the training step of the tiny model")
+def check_train_step(title, fn) -> Feedback:
+    """Exercise: ``fn(model, optimizer, inputs, targets)`` does one step (cross-entropy over every position, zero
+    the gradients, backward, step) and returns the loss. Three steps from a fixed start are compared with the
+    reference, parameter by parameter, with SGD (where the loss's scale shows) and with Adam."""
+    if unanswered(fn):
+        return not_attempted(title)
+    if not callable(fn):
+        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {_short(fn)}."])
+    model, opt, inputs, targets = _step_setup("SGD")
+    try:
+        with quiet():
+            loss = fn(model, opt, inputs[0], targets[0])
+    except Exception as error:  # noqa: BLE001 - a student's error, in words
+        return Feedback(
+            title,
+            False,
+            [f"{_step_error(error)} (Your step was called on a TinyTransformer and a batch of (4, 5) tokens.)"],
+            hint=_STEP_HINT,
+            fix=_STEP_FIX,
+        )
+    if unanswered(loss):
+        return Feedback(
+            title,
+            False,
+            ["Your step returns None: what should it return?"],
+            hint="The loss of the batch, as a number.",
+            fix=_STEP_FIX,
+        )
+    number, why = read_number(loss, "The loss your step returns")
+    if why is not None:
+        return Feedback(title, False, [why])
+    try:
+        with quiet():
+            _run_steps(fn, "SGD")
+    except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
+        return Feedback(
+            title,
+            False,
+            [f"{_step_error(error)} (In the second or third of three training steps.)"],
+            hint=_STEP_HINT,
+            fix=_STEP_FIX,
+        )
+    mistakes = [
+        Mistake(says, hint=hint, fix=_STEP_FIX, wrong=functools.partial(_run_steps_of, order, kind))
+        for order, kind, says, hint in _STEP_MISTAKES
+    ]
+    return check_function(
+        title,
+        lambda optimizer: _run_steps(fn, optimizer),
+        [
+            Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
+            Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
+        ],
+        lambda optimizer: _run_steps(train_step_reference, optimizer),
+        mistakes,
+        otherwise=Mistake(
+            "{where} your losses or your updated parameters differ from one training step's, and not in one of "
+            "the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the "
+            "losses you return already right?",
+            hint="One step: the cross-entropy over every position of every sequence, zero the gradients, "
+            "backward, step; return the loss as a number.",
+            fix=_STEP_FIX,
+        ),
+        success="Your step is the course's training step: the same losses and the same parameters after three "
+        "steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
     )

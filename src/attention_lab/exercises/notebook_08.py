@@ -1,412 +1,465 @@
 """Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``).
 
-As everywhere, a check explains a wrong answer in words and never prints the expected numbers.
+- :func:`check_top_p`: nucleus filtering of one distribution (ties to the smaller index);
+- :func:`check_reheat`: the distribution at any T from the one at T = 1 (T from 0.0005 to 5);
+- :func:`check_kv_cache_bytes`: the cache's memory per position, derived;
+- :func:`check_window_mask`: a model change, sliding-window attention: its mask, then its effect on the loss;
+- :func:`check_cross_attention_cache`: which keys an encoder-decoder can keep while it writes.
+
+Each check is a table of cases and named mistakes on the shared runner (:mod:`.runner`).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import (
-    Feedback,
-    as_numbers,
-    close,
-    exercise,
-    known_mistake,
-    not_finite,
-    one_number_per_case,
-    run_student,
-    to_float_array,
-)
+from .feedback import Feedback, exercise
+from .runner import Case, Mistake, check_choice, check_function
 
-__all__ = [
-    "check_top_p",
-    "check_reheat",
-    "check_kv_cache_bytes",
-    "check_cached_attention",
-    "check_mask_and_cache_prediction",
-]
-
-# one distribution with a crossing token that is not at an exact boundary, a tie, and tiny entries
-PROBS = np.array([0.05, 0.3, 0.02, 0.25, 0.25, 0.1, 0.03])
+__all__ = ["check_top_p", "check_reheat", "check_kv_cache_bytes", "check_window_mask", "check_cross_attention_cache"]
 
 
-def _nucleus(probs, p_top, keep_rule):
-    order = np.argsort(-probs, kind="stable")
+# --- exercise 1: top-p ---------------------------------------------------------------------------------------------
+
+
+def _nucleus(probs, p_top, rule, descending=True):
+    """The distribution kept by ``rule(mass_before, ranked, p_top)`` over the tokens sorted by probability
+    (most likely first, ties to the smaller index), renormalised."""
+    order = np.argsort(-probs if descending else probs, kind="stable")
     ranked = probs[order]
     keep = np.zeros(probs.size, dtype=bool)
-    keep[order] = keep_rule(np.cumsum(ranked), ranked, p_top)
-    return keep, order
-
-
-def _renormalised(probs, keep):
+    keep[order] = rule(np.cumsum(ranked) - ranked, ranked, p_top)
     kept = np.where(keep, probs, 0.0)
     return kept / kept.sum()
 
 
 def top_p_reference(probs, p_top):
-    keep, _ = _nucleus(probs, p_top, lambda cum, ranked, p: cum - ranked < p)
-    return _renormalised(probs, keep)
+    return _nucleus(probs, p_top, lambda before, ranked, p: before < p)
 
 
-def top_p_mistakes(probs, p_top) -> list:
-    """(wrong answer, hint) pairs: the plausible wrong implementations of top-p on ``probs``."""
-    right, order = _nucleus(probs, p_top, lambda cum, ranked, p: cum - ranked < p)
-    below, _ = _nucleus(probs, p_top, lambda cum, ranked, p: cum <= p)
-    strictly, _ = _nucleus(probs, p_top, lambda cum, ranked, p: cum < p)
-    ascending = np.argsort(probs, kind="stable")
-    low = np.zeros(probs.size, dtype=bool)
-    low[ascending] = np.cumsum(probs[ascending]) - probs[ascending] < p_top
-    count = max(1, int(round(p_top * probs.size)))
-    by_count = np.zeros(probs.size, dtype=bool)
-    by_count[order[:count]] = True
-    crossing = (
-        "The token whose probability makes the running sum reach p_top belongs to the nucleus: keep a token "
-        "while the mass of the tokens *before* it is still below p_top (cumsum - probs < p_top)."
+# near-ties 0.25 - 1e-12 < 0.25 < 0.25 + 1e-12 at indices 1, 3, 4 (ranked by value, so against index order); exact
+# ties in TIES, whose two largest have a mass of exactly 0.75 (binary fractions: no rounding); tiny entries in TINY
+PROBS = np.array([0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03])
+TIES = np.array([0.125, 0.375, 0.125, 0.375])
+TINY = np.array([1 - 2e-300, 1e-300, 1e-300])
+_TOP_P_FIX = (
+    '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\n'
+    "keep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```"
+)
+_TOP_P_MISTAKES = [
+    Mistake(
+        "{where} you keep one token too few: the token whose probability makes the running sum reach p_top is "
+        "dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
+        hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
+    ),
+    Mistake(
+        "{where} you keep one token too few: a token is kept only while the running sum, its own probability "
+        "included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
+        hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
+    ),
+    Mistake(
+        "{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept "
+        "too. Once the kept mass is at least p_top, is another token needed?",
+        hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with "
+        "p_top strictly.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
+    ),
+    Mistake(
+        "{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?",
+        hint="Divide by the kept mass.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
+    ),
+    Mistake(
+        "{where} you summed from the least likely token up. From which end does the nucleus start?",
+        hint="The nucleus holds the most likely tokens.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
+    ),
+    Mistake(
+        "{where} the kept probabilities are right but in sorted order, most likely first. Where does each "
+        "probability belong in the result?",
+        hint="The result is indexed like probs: token i's probability at index i.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
+    ),
+    Mistake(
+        "{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each "
+        "token's probability, or the mass of the most likely tokens together?",
+        hint="Rank the tokens, then add up their probabilities in that order.",
+        fix=_TOP_P_FIX,
+        when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
+    ),
+    Mistake(
+        "{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p "
+        "keep?",
+        hint="As many as it takes for their mass to reach p_top: it depends on the probabilities.",
+        fix=_TOP_P_FIX,
+        wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
+    ),
+    Mistake(
+        "{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the "
+        "smaller index: which of the tied tokens comes first in the ranking?",
+        hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them.",
+        fix=_TOP_P_FIX,
+        when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
+    ),
+]
+
+
+def _same_keep(got, keep):
+    return np.array_equal(np.asarray(got) > 0, keep)
+
+
+def _top_count(probs, count):
+    keep = np.zeros(probs.size, dtype=bool)
+    keep[np.argsort(-probs, kind="stable")[:count]] = True
+    return np.where(keep, probs, 0.0) / probs[keep].sum()
+
+
+def _ties_broken_wrong(got, probs, p_top):
+    """True when ``got`` keeps the right number of tokens, or one more, but not the smaller-index ones of a tie."""
+    right = top_p_reference(probs, p_top) > 0
+    kept = np.asarray(got) > 0
+    return (
+        not np.array_equal(kept, right)
+        and kept.sum() in (right.sum(), right.sum() + 1)
+        and np.all(np.isin(probs[kept], probs[right]))
     )
-    mistakes = [
-        (
-            _renormalised(probs, below),
-            "You keep the tokens whose running sum is at most p_top, which drops the "
-            "token that crosses p_top: the kept mass is then below p_top. " + crossing,
-        ),
-        (
-            _renormalised(probs, strictly),
-            "You keep the tokens whose running sum is below p_top, which drops the "
-            "token that crosses p_top. " + crossing,
-        ),
-        (
-            np.where(right, probs, 0.0),
-            "The tokens are the right ones, but the result must be a distribution: "
-            "divide by the kept mass so that it sums to 1.",
-        ),
-        (
-            _renormalised(probs, low),
-            "You summed from the least likely token up: the nucleus is taken from the most "
-            "likely down (np.argsort(-probs)).",
-        ),
-        (
-            _renormalised(probs, right)[order],
-            "The values are right but in sorted order: put each probability back "
-            "at its token's index (the result is indexed like probs).",
-        ),
-        (
-            _renormalised(probs, probs >= p_top),
-            "A token is not kept because its own probability reaches p_top: the "
-            "nucleus is decided by the running sum of the most likely tokens.",
-        ),
-        (
-            _renormalised(probs, by_count),
-            "That keeps a fixed share p_top of the tokens (a top-k with k = p_top * n): "
-            "top-p keeps as many tokens as it takes for their mass to reach p_top.",
-        ),
-    ]
-    return [(wrong, hint) for wrong, hint in mistakes if not close(wrong, _renormalised(probs, right))]
 
 
 @exercise("top-p (nucleus) filtering")
-def check_top_p(name, fn) -> Feedback:
-    """Exercise: ``fn(probs, p_top)`` -> the distribution restricted to the nucleus, renormalised."""
-    cases = [(PROBS, 0.6), (PROBS, 0.75), (PROBS, 0.31), (np.array([0.5, 0.5]), 0.5), (PROBS, 1.0)]
-    for probs, p_top in cases:
-        got, problem = as_numbers(name, fn, probs.copy(), p_top)
-        if problem is not None:
-            return problem
-        expected = top_p_reference(probs, p_top)
-        if close(got, expected):
-            continue
-        if got.shape != expected.shape:
-            return Feedback(
-                name, False, [f"Return one probability per token: shape {expected.shape}, got {got.shape}."]
-            )
-        if np.all(np.isnan(got) | (got == 0)):
-            return Feedback(
-                name,
-                False,
-                [
-                    "Your result keeps no token (all zeros or NaN), but the nucleus always "
-                    "holds at least the most likely token. A token is not kept because its own "
-                    "probability reaches p_top: the nucleus is decided by the running sum of "
-                    "the most likely tokens."
-                ],
-            )
-        bad = not_finite(
-            name, got, "Divide by the kept mass, which is at least p_top > 0 here: no division by zero should occur."
-        )
-        if bad is not None:
-            return bad
-        hint = known_mistake(got, top_p_mistakes(probs, p_top))
-        if hint is not None:
-            return Feedback(name, False, [hint])
-        return Feedback(
-            name,
-            False,
-            [
-                f"Not yet right for p_top = {p_top}: sort the tokens by decreasing probability, "
-                "keep a token while the mass before it is below p_top, zero the rest and "
-                "renormalise."
-            ],
-        )
-    return Feedback(
-        name,
-        True,
-        [
-            "The nucleus: the most likely tokens until their mass reaches p_top, the crossing "
-            "token included (checked at p_top = 0.31, where the first token alone is short of "
-            "it, at a tie, and at p_top = 1, which keeps every token)."
-        ],
+def check_top_p(title, fn) -> Feedback:
+    """Exercise: ``fn(probs, p_top)`` -> the distribution restricted to the nucleus (the fewest most likely tokens
+    whose mass reaches p_top, the crossing token kept, ties to the smaller index), renormalised."""
+    cases = [
+        Case((PROBS, 0.6), "For probs [0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03] at p_top = 0.6"),
+        Case((PROBS, 0.3), "For the same probs at p_top = 0.3 (near-ties: 0.25 - 1e-12, 0.25, 0.25 + 1e-12)"),
+        Case((PROBS, 0.5), "For the same probs at p_top = 0.5 (the mass before the third token is a hair above 0.5)"),
+        Case((TIES, 0.25), "For probs [0.125, 0.375, 0.125, 0.375] at p_top = 0.25 (a tie at the top)"),
+        Case((TIES, 0.75), "For the same probs at p_top = 0.75 (the two 0.375s reach 0.75 exactly)"),
+        Case((TIES, 0.8), "For the same probs at p_top = 0.8 (the third token breaks a tie)"),
+        Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
+        Case((PROBS, 1.0), "At p_top = 1"),
+    ]
+    return check_function(
+        title,
+        fn,
+        cases,
+        top_p_reference,
+        _TOP_P_MISTAKES,
+        shape=" (one probability per token)",
+        otherwise=Mistake(
+            "{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which "
+            "tokens does yours keep, and what is the mass of the ones before the last kept token?",
+            hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that "
+            "order, and keep a token while the mass before it is below p_top.",
+            fix=_TOP_P_FIX,
+        ),
+        success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, "
+        "ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
     )
+
+
+# --- exercise 2: from T = 1 to any T ----------------------------------------------------------------------------
 
 
 def reheat_reference(p, temperature):
     return softmax(np.log(p), temperature)
 
 
+P_REHEAT = np.array([0.5, 0.25, 0.125, 0.0625, 0.0625])
+_REHEAT_FIX = "```\nz = np.log(p) / temperature\ne = np.exp(z - z.max())\nreturn e / e.sum()\n```"
+_REHEAT_MISTAKES = [
+    Mistake(
+        "{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?",
+        hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T).",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: p**t / np.sum(p**t),
+    ),
+    Mistake(
+        "{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?",
+        hint="Every distribution here sums to 1.",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: p ** (1 / t),
+    ),
+    Mistake(
+        "{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?",
+        hint="softmax(alpha) = p: take the log of both sides.",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: softmax(p / t),
+    ),
+    Mistake(
+        "{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does "
+        "the temperature divide?",
+        hint="The temperature acts on the logits, before the exponential.",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: p / t / np.sum(p / t),
+    ),
+    Mistake(
+        "{where} those are the tempered logits, not a distribution (they are negative). What is left to do?",
+        hint="Logits become probabilities through a softmax.",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: np.log(p) / t,
+    ),
+    Mistake(
+        "{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up "
+        "to a constant, the logit or minus the logit?",
+        hint="A larger logit means a larger probability.",
+        fix=_REHEAT_FIX,
+        wrong=lambda p, t: softmax(-np.log(p) / t),
+    ),
+]
+
+
 @exercise("from the distribution at T = 1 to any T")
-def check_reheat(name, fn) -> Feedback:
-    """Exercise: ``fn(p, T)`` -> softmax(log p / T) = p^(1/T) / sum p^(1/T)."""
-    p = np.array([0.5, 0.25, 0.125, 0.0625, 0.0625])
-    for temperature in (0.5, 2.0, 1.0, 0.2):
-        got, problem = as_numbers(name, fn, p.copy(), temperature)
-        if problem is not None:
-            return problem
-        expected = reheat_reference(p, temperature)
-        if close(got, expected):
-            continue
-        if got.shape != expected.shape:
-            return Feedback(name, False, [f"Return one probability per token: shape {p.shape}, got {got.shape}."])
-        bad = not_finite(
-            name,
-            got,
-            "These probabilities are between 1/16 and 1/2: nothing overflows, so the NaN "
-            "or inf comes from your own arithmetic (a log of 0 or a division by 0).",
-        )
-        if bad is not None:
-            return bad
-        powered = p ** (1 / temperature)
-        mistakes = [
-            (
-                p**temperature / np.sum(p**temperature),
-                "You raised p to the power T; the logits are divided by T, so p_i is raised to the power 1/T.",
-            ),
-            (powered, "Right shape of the change, but normalise: divide by the sum so that it is a distribution."),
-            (
-                softmax(p / temperature),
-                "You treated the probabilities as logits. The logits are log p plus a "
-                "constant (the same for every token, so it cancels): softmax(log p / T).",
-            ),
-            (
-                p / temperature / np.sum(p / temperature),
-                "Dividing the probabilities by T and renormalising gives p "
-                "back: the temperature divides the logits, log p.",
-            ),
-            (
-                np.log(p) / temperature,
-                "That is the tempered logits; apply the softmax to turn them into a distribution.",
-            ),
-            (
-                softmax(-np.log(p) / temperature),
-                "You flipped the sign: the logits are +log p (plus a constant), so the "
-                "most likely token stays the most likely at every T.",
-            ),
-        ]
-        hint = known_mistake(got, [(w, h) for w, h in mistakes if not close(w, expected)])
-        if hint is not None:
-            return Feedback(name, False, [hint])
-        return Feedback(
-            name,
-            False,
-            [
-                f"Not yet right at T = {temperature}. Recover the logits up to a constant, "
-                "log p, divide by T, and apply a softmax."
-            ],
-        )
-    return Feedback(
-        name,
-        True,
-        [
-            "p_i(T) is proportional to p_i^(1/T): at T = 0.5 the probabilities are squared and "
-            "renormalised, so a token twice as likely at T = 1 becomes four times as likely."
-        ],
+def check_reheat(title, fn) -> Feedback:
+    """Exercise: ``fn(p, temperature)`` -> softmax(log p / T) = p^(1/T) / sum p^(1/T), for T from 0.0005 to 5."""
+    cases = [
+        Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
+        Case((P_REHEAT, 2.0), "At T = 2"),
+        Case((P_REHEAT, 1.0), "At T = 1"),
+        Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
+        Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
+        Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
+    ]
+    return check_function(
+        title,
+        fn,
+        cases,
+        reheat_reference,
+        _REHEAT_MISTAKES,
+        shape=" (one probability per token)",
+        not_finite=Mistake(
+            "{where} your result has NaN or inf. At this temperature, does any number in your computation "
+            "underflow to 0 or overflow before you normalise?",
+            hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. "
+            "Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
+            fix=_REHEAT_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
+            hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
+            fix=_REHEAT_FIX,
+        ),
+        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum "
+        "subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not "
+        "underflow.",
     )
+
+
+# --- exercise 3: the cache's memory -----------------------------------------------------------------------------
+
+
+def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
+    return 2.0 * n_layers * d_model * bytes_per_number
+
+
+_BYTES_FIX = "```\nreturn 2 * n_layers * d_model * bytes_per_number\n```"
+
+
+def _bytes(says, hint, wrong):
+    return Mistake(says, hint=hint, fix=_BYTES_FIX, wrong=wrong)
 
 
 @exercise("the KV cache's memory per position")
-def check_kv_cache_bytes(name, fn) -> Feedback:
+def check_kv_cache_bytes(title, fn) -> Feedback:
     """Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number."""
-    cases = [(2, 64, 4, 4), (32, 4096, 32, 2), (12, 768, 12, 4), (1, 8, 2, 1)]
-    got, problem = one_number_per_case(name, fn, cases, "bytes")
-    if problem is not None:
-        return problem
-    layers, width, heads, size = (np.array(c, dtype=np.float64) for c in zip(*cases, strict=True))
-    expected = 2 * layers * width * size
-    if np.allclose(got, expected, rtol=1e-9):
-        return Feedback(
-            name,
-            True,
-            [
-                "Per position and layer the cache holds one key and one value of every head: "
-                "num_heads x d_k = d_model numbers each, so 2 n_layers d_model numbers in all. "
-                "The number of heads does not matter; only their total width does."
-            ],
-        )
-    variants = [
-        (layers * width * size, "Keys only: the cache holds a value for every key too (factor 2)."),
-        (
-            2 * layers * width * heads * size,
-            "Each head holds d_k = d_model / num_heads numbers per key, not d_model: together the heads hold d_model.",
-        ),
-        (2 * layers * width / heads * size, "That is one head; every head keeps its own keys and values."),
-        (2 * width * size, "Every layer keeps its own keys and values: multiply by n_layers."),
-        (2 * layers * width, "That is a count of numbers; multiply by bytes_per_number for bytes."),
-        (4 * layers * width * size, "Queries are not cached: a past position's query is never used again."),
+    cases = [
+        Case((3, 64, 8, 4), "For 3 layers, d_model = 64, 8 heads, 4 bytes per number"),
+        Case((32, 4096, 32, 2), "For 32 layers, d_model = 4096, 32 heads, 2 bytes per number"),
+        Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
     ]
-    for variant, hint in variants:
-        if np.allclose(got, variant, rtol=1e-9):
-            return Feedback(name, False, [hint])
-    return Feedback(
-        name,
-        False,
-        [
-            "Count what one new position adds to the cache in one layer (its keys and values, "
-            "over all heads), then multiply by the layers and by the bytes of one number."
-        ],
+    mistakes = [
+        _bytes(
+            "{where} you counted the keys only. What else does attention need of every past position?",
+            "The output is a weighted sum of values.",
+            lambda n, d, h, b: n * d * b,
+        ),
+        _bytes(
+            "{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
+            "how many do all heads keep together?",
+            "d_k = d_model / num_heads.",
+            lambda n, d, h, b: 2 * n * d * h * b,
+        ),
+        _bytes(
+            "{where} that is one head's share. Does every head keep its own keys and values?",
+            "The heads together are d_model wide.",
+            lambda n, d, h, b: 2 * n * d / h * b,
+        ),
+        _bytes(
+            "{where} that is one layer's cache. Does each layer attend to its own keys?",
+            "Each layer projects its own input to keys and values.",
+            lambda n, d, h, b: 2 * d * b,
+        ),
+        _bytes(
+            "{where} that is a count of numbers, not bytes. How large is one number?",
+            "bytes_per_number is 4 for float32, 2 for 16-bit numbers.",
+            lambda n, d, h, b: 2 * n * d,
+        ),
+        _bytes(
+            "{where} you cached queries too. Is a past position's query ever used again?",
+            "A query is used once, when its own position is computed.",
+            lambda n, d, h, b: 3 * n * d * b,
+        ),
+    ]
+    return check_function(
+        title,
+        fn,
+        cases,
+        kv_cache_bytes_reference,
+        mistakes,
+        otherwise=Mistake(
+            "{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
+            hint="Count per layer, then multiply by the layers and by the bytes of one number.",
+            fix=_BYTES_FIX,
+        ),
+        success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = "
+        "d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their "
+        "total width does.",
     )
 
 
-def cached_attention_reference(q, K_cache, V_cache, k_new, v_new):
-    K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])  # (t + 1, d_k)
-    return softmax(K @ q / math.sqrt(q.shape[0])) @ V, (K, V)
+# --- exercise 4: a model change, sliding-window attention ---------------------------------------------------------
 
 
-def _cached_inputs():
-    rng = np.random.default_rng(80)
-    q, k_new, v_new = rng.normal(size=(3, 4))  # (d_k,) each
-    K_cache, V_cache = rng.normal(size=(2, 5, 4))  # t = 5 earlier positions
-    k_new = k_new + 2 * q  # the new key scores high: forgetting it changes the output clearly
-    return q, K_cache, V_cache, k_new, v_new
+def window_mask_reference(n, window):
+    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
+    return ((offset >= 0) & (offset < window)).astype(float)  # query i reads keys i - window + 1, ..., i
 
 
-def cached_attention_mistakes(q, K_cache, V_cache, k_new, v_new) -> list:
-    d_k = q.shape[0]
-    K, V = np.vstack([K_cache, k_new]), np.vstack([V_cache, v_new])
-    return [
-        (
-            softmax(K_cache @ q / math.sqrt(d_k)) @ V_cache,
-            "The new position must also read itself: append k_new and v_new to the cache before attending.",
-        ),
-        (softmax(K @ q) @ V, "Scale the scores: divide q . k by sqrt(d_k)."),
-        (
-            softmax(K @ q / math.sqrt(d_k))[:-1] @ V_cache,
-            "Use the weights over all t + 1 keys with all t + 1 values (V with v_new appended).",
-        ),
-        (
-            softmax(K @ q / math.sqrt(d_k)) @ np.vstack([V_cache, k_new]),
-            "You appended k_new to the values: append v_new.",
-        ),
-        (softmax(K @ q / d_k) @ V, "Divide by the square root of d_k, not by d_k."),
-        (K @ q / math.sqrt(d_k) @ V, "Turn the scores into weights with a softmax first."),
-    ]
+def _band(n, low, high):  # True where low <= i - j <= high
+    offset = np.arange(n)[:, None] - np.arange(n)[None, :]
+    return ((offset >= low) & (offset <= high)).astype(float)
 
 
-@exercise("one attention step with a KV cache")
-def check_cached_attention(name, fn) -> Feedback:
-    """Exercise: ``fn(q, K_cache, V_cache, k_new, v_new)`` -> (output (d_k,), (K, V) each (t + 1, d_k))."""
-    q, K_cache, V_cache, k_new, v_new = _cached_inputs()
-    result, problem = run_student(name, fn, q.copy(), K_cache.copy(), V_cache.copy(), k_new.copy(), v_new.copy())
-    if problem is not None:
-        return problem
-    if (
-        not isinstance(result, tuple | list)
-        or len(result) != 2
-        or not isinstance(result[1], tuple | list)
-        or len(result[1]) != 2
-    ):
-        return Feedback(
-            name, False, ["Return two things: the output and the updated cache as a pair, `return out, (K, V)`."]
-        )
-    out, why = to_float_array(result[0], "Your output")
-    if why is not None:
-        return Feedback(name, False, [why])
-    expected, (K, V) = cached_attention_reference(q, K_cache, V_cache, k_new, v_new)
-    if not close(out, expected):
-        if out.shape != expected.shape:
-            return Feedback(
-                name, False, [f"The output is one vector of width d_k: shape {expected.shape}, got {out.shape}."]
-            )
-        hint = known_mistake(out, cached_attention_mistakes(q, K_cache, V_cache, k_new, v_new))
-        return Feedback(
-            name,
-            False,
-            [
-                hint
-                or "Append k_new and v_new to the cache, score every key with "
-                "q . k / sqrt(d_k), softmax, and average the values."
-            ],
-        )
-    for got, old, new, want, what, new_name in (
-        (result[1][0], K_cache, k_new, K, "K", "k_new"),
-        (result[1][1], V_cache, v_new, V, "V", "v_new"),
-    ):
-        array, why = to_float_array(got, f"Your updated {what}")
-        if why is not None:
-            return Feedback(name, False, [why])
-        if close(array, np.vstack([new, old])):
-            return Feedback(
-                name,
-                False,
-                [
-                    f"The output is right, but put {new_name} *last* in the updated {what}: "
-                    "the cache is in position order, and the next step appends after it."
-                ],
-            )
-        if not close(array, want):
-            return Feedback(
-                name,
-                False,
-                [
-                    f"The output is right, but the updated {what} must be the old one with "
-                    f"{new_name} appended as a last row: shape {want.shape}, got {array.shape}."
-                ],
-            )
-    return Feedback(
-        name,
-        True,
+_WINDOW_FIX = (
+    "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i - j, (n, n)\n"
+    "return (offset >= 0) & (offset < window)\n```"
+)
+_WINDOW_MISTAKES = [
+    Mistake(
+        "{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, "
+        "which keys may query i read?",
+        hint="A window of w keys ending at i: i - w + 1, ..., i.",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: _band(n, 0, w),
+    ),
+    Mistake(
+        "{where} query i reads keys on both sides of it, later positions included. What may a position of a "
+        "language model never read?",
+        hint="The window is the causal mask with the far past cut off.",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: _band(n, -(w - 1), w - 1),
+    ),
+    Mistake(
+        "{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past "
+        "along a row of the (query, key) mask?",
+        hint="Rows are queries i, columns keys j; the past is j < i.",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: _band(n, -(w - 1), 0),
+    ),
+    Mistake(
+        "{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of "
+        "query i's reach?",
+        hint="Keys more than window - 1 positions back are masked too.",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: _band(n, 0, n),
+    ),
+    Mistake(
+        "{where} query i does not read its own key. Does the window include the query's own position?",
+        hint="The causal mask allows j <= i, the diagonal included; so does the window.",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: _band(n, 1, w),
+    ),
+    Mistake(
+        "{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask "
+        "(notebook 07)?",
+        hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite).",
+        fix=_WINDOW_FIX,
+        wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
+    ),
+    Mistake(
+        "{where} yours lets query i read only the last window keys of the whole sequence, the same for every "
+        "query. Where does each query's window end?",
+        hint="The window slides with the query: it ends at key i.",
+        fix=_WINDOW_FIX,
+        when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
+    ),
+]
+
+
+@exercise("a sliding-window mask: a model change")
+def check_window_mask(title, fn) -> Feedback:
+    """Exercise: ``fn(n, window)`` -> the (n, n) mask, True where query i may read key j: i - window < j <= i
+    (window >= 1, so the diagonal keeps every row from being fully masked; a window >= n is the causal mask)."""
+
+    def as_numbers(n, window):  # booleans (or 0/1) as numbers, for the comparison
+        out = fn(n, window)
+        return out if out is None else np.asarray(out.numpy() if hasattr(out, "numpy") else out, dtype=float)
+
+    return check_function(
+        title,
+        as_numbers,
         [
-            "One query, t + 1 keys and values, and nothing recomputed: the old rows of the "
-            "cache are reused as they are, and the new ones are kept for the next step."
+            Case((5, 2), "For n = 5 and a window of 2"),
+            Case((6, 3), "For n = 6 and a window of 3"),
+            Case((5, 1), "For a window of 1 (each position reads itself only)"),
+            Case((4, 4), "For a window as long as the sequence"),
+            Case((3, 8), "For a window longer than the sequence (n = 3, window 8)"),
+            Case((1, 2), "For a sequence of one position"),
         ],
+        window_mask_reference,
+        _WINDOW_MISTAKES,
+        shape=" (one row per query, one column per key)",
+        not_finite=Mistake(
+            "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does "
+            "the course's attention take?",
+            hint="A boolean mask, True = may attend.",
+            fix=_WINDOW_FIX,
+        ),
+        otherwise=Mistake(
+            "{where} your mask is {got}. For query i (row i), which keys j should be True?",
+            hint="Write the condition on the offset i - j: not negative (causal) and below the window.",
+            fix=_WINDOW_FIX,
+        ),
+        success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's "
+        "and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still "
+        "sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
     )
 
 
-MASK_OPTIONS = {"A": "none change", "B": "layer 1 keys stay, layer 2 keys change", "C": "every layer's keys change"}
+# --- exercise 5: which keys can an encoder-decoder keep? ------------------------------------------------------------
+
+CROSS_CACHE_OPTIONS = {
+    "A": "What in a decoder position's self-attention key depends on later output tokens, under the causal mask?",
+    "B": "The cross-attention query changes at every step; do its keys? What are they computed from?",
+    "C": "",
+    "D": "Under the causal mask, does a past decoder position's self-attention key change when a token is appended?",
+}
 
 
-@exercise("predict: which keys change without the causal mask")
-def check_mask_and_cache_prediction(name, answer) -> Feedback:
-    """Exercise (predict, then check): without the mask, appending a token changes which earlier keys?"""
-    letter = answer.strip().rstrip(").").strip().upper() if isinstance(answer, str) else None
-    if letter not in MASK_OPTIONS:
-        shown = repr(answer) if len(repr(answer)) <= 40 else repr(answer)[:37] + "..."
-        return Feedback(name, False, [f"Answer with one letter in quotes, one of 'A', 'B', 'C'; got {shown}."])
-    if letter == "B":
-        return Feedback(
-            name,
-            True,
-            [
-                "A first-layer key is computed from its own position's embedding (and position) "
-                "alone, so it cannot change. Without the mask the first layer lets every "
-                "position read the new token, so its outputs, and the second layer's keys "
-                "computed from them, change. Run the next cell to see it."
-            ],
-        )
-    hints = {
-        "A": "That is what the causal mask guarantees. Without it, what does the first layer's output at an earlier "
-        "position read?",
-        "C": "Look at the first layer: its key at position j is W_k applied to position j's own embedding. Can "
-        "anything appended later change it?",
-    }
-    return Feedback(name, False, [hints[letter]])
+@exercise("predict: which keys an encoder-decoder keeps while it writes")
+def check_cross_attention_cache(title, answer) -> Feedback:
+    """Exercise (predict, then check): A every key recomputed at each step; B self-attention keys kept,
+    cross-attention keys recomputed; C self-attention keys kept and cross-attention keys computed once; D only the
+    cross-attention keys kept."""
+    return check_choice(
+        title,
+        answer,
+        CROSS_CACHE_OPTIONS,
+        "C",
+        success="The decoder's self-attention is causal, so its keys and values of past positions never change: "
+        "they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, "
+        "computed from the encoder's output E, which does not change while the decoder writes: they are computed "
+        "once, before the first step, and only the query is new at each step.",
+        hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
+        fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention "
+        "ones come from the fixed encoder output and are computed once.",
+    )

@@ -1,0 +1,265 @@
+"""Notebook 07's build exercises: the pre-LN block as an nn.Module and the training step of the tiny model.
+
+Each catalogue entry is a block or a step a student plausibly writes instead; each is rejected, and named
+where the check names it (the words the first message must contain)."""
+
+import pytest
+import torch
+from helpers import load_solution, text
+
+from attention_lab import exercises as ex
+from attention_lab.nn import MultiHeadAttention, PositionWiseFFN
+
+F = torch.nn.functional
+
+
+class Block(torch.nn.Module):
+    """The parts every catalogue block shares; ``forward`` is each entry's mistake."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
+
+    def att(self, y, mask):
+        return self.attention(y, y, y, mask)
+
+
+def block(forward, base=Block):
+    return type(forward.__name__, (base,), {"forward": forward})
+
+
+def post_ln(self, x, mask=None):
+    x = self.norm1(x + self.att(x, mask))
+    return self.norm2(x + self.ffn(x))
+
+
+def residual_of_ln(self, x, mask=None):
+    x = self.norm1(x)
+    x = x + self.att(x, mask)
+    x = self.norm2(x)
+    return x + self.ffn(x)
+
+
+def no_residual_attention(self, x, mask=None):
+    x = self.att(self.norm1(x), mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def no_residual_ffn(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return self.ffn(self.norm2(x))
+
+
+def no_residuals(self, x, mask=None):
+    return self.ffn(self.norm2(self.att(self.norm1(x), mask)))
+
+
+def ffn_half_post_ln(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return self.norm2(x + self.ffn(x))
+
+
+def one_norm(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return x + self.ffn(self.norm1(x))
+
+
+def no_norm2(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return x + self.ffn(x)
+
+
+def parallel(self, x, mask=None):
+    return x + self.att(self.norm1(x), mask) + self.ffn(self.norm2(x))
+
+
+def keys_not_normalised(self, x, mask=None):
+    x = x + self.attention(self.norm1(x), x, x, mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def mask_ignored(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.attention(y, y, y)
+    return x + self.ffn(self.norm2(x))
+
+
+def ffn_first(self, x, mask=None):
+    x = x + self.ffn(self.norm1(x))
+    return x + self.att(self.norm2(x), mask)
+
+
+def extra_final_norm(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.att(y, mask)
+    return self.norm2(x + self.ffn(self.norm2(x)))
+
+
+class WithDropout(Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x, mask=None):
+        y = self.norm1(x)
+        x = x + self.drop(self.att(y, mask))
+        return x + self.drop(self.ffn(self.norm2(x)))
+
+
+class OwnNames(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.ln_1, self.ln_2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads)
+        self.mlp = PositionWiseFFN(d_model, d_ff)
+
+    def forward(self, x, mask=None):
+        y = self.ln_1(x)
+        x = x + self.attn(y, y, y, mask)
+        return x + self.mlp(self.ln_2(x))
+
+
+class SizesSwapped(Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.ffn = torch.nn.Sequential(
+            torch.nn.Linear(d_model, d_model), torch.nn.ReLU(), torch.nn.Linear(d_model, d_model)
+        )
+
+    forward = load_solution("notebook_07").PreLNBlock.forward
+
+
+def _right_forward(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.att(y, mask)
+    return x + self.ffn(self.norm2(x))
+
+
+class Unpicklable(Block):
+    def forward(self, x, mask=None):
+        return x[..., :4]  # the wrong shape
+
+
+BLOCKS = [  # (the block, the words its first message must contain)
+    (block(post_ln), "post-LN"),
+    (block(residual_of_ln), "adds the attention's output to LN(x)"),
+    (block(no_residual_attention), "attention half has no residual"),
+    (block(no_residual_ffn), "feed-forward half has no residual"),
+    (block(no_residuals), "not the pre-LN block's"),
+    (block(ffn_half_post_ln), "normalises after its residual sum"),
+    (block(one_norm), "same layer normalisation"),
+    (block(no_norm2), "second layer normalisation is missing"),
+    (block(parallel), "side by side"),
+    (block(keys_not_normalised), "keys and values from x itself"),
+    (block(mask_ignored), "the mask never reaches"),
+    (block(ffn_first), "not the pre-LN block's"),
+    (block(extra_final_norm), "not the pre-LN block's"),
+    (WithDropout, "two different outputs"),
+    (OwnNames, "named differently"),
+    (SizesSwapped, "Which size did you pass where"),
+    (Unpicklable, "shape"),
+]
+CATALOGUES = {"check_transformer_block": BLOCKS}
+
+
+@pytest.mark.parametrize(("cls", "words"), BLOCKS, ids=[b[0].__name__ for b in BLOCKS])
+def test_block_check_names_each_mistake(cls, words):
+    feedback = ex.check_transformer_block(cls)
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "self.norm1(x)\nx = x +" not in " ".join(feedback.messages)  # the first step never holds the fix
+
+
+def test_right_blocks_pass():
+    assert ex.check_transformer_block(load_solution("notebook_07").PreLNBlock).passed
+    assert ex.check_transformer_block(block(_right_forward)).passed
+
+    class LibraryParts(torch.nn.Module):  # PositionWiseFFN's names (ffn.net.0) are fine too
+        def __init__(self, d_model, num_heads, d_ff):
+            super().__init__()
+            self.attention, self.ffn = MultiHeadAttention(d_model, num_heads), PositionWiseFFN(d_model, d_ff)
+            self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+
+        forward = _right_forward
+        att = Block.att
+
+    assert ex.check_transformer_block(LibraryParts).passed
+
+
+def test_unfinished_block_is_not_attempted():
+    class Stub(torch.nn.Module):
+        def __init__(self, d_model, num_heads, d_ff):
+            super().__init__()
+
+        def forward(self, x, mask=None): ...
+
+    assert not ex.check_transformer_block(Stub).attempted
+    assert not ex.check_transformer_block(...).attempted
+    feedback = ex.check_transformer_block(lambda x: x)
+    assert not feedback.passed and "class itself" in text(feedback)
+
+
+# --- the training step ------------------------------------------------------------------------------------------
+
+
+def step(order="zbs", loss=lambda logits, targets: F.cross_entropy(logits.reshape(-1, 6), targets.reshape(-1))):
+    def train_step(model, optimizer, inputs, targets):
+        value = loss(model(inputs), targets)
+        for c in order:
+            {"z": optimizer.zero_grad, "b": value.backward, "s": optimizer.step}[c]()
+        return value.item()
+
+    return train_step
+
+
+def under_no_grad(model, optimizer, inputs, targets):
+    with torch.no_grad():
+        logits = model(inputs)
+    loss = F.cross_entropy(logits.reshape(-1, 6), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def returns_nothing(model, optimizer, inputs, targets):
+    step()(model, optimizer, inputs, targets)
+
+
+STEPS = [
+    (step("bzs"), "no update happened"),
+    (step("zb"), "no update happened"),
+    (step("zs"), "no update happened"),
+    (step("bs"), "added to the ones before"),
+    (step("szb"), "ran before backward()"),
+    (step("zsb"), "no update happened"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg.reshape(-1, 6), t.reshape(-1), reduction="sum")), "sum or the mean"),
+    (
+        step(loss=lambda lg, t: F.cross_entropy(torch.softmax(lg, -1).reshape(-1, 6), t.reshape(-1))),
+        "softmax is applied twice",
+    ),
+    (step(loss=lambda lg, t: F.nll_loss(lg.reshape(-1, 6), t.reshape(-1))), "log-probabilities"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg[:, -1], t[:, -1])), "only the last position"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg.transpose(0, 1).reshape(-1, 6), t.reshape(-1))), "different orders"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg, t)), "reads dimension 1"),
+    (under_no_grad, "no gradient to follow back"),
+    (step("zbbs"), "backward() ran twice"),
+    (step(loss=lambda lg, t: F.mse_loss(lg, F.one_hot(t, 6).double())), "not in one of the usual ways"),
+    (returns_nothing, "returns None"),
+]
+CATALOGUES["check_train_step"] = STEPS
+
+
+@pytest.mark.parametrize(("fn", "words"), STEPS, ids=[str(i) for i in range(len(STEPS))])
+def test_train_step_check_names_each_mistake(fn, words):
+    feedback = ex.check_train_step(fn)
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "optimizer.zero_grad()\nloss.backward()" not in " ".join(feedback.messages)
+
+
+def test_right_steps_pass():
+    assert ex.check_train_step(load_solution("notebook_07").train_step).passed
+    assert ex.check_train_step(step("bsz")).passed  # zero_grad after the step is right too
+    transposed = step(loss=lambda lg, t: F.cross_entropy(lg.transpose(1, 2), t))  # classes on dim 1: also right
+    assert ex.check_train_step(transposed).passed
