@@ -499,7 +499,7 @@ def math_symbols(latex: str) -> set[str]:
                 symbols |= set(derivative.groups())
                 i = derivative.end()
                 continue
-            if len(run) == 2 and run[0] == "d" and r"\int" in text and text[:i].rstrip().endswith((r"\,", r"\;")):
+            if len(run) == 2 and run[0] == "d" and r"\int" in text and text[:i].rstrip().endswith(("\\", "}", ")", "=", ",")):
                 symbols.add(run[1])  # \int \kappa(u)^2\,du: the differential du, a bound u and no d
                 i += 2
                 continue
@@ -612,8 +612,8 @@ def test_symbol_heuristic():
     assert math_symbols(r"\operatorname{LN}(x + \operatorname{SelfAttention}(x)), \text{out}_t, PE(\mathrm{pos})") == {"x"}
     assert math_symbols(r"\sum_{i=1}^{n} \lambda_i v_i, \mathbb{R}^d") == {"n", r"\lambda", "v", "d"}
     assert math_symbols(r"e^{\alpha_j} / \sqrt{2\pi}, e_j, O(n^2 d)") == {r"\alpha", "e", "n", "d"}
-    assert math_symbols(r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du") == {
-        "H", r"\alpha", "T", "R", r"\kappa", "u"}
+    assert math_symbols(r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du, dy = -e^{-x}dx") == {
+        "H", r"\alpha", "T", "R", r"\kappa", "u", "y", "x"}
     assert math_symbols(r"P(y \mid x), P\big(u \le 1\big), P (Q K^\top) P^\top, PX") == {"y", "x", "u", "P", "Q", "K", "X"}
     assert math_symbols(r"\max(0, x W_1 + b_1) W_2 + b_2, \lambda_1, d\,x") == {
         "x", "W_1", "b_1", "W_2", "b_2", r"\lambda", "d"}
