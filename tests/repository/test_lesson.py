@@ -488,7 +488,7 @@ def math_symbols(latex: str) -> set[str]:
                 if not re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+", inner):
                     symbols |= math_symbols(inner)
                     continue
-            elif name in GREEK and name not in CONSTANTS:
+            elif (name in GREEK or name == "ell") and name not in CONSTANTS:  # \ell: a Latin letter
                 base = command
             else:
                 i = _skip_subscript(text, i)  # \sum_{i=1}, \max_j: an operator's subscript holds an index
@@ -615,6 +615,7 @@ def test_symbol_heuristic():
     assert math_symbols(r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du, dy = -e^{-x}dx") == {
         "H", r"\alpha", "T", "R", r"\kappa", "u", "y", "x"}
     assert math_symbols(r"P(y \mid x), P\big(u \le 1\big), P (Q K^\top) P^\top, PX") == {"y", "x", "u", "P", "Q", "K", "X"}
+    assert math_symbols(r"\ell = \lfloor\nu\rfloor") == {r"\ell", r"\nu"}
     assert math_symbols(r"\max(0, x W_1 + b_1) W_2 + b_2, \lambda_1, d\,x") == {
         "x", "W_1", "b_1", "W_2", "b_2", r"\lambda", "d"}
 
