@@ -403,8 +403,15 @@ RESERVED = {
     "L": {"02"},  # L_i, 02's loss of choosing key i; sequence length is n, the layers n_layers
     r"\gamma": {"07", "08"},  # layer normalisation's gain
     r"\beta": {"07", "08"},  # layer normalisation's shift; 02's slope is b, 03's smoothness \nu
-    "s": {"06", "08"},  # the decoder state; a variance is sigma^2 or Var
+    "s": {"01", "06", "07", "08"},  # the decoder state (01 and 07 name 06's s_{t-1}); a variance is sigma^2 or Var
+    "b": {"02"},  # 02's position slope; a layer's biases are b_1, b_2 (names, see LAYER_NAMED)
+    "f": {"03", "04"},  # the true regression function only
+    r"\delta": {"07"},  # 07's offset between positions (a Kronecker delta would be a second meaning)
+    "m": {"07", "08"},  # a head index only
 }
+LAYER_NAMED = {"W", "b"}  # W_1, b_2: the weights and biases of layer 1, 2 (names, not indices of a family)
+PROBABILITY = re.compile(r"P(?=\\big\(|\\left\(|\()")  # P(y | x), P\big(...): the probability operator
+DIFFERENTIAL = re.compile(r"d([A-Za-z])\s*/\s*d([A-Za-z])(?![A-Za-z])")  # dH/dT: a derivative's d's
 
 
 def _group(text: str, start: int) -> tuple[str, int]:
@@ -452,9 +459,13 @@ def math_symbols(latex: str) -> set[str]:
     Left out: commands that are operators or functions (``\\sum``, ``\\log``, ``\\operatorname{softmax}``,
     ``\\text{...}``, ``\\mathrm{...}`` outside a subscript), ``\\mathbb`` sets, environment names, runs of
     three or more plain letters (words written in math, ``softmax``) and the names in :data:`NAMES` (PE, LN,
-    KL, ...), the constant \\pi and Euler's e (an e followed by ^). Letters in superscripts count (``10000^{-2r/d}`` has r and d). Known weaknesses: the d of a
-    derivative (``dH/dT``) is read as the symbol d; a two-letter product (``XW``) is read as two symbols, as
-    it should be, but so would be a two-letter name not listed in NAMES.
+    KL, ...), the constant \\pi and Euler's e (an e followed by ^), the d's of a derivative (``dH/dT`` has H
+    and T) and of an integral's differential (``\\int \\kappa(u)^2\\,du`` has u), and the probability operator
+    (``P(y \\mid x)``, a P directly followed by a parenthesis; ``P (QK^\\top)`` and ``PX`` are a matrix P).
+    Letters in superscripts count (``10000^{-2r/d}`` has r and d). The digit subscripts of W and b name a
+    layer (``W_1``, ``b_2``: :data:`LAYER_NAMED`); other digit subscripts count (``\\lambda_1`` -> ``\\lambda``).
+    Known weaknesses: a two-letter product (``XW``) is read as two symbols, as it should be, but so would be
+    a two-letter name not listed in NAMES; a bound variable (the x of ``e^x``) counts like any symbol.
     """
     text = re.sub(r"\\(?:begin|end)\{[^}]*\}", " ", latex)
     text = re.sub(r"\\mathbb\s*\{[^}]*\}|\\mathbb\s*\w", " ", text)
@@ -477,13 +488,24 @@ def math_symbols(latex: str) -> set[str]:
                 if not re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+", inner):
                     symbols |= math_symbols(inner)
                     continue
-            elif name in GREEK and name not in CONSTANTS:
+            elif (name in GREEK or name == "ell") and name not in CONSTANTS:  # \ell: a Latin letter
                 base = command
             else:
                 i = _skip_subscript(text, i)  # \sum_{i=1}, \max_j: an operator's subscript holds an index
                 continue
         elif char.isalpha():
             run = re.match(r"[A-Za-z]+", text[i:]).group(0)
+            if derivative := DIFFERENTIAL.match(text, i):  # dH/dT: H and T, not d
+                symbols |= set(derivative.groups())
+                i = derivative.end()
+                continue
+            if len(run) == 2 and run[0] == "d" and r"\int" in text and text[:i].rstrip().endswith(("\\", "}", ")", "=", ",")):
+                symbols.add(run[1])  # \int \kappa(u)^2\,du: the differential du, a bound u and no d
+                i += 2
+                continue
+            if run == "P" and PROBABILITY.match(text, i):  # P(y \mid x): the probability operator
+                i += 1
+                continue
             if len(run) >= 3 or run in NAMES:
                 i = _skip_subscript(text, i + len(run))
                 continue
@@ -497,6 +519,8 @@ def math_symbols(latex: str) -> set[str]:
         if text[i : i + 1] == "_":
             sub, after = _group(text, i + 1)
             name = _subscript_name(sub)
+            if name is None and base in LAYER_NAMED and sub.strip().isdigit():
+                name = sub.strip()  # W_1, b_2: layer 1's weights, layer 2's biases
             if name is not None:
                 base, i = f"{base}_{name.lstrip(chr(92))}", after
             else:
@@ -588,6 +612,12 @@ def test_symbol_heuristic():
     assert math_symbols(r"\operatorname{LN}(x + \operatorname{SelfAttention}(x)), \text{out}_t, PE(\mathrm{pos})") == {"x"}
     assert math_symbols(r"\sum_{i=1}^{n} \lambda_i v_i, \mathbb{R}^d") == {"n", r"\lambda", "v", "d"}
     assert math_symbols(r"e^{\alpha_j} / \sqrt{2\pi}, e_j, O(n^2 d)") == {r"\alpha", "e", "n", "d"}
+    assert math_symbols(r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du, dy = -e^{-x}dx") == {
+        "H", r"\alpha", "T", "R", r"\kappa", "u", "y", "x"}
+    assert math_symbols(r"P(y \mid x), P\big(u \le 1\big), P (Q K^\top) P^\top, PX") == {"y", "x", "u", "P", "Q", "K", "X"}
+    assert math_symbols(r"\ell = \lfloor\nu\rfloor") == {r"\ell", r"\nu"}
+    assert math_symbols(r"\max(0, x W_1 + b_1) W_2 + b_2, \lambda_1, d\,x") == {
+        "x", "W_1", "b_1", "W_2", "b_2", r"\lambda", "d"}
 
 
 def test_glossary_check_finds_missing_and_doubled_symbols():
@@ -606,6 +636,10 @@ def test_glossary_check_finds_missing_and_doubled_symbols():
     assert "notebook 01 uses k before its glossary row's 'first in' 03" in early
     assert not any(p.startswith("notebook 00") for p in early)
     assert any(p.startswith("notebook 05 uses L, which means something else") for p in early)
+    kinds = glossary_problems(glossary, {"04": {r"\delta"}, "05": {"b"}, "01": {"s"}})  # Kronecker; a bias
+    assert any(p.startswith("notebook 04 uses \\delta, which means something else") for p in kinds)
+    assert any(p.startswith("notebook 05 uses b, which means something else") for p in kinds)
+    assert not any("notebook 01 uses s, which" in p for p in kinds)  # 01 names 06's decoder state
 
 
 def test_every_symbol_of_the_notebooks_is_in_the_glossary_once():
