@@ -1,7 +1,7 @@
 """Fixtures and settings shared by every test (plain helper functions are in ``helpers.py``).
 
-- The repository's tools (``tools/``: site builder, student copy, benchmark, browser driver) are importable
-  by name, as they are when run as scripts.
+- The repository's tools are the package ``tools`` (``from tools import build_site``): pytest's ``pythonpath``
+  setting (``pyproject.toml``) puts the repository root on the path, nothing here edits it.
 - ``OMP_NUM_THREADS=1`` for this process and the kernels it starts (two workers share two cores).
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
@@ -15,15 +15,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS
 from hypothesis import settings
 from run_once import once, shared_dir
 
-sys.path.insert(0, str(ROOT / "tools"))
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -43,8 +41,8 @@ def executed(tmp_path_factory):
     With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
     it, the others wait for its result, so no notebook runs twice whichever worker asks first.
     """
-    from build_site import execute_page
-    from decks import execute_deck
+    from tools.build_site import execute_page
+    from tools.decks import execute_deck
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
     kinds = {"page": execute_page, "lecture": execute_deck}
@@ -67,7 +65,7 @@ def executed(tmp_path_factory):
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, executed):
     """(folder, pages written): the static site built once per test run from the shared notebook runs."""
-    from build_site import build_site
+    from tools.build_site import build_site
 
     shared = shared_dir(tmp_path_factory, "built-site")
     # The site needs every notebook, executed in page order and then in lecture mode by the worker that

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from execute import execute
+
+from tools.execute import execute
 
 
 def static_problems(nb) -> list[str]:

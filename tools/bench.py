@@ -1,4 +1,4 @@
-"""Latency and memory benchmark of the course's explorers: ``python tools/bench.py [--steps N]``.
+"""Latency and memory benchmark of the course's explorers: ``python -m tools.bench [--steps N]``.
 
 For every explorer, in real JupyterLab and headless Chromium (needs the test extra and Debian's
 Chromium), side by side with the naive version of the same figure (``ipywidgets.interact`` rebuilding
@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from peak_memory import kernel_code
 
 from attention_lab.paths import repo_root
 
@@ -171,7 +170,7 @@ def _bench_notebook(name: str) -> dict:
     nb.cells = [
         nbformat.v4.new_code_cell(source)
         for source in [
-            "%matplotlib inline\n" + kernel_code("from bench import build_explorer, current_position"),
+            "%matplotlib inline\nfrom tools.bench import build_explorer, current_position",
             f"explorer = build_explorer({name!r})\nexplorer",
             # the naive version: interact rebuilds the figure at every step of a slider over the same positions
             "import ipywidgets as widgets\nfrom IPython.display import display\n"
@@ -187,8 +186,9 @@ def _bench_notebook(name: str) -> dict:
 
 def browser_latency(steps: int) -> dict:
     """Slider-to-pixels latency of each explorer and its naive twin, in real JupyterLab."""
-    import browser
     import nbformat
+
+    from tools import browser
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as root:
@@ -247,12 +247,12 @@ def kernel_costs(repeats: int = 30) -> dict:
 
 
 # the kernel's own peak resident memory (tools/peak_memory.py: Linux, macOS, Windows)
-PEAK_MEMORY = kernel_code("from peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _peak_mb")
+PEAK_MEMORY = "from tools.peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _peak_mb\n"
 
 
 def notebook_memory() -> dict:
     """Peak resident memory (MB) of each course notebook's kernel after running it top to bottom."""
-    from execute import execute
+    from tools.execute import execute
 
     memory = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):

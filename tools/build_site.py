@@ -1,4 +1,4 @@
-"""The course as static web pages, for reading without a kernel: ``python tools/build_site.py OUTDIR``.
+"""The course as static web pages, for reading without a kernel: ``python -m tools.build_site OUTDIR``.
 
 Executes every notebook in ``notebooks/`` in a fresh kernel and writes ``OUTDIR/index.html``, one page
 per notebook (``OUTDIR/NAME.html``) and ``OUTDIR/glossary.html``. Figures are the notebooks' own
@@ -19,15 +19,14 @@ import re
 import shutil
 from pathlib import Path
 
-import decks as slide_decks
-import live_pages
 import nbformat
-import site_kit
-from execute import Executed, execute
-from explorer_frames import AFTER_NOTEBOOK
-from staging import staged
 
 from attention_lab.paths import repo_root
+from tools import decks as slide_decks
+from tools import live_pages, site_kit
+from tools.execute import Executed, execute
+from tools.explorer_frames import AFTER_NOTEBOOK
+from tools.staging import staged
 
 __all__ = ["NOTEBOOK_DIR", "build_site"]
 

@@ -22,12 +22,11 @@ import re
 import shutil
 from pathlib import Path
 
-import live_pages
 import nbformat
-import site_kit
-from execute import Executed, execute
 
 from attention_lab.plots import CJK_FONT
+from tools import live_pages, site_kit
+from tools.execute import Executed, execute
 
 __all__ = [
     "REVEAL",

@@ -20,6 +20,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from traitlets.config import Config
 
+from tools import kernel_env
+
 __all__ = ["Executed", "execute", "kernel_config", "run_problems"]
 
 TIMEOUT_PER_CELL = 180  # seconds; a guard against hangs, not a performance target
@@ -80,7 +82,7 @@ def kernel_config():
 def _run(client: NotebookClient, path: Path, nb, after: str | None) -> Executed:
     result = Executed(path, nb)
     start = time.perf_counter()
-    with client.setup_kernel():
+    with client.setup_kernel(env=kernel_env()):  # code run ``after`` may import tools
         info = client.wait_for_reply(client.kc.kernel_info())
         nb.metadata["language_info"] = info["content"]["language_info"]
         try:

@@ -1,7 +1,7 @@
 """Rebuild course-cjk.ttf: the WenQuanYi Micro Hei glyphs for every CJK character the course draws.
 
 Run from the repository root after installing the Debian package fonts-wqy-microhei:
-    python tools/make_font_subset.py
+    python -m tools.make_font_subset
 The subset keeps the figures and the static pages readable on machines without a Chinese font (Binder, most
 laptops).
 """

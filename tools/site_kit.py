@@ -13,9 +13,8 @@ import re
 import shutil
 from pathlib import Path
 
-import launch_buttons
-
 from attention_lab.paths import repo_root
+from tools import launch_buttons
 
 __all__ = ["FONT_FAMILY", "STYLE", "copy_assets", "prepare_notebook", "finish_page", "lang_zh", "index_page"]
 

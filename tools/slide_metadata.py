@@ -1,4 +1,4 @@
-"""Slide metadata for the notebooks, derived from their headings: ``python tools/slide_metadata.py [--check]``.
+"""Slide metadata for the notebooks, derived from their headings: ``python -m tools.slide_metadata [--check]``.
 
 Every notebook is also a reveal.js slide deck (``build_site.py`` writes them with ``decks.py``). Which cell
 starts a slide is stored in each cell's ``metadata.slideshow.slide_type``, as JupyterLab's property
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         for path, cells in stale.items():
             print(
                 f"{path.name}: slide metadata out of date ({'; '.join(cells[:3])}"
-                f"{'; ...' if len(cells) > 3 else ''}); run python tools/slide_metadata.py",
+                f"{'; ...' if len(cells) > 3 else ''}); run python -m tools.slide_metadata",
                 file=sys.stderr,
             )
         return 1 if stale else 0

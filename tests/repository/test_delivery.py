@@ -10,9 +10,9 @@ import nbformat
 import pytest
 import yaml
 from helpers import NOTEBOOKS, ROOT
-from student_copy import make_student_copy
 
 import attention_lab as al
+from tools.student_copy import make_student_copy
 
 NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 

@@ -125,14 +125,14 @@ def test_ruff_is_clean():
 
 def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
     """Figures draw the data's and notebooks' Chinese with the packaged course-cjk.ttf; it must have every glyph."""
-    import make_font_subset
     from fontTools.ttLib import TTFont
 
     from attention_lab.plots import CJK_FONT
+    from tools import make_font_subset
 
     cmap = TTFont(CJK_FONT).getBestCmap()
     missing = [c for c in make_font_subset.characters() if ord(c) not in cmap]
-    assert not missing, f"rebuild the font with python tools/make_font_subset.py; missing {missing}"
+    assert not missing, f"rebuild the font with python -m tools.make_font_subset; missing {missing}"
 
 
 def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(tmp_path):

@@ -9,12 +9,13 @@ import json
 import statistics
 from pathlib import Path
 
-import browser
 import ipywidgets as widgets
 import pytest
-from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
 from helpers import NOTEBOOKS, chromium_or_skip, console_errors, files_only
-from live_pages import frames_of
+
+from tools import browser
+from tools.explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
+from tools.live_pages import frames_of
 
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
 DECKS_BUDGET_MB = 10  # the slide decks and reveal.js, apart (7.5 MB measured for the eight decks on 2026-12-01)

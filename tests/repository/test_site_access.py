@@ -17,10 +17,11 @@ import html
 import re
 import subprocess
 
-import browser
 import pytest
 from helpers import NOTEBOOKS, axe_violations, chromium_or_skip, console_errors
-from launch_buttons import issue_links, links, numbered_notebooks
+
+from tools import browser
+from tools.launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 PAGES = [*(p.stem for p in NOTEBOOKS), "glossary", "index"]

@@ -7,16 +7,15 @@ import json
 import logging
 import re
 
-import browser
 import matplotlib.pyplot as plt
 import nbformat
 import pytest
-import slide_metadata
-from decks import REVEAL, deck_name, external_resources, lecture_notebook
 from helpers import NOTEBOOKS, ROOT, axe_violations, chromium_or_skip, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
+from tools import browser, slide_metadata
+from tools.decks import REVEAL, deck_name, external_resources, lecture_notebook
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
 REVEAL_FILES = {
@@ -76,7 +75,7 @@ def test_cells_join_a_slide_until_it_is_full():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_notebook_carries_its_slide_metadata(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    assert not slide_metadata.differences(nb), f"run python tools/slide_metadata.py: {slide_metadata.differences(nb)}"
+    assert not slide_metadata.differences(nb), f"run python -m tools.slide_metadata: {slide_metadata.differences(nb)}"
     kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
     assert kinds[0] == "slide" and kinds.count("slide") >= 3
 

@@ -2,8 +2,9 @@
 
 import json
 
-import bench
 import pytest
+
+from tools import bench
 
 
 @pytest.mark.slow
