@@ -1,7 +1,8 @@
 """The notebooks as reveal.js slide decks, for a lecture: written by ``build_site.py`` beside the pages.
 
-Each notebook is executed again in lecture mode (its set-up cell's ``use_course_style(lecture=False)``
-becomes ``lecture=True``: the projector style of its figures and diagrams), then exported by nbconvert's
+Each notebook is executed again in lecture mode (its kernel's environment sets
+``attention_lab.plots.LECTURE_VARIABLE``, so the set-up cell's ``use_course_style`` applies the projector style
+to its figures and diagrams; the notebook itself is not changed), then exported by nbconvert's
 SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
 slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
 pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
@@ -18,13 +19,10 @@ from __future__ import annotations
 
 import copy
 import html
-import re
 import shutil
 from pathlib import Path
 
-import nbformat
-
-from attention_lab.plots import CJK_FONT
+from attention_lab.plots import CJK_FONT, LECTURE_VARIABLE
 from tools import live_pages, site_kit
 from tools.execute import Executed, execute
 
@@ -33,7 +31,8 @@ __all__ = [
     "THEME",
     "deck_name",
     "index_link",
-    "lecture_notebook",
+    "LECTURE",
+    "lecture_cells",
     "execute_deck",
     "copy_reveal",
     "deck_html",
@@ -45,8 +44,7 @@ TOOLS = Path(__file__).resolve().parent
 REVEAL = TOOLS / "vendor" / "reveal.js"
 TEMPLATES = TOOLS / "templates"
 REVEAL_FOLDER = "reveal.js"  # in the site
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-SETUP_STYLE = "use_course_style(lecture=False)"
+LECTURE = {LECTURE_VARIABLE: "1"}  # the lecture-mode kernel's environment
 
 # The decks' theme: reveal.js's white theme without its web fonts, the course's colours, the course's CJK font
 # for Chinese, and slides that scroll when a notebook cell is taller than the screen.
@@ -72,8 +70,7 @@ padding:0 .4em .6em}
 --jp-ui-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK"}
 """
 
-# MathJax 2 from the site's copy, with the only web fonts jupyter-server-mathjax ships (as the pages use it)
-MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+MATHJAX_URL = site_kit.MATHJAX_URL  # the site's copy of MathJax, as the pages use it
 
 
 def deck_name(stem: str) -> str:
@@ -85,21 +82,17 @@ def index_link(stem: str) -> str:
     return f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
 
 
-def lecture_notebook(nb, name: str = "the notebook"):
-    """A copy of ``nb`` whose set-up cell turns lecture mode on; ValueError if it has no such cell."""
-    lecture = copy.deepcopy(nb)
-    for cell in lecture.cells:
-        if cell.cell_type == "code" and SETUP_STYLE in cell.source:
-            cell.source = cell.source.replace(SETUP_STYLE, "use_course_style(lecture=True)", 1)
-            return lecture
-    raise ValueError(f"{name} has no set-up cell with {SETUP_STYLE} to switch to lecture mode for its deck")
+def lecture_cells(nb, *, going_further: bool = False):
+    """``nb`` with what a lecture leaves out dropped, in place: check cells (tagged ``check``) always, and the
+    "Going further" sections (cells tagged ``going-further``) unless ``going_further``."""
+    left_out = {site_kit.CHECK_TAG} | (set() if going_further else {site_kit.FURTHER_TAG})
+    nb.cells = [c for c in nb.cells if not left_out & set(c.get("metadata", {}).get("tags", []))]
+    return nb
 
 
 def execute_deck(path: Path, timeout: int = 600) -> Executed:
     """Execute the notebook in lecture mode (its explorers' frames come from the page's run: see ``write_decks``)."""
-    path = Path(path)
-    nb = lecture_notebook(nbformat.read(path, as_version=4), path.name)
-    return execute(path, nb=nb, timeout=timeout)
+    return execute(Path(path), timeout=timeout, env=LECTURE)
 
 
 def copy_reveal(outdir: Path) -> Path:
@@ -130,46 +123,25 @@ def _exporter():
     return exporter
 
 
-def _local_links(page: str) -> str:
-    """Links to notebooks open their decks; the glossary opens its page."""
-    page = re.sub(
-        r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{deck_name(m.group(1))}{m.group(2) or ""}"', page
-    )
-    return page.replace('href="glossary.md"', 'href="glossary.html"')
-
-
 def deck_html(nb, title: str, exporter=None) -> str:
     """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks)."""
     exporter = exporter or _exporter()
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
-    body = site_kit.finish_page(live_pages.install(_local_links(body)))
+    body = site_kit.finish_page(live_pages.install(site_kit.offline(site_kit.local_links(body, deck_name))))
     found = external_resources(body)
     if found:  # the template loads nothing from the network; a new nbconvert that does must not pass unseen
         raise RuntimeError(f"the deck {title!r} would load {found[0]} from the network")
     return body
 
 
-def external_resources(page: str) -> list[str]:
-    """URLs on the network that the page would load: scripts, style sheets, imports, fonts, images, frames."""
-    found = re.findall(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["\']?((?:https?:)?//[^"\'\s>]+)', page)
-    found += re.findall(r'@import\s+(?:url\()?\s*["\']?((?:https?:)?//[^"\')\s]+)', page)
-    found += re.findall(r'\bimport\s[^;]*?from\s+["\']((?:https?:)?//[^"\']+)', page)
-    return found
+external_resources = site_kit.external_resources  # what the tests call on a deck
 
 
-def _widget_views(nb) -> list[str]:
-    """The model ids of the widgets the notebook's outputs show, in order."""
-    return [
-        output["data"][WIDGET_VIEW]["model_id"]
-        for cell in nb.cells
-        for output in cell.get("outputs", [])
-        if WIDGET_VIEW in output.get("data", {})
-    ]
-
-
-def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 600, log=print) -> list[Path]:
+def write_decks(
+    pages, outdir: Path, *, static, executed=None, timeout: int = 600, log=print, going_further: bool = False
+) -> list[Path]:
     """Execute each notebook in lecture mode and write its deck into ``outdir``; return the decks written.
 
     ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page, whose explorer
@@ -178,6 +150,7 @@ def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 60
     runs show the same widgets in the same order, which pairs them up. ``static(nb, explorers, uid)`` turns
     executed outputs into static-page outputs, as for the pages. ``executed``: a function path ->
     :class:`execute.Executed` of a lecture-mode run made elsewhere; by default each notebook is run here.
+    Check cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
     """
     outdir = Path(outdir)
     copy_reveal(outdir)
@@ -188,7 +161,7 @@ def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 60
         run = executed(path) if executed is not None else execute_deck(path, timeout)
         if run.problems:
             raise RuntimeError(f"{path.name} did not run cleanly in lecture mode:\n" + "\n".join(run.problems))
-        page_views, deck_views = _widget_views(page_run.nb), _widget_views(run.nb)
+        page_views, deck_views = site_kit.widget_views(page_run.nb), site_kit.widget_views(run.nb)
         if len(page_views) != len(deck_views):
             raise RuntimeError(
                 f"{path.name} showed {len(deck_views)} widgets in lecture mode and {len(page_views)} "
@@ -198,17 +171,8 @@ def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 60
         explorers = {
             deck: manifests[page] for page, deck in zip(page_views, deck_views, strict=True) if page in manifests
         }
-        nb = static(copy.deepcopy(run.nb), explorers, f"{path.stem}-deck")
-        title = next(
-            (
-                m.group(1).strip()
-                for c in nb.cells
-                if c.cell_type == "markdown"
-                for m in [re.search(r"^#\s+(.+)$", c.source, re.M)]
-                if m
-            ),
-            path.stem,
-        )
+        nb = lecture_cells(static(copy.deepcopy(run.nb), explorers, f"{path.stem}-deck"), going_further=going_further)
+        title = site_kit.title(nb, path.stem)
         target = outdir / deck_name(path.stem)
         target.write_text(deck_html(nb, title, exporter), encoding="utf-8")
         written.append(target)

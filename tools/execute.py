@@ -50,8 +50,13 @@ def run_problems(nb, *, errors: bool = True) -> list:
     return problems
 
 
-def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: int = TIMEOUT_PER_CELL) -> Executed:
-    """Run ``path`` (or ``nb``) top to bottom in a fresh python3 kernel, in ``workdir`` (default: its folder)."""
+def execute(
+    path, *, nb=None, workdir=None, after: str | None = None, timeout: int = TIMEOUT_PER_CELL, env: dict | None = None
+) -> Executed:
+    """Run ``path`` (or ``nb``) top to bottom in a fresh python3 kernel, in ``workdir`` (default: its folder).
+
+    ``env``: variables added to the kernel's environment (the decks' lecture mode).
+    """
     path = Path(path)
     nb = nbformat.read(path, as_version=4) if nb is None else nb
     workdir = Path(workdir) if workdir is not None else path.parent
@@ -59,7 +64,7 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
         client = NotebookClient(
             nb, timeout=timeout, kernel_name="python3", config=config, resources={"metadata": {"path": str(workdir)}}
         )
-        return _run(client, path, nb, after)
+        return _run(client, path, nb, after, {**os.environ, **(env or {})})
 
 
 @contextlib.contextmanager
@@ -79,10 +84,10 @@ def kernel_config():
         yield config
 
 
-def _run(client: NotebookClient, path: Path, nb, after: str | None) -> Executed:
+def _run(client: NotebookClient, path: Path, nb, after: str | None, env: dict) -> Executed:
     result = Executed(path, nb)
     start = time.perf_counter()
-    with client.setup_kernel(env=kernel_env()):  # code run ``after`` may import tools
+    with client.setup_kernel(env=kernel_env(env)):  # code run ``after`` may import tools
         info = client.wait_for_reply(client.kc.kernel_info())
         nb.metadata["language_info"] = info["content"]["language_info"]
         try:

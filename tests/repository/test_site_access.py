@@ -103,7 +103,7 @@ def test_index_is_a_course_home(site):
         assert f"<h2>{heading}</h2>" in page
     for path in numbered_notebooks():
         assert f'href="{path.stem}.html"' in page and f'href="{html.escape(links(path.name)["binder"])}"' in page
-    assert re.search(r"<td>\d+ min</td>", page), "the notebooks' study times"
+    assert re.search(r"<td>\d+ min( \(\d+ with everything\))?</td>", page), "the notebooks' study times"
     assert "requirements/course.txt" in page and (site / "fonts" / "course-cjk.ttf").is_file()
     assert (site / "fonts" / "LICENSE-Apache-2.0.txt").is_file(), "the font travels with its licence"
     for stem in ("index", "glossary"):  # the pages without a notebook end with the questions footer

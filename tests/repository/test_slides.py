@@ -1,21 +1,19 @@
 """The slide decks: slide metadata from the headings (``tools/slide_metadata.py``), the decks the site builds
 (``tools/decks.py``: offline, lecture mode, live explorers), and a deck paged through in real Chromium."""
 
-import copy
 import hashlib
 import json
 import logging
 import re
 
 import matplotlib.pyplot as plt
-import nbformat
 import pytest
 from helpers import NOTEBOOKS, ROOT, axe_violations, chromium_or_skip, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
 from tools import browser, slide_metadata
-from tools.decks import REVEAL, deck_name, external_resources, lecture_notebook
+from tools.decks import LECTURE, REVEAL, deck_name, external_resources
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
 REVEAL_FILES = {
@@ -126,16 +124,21 @@ def test_the_tool_fails_in_one_line_on_bad_input(args, message, capsys):
 # --- lecture mode, the network, the vendored reveal.js -----------------------------------------------------------
 
 
-def test_decks_run_the_notebook_in_lecture_mode():
-    nb = nbformat.read(NOTEBOOKS[1], as_version=4)
-    lecture = lecture_notebook(nb)
-    setup = [c.source for c in lecture.cells if "use_course_style(" in c.source]
-    assert len(setup) == 1 and "use_course_style(lecture=True)" in setup[0]
-    assert nb.cells != lecture.cells and "lecture=False" in "".join(c.source for c in nb.cells), "input unchanged"
-    bare = copy.deepcopy(nb)
-    bare.cells = [c for c in bare.cells if "use_course_style(" not in c.source]
-    with pytest.raises(ValueError, match="no set-up cell"):
-        lecture_notebook(bare, "probe.ipynb")
+def test_decks_run_the_notebook_in_lecture_mode(monkeypatch):
+    """The decks' kernel environment turns the set-up cell's ``use_course_style(lecture=False)`` into lecture mode."""
+    import matplotlib as mpl
+
+    al.use_course_style(lecture=False)
+    normal = mpl.rcParams["font.size"]
+    try:
+        for name, value in LECTURE.items():
+            monkeypatch.setenv(name, value)
+        al.use_course_style(lecture=False)
+        assert mpl.rcParams["font.size"] > normal and mpl.rcParams["axes.titleweight"] == "bold"
+    finally:
+        monkeypatch.undo()
+        al.use_course_style(lecture=False)
+    assert mpl.rcParams["font.size"] == normal
 
 
 def test_lecture_mode_draws_bold_text_without_a_font_warning(caplog):
