@@ -25,6 +25,8 @@ from tools import decks as slide_decks
 from tools import live_pages, site_kit
 from tools.execute import Executed, execute
 from tools.explorer_frames import AFTER_NOTEBOOK
+from tools.lecture_figures import BEFORE_NOTEBOOK
+from tools.lecture_figures import MIME as LECTURE_PNG
 from tools.staging import staged
 
 __all__ = ["NOTEBOOK_DIR", "build_site"]
@@ -35,12 +37,13 @@ WIDGET_VIEW, MATHJAX_URL = site_kit.WIDGET_VIEW, site_kit.MATHJAX_URL  # shared 
 
 
 def execute_page(path: Path, timeout: int = 600) -> Executed:
-    """Execute one notebook for its page, then render its explorers' frames in the same kernel.
+    """Execute one notebook for its page and its deck, then render its explorers' frames in the same kernel.
 
-    The test suite shares these executions with its notebook harness; the frames come back apart from the
-    notebook's outputs (``Executed.after_outputs``).
+    Each figure it shows also carries its lecture-style picture for the deck (``lecture_figures``). The test
+    suite shares these executions with its notebook harness; the frames come back apart from the notebook's
+    outputs (``Executed.after_outputs``).
     """
-    return execute(path, timeout=timeout, after=AFTER_NOTEBOOK)
+    return execute(path, timeout=timeout, before=BEFORE_NOTEBOOK, after=AFTER_NOTEBOOK)
 
 
 def _static(nb, explorers: dict | None = None, page: str = "page"):
@@ -58,6 +61,7 @@ def _static(nb, explorers: dict | None = None, page: str = "page"):
         kept = []
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            data.pop(LECTURE_PNG, None)  # the deck's picture (a deck puts it in place of image/png first)
             if WIDGET_VIEW in data:
                 manifest = explorers.get(data[WIDGET_VIEW].get("model_id"))
                 if manifest is not None:
@@ -121,13 +125,11 @@ def build_site(
     log=print,
     executed=None,
     decks: bool = True,
-    executed_decks=None,
     going_further: bool = False,
 ) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
 
-    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode);
-    ``executed_decks``: a function path -> lecture-mode :class:`execute.Executed` made elsewhere (the tests');
+    ``decks``: also write each notebook's slide deck (``decks.py``: from the same run, lecture-style figures);
     ``going_further``: the decks keep the "Going further" sections (left out by default; check cells always are).
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
@@ -156,7 +158,6 @@ def build_site(
             log=log,
             executed=executed,
             decks=decks,
-            executed_decks=executed_decks,
             going_further=going_further,
         )
     return [final / path.relative_to(staging) for path in written]
@@ -170,7 +171,6 @@ def _build_pages(
     log=print,
     executed=None,
     decks=True,
-    executed_decks=None,
     going_further=False,
 ) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
@@ -219,9 +219,7 @@ def _build_pages(
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
     if decks:
-        written += slide_decks.write_decks(
-            runs, outdir, static=_static, executed=executed_decks, timeout=timeout, log=log, going_further=going_further
-        )
+        written += slide_decks.write_decks(runs, outdir, static=_static, log=log, going_further=going_further)
     _index(pages, outdir, {p.stem: p for p in paths}, {path.stem for path, _ in runs} if decks else ())
     return [outdir / "index.html", *written]
 
@@ -233,14 +231,10 @@ def main(argv=None):
     parser.add_argument(
         "--no-slides", action="store_true", help="pages only, no slide decks (each notebook then runs once)"
     )
-    parser.add_argument(
-        "--slides-with-going-further", action="store_true", help="the decks keep the 'Going further' sections"
-    )
+    parser.add_argument("--further", action="store_true", help="the slide decks keep the 'Going further' sections")
     args = parser.parse_args(argv)
     try:
-        written = build_site(
-            args.outdir, args.notebooks or None, decks=not args.no_slides, going_further=args.slides_with_going_further
-        )
+        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides, going_further=args.further)
     except (ValueError, OSError) as error:
         parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
     except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line

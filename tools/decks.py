@@ -1,9 +1,9 @@
 """The notebooks as reveal.js slide decks, for a lecture: written by ``build_site.py`` beside the pages.
 
-Each notebook is executed again in lecture mode (its kernel's environment sets
-``attention_lab.plots.LECTURE_VARIABLE``, so the set-up cell's ``use_course_style`` applies the projector style
-to its figures and diagrams; the notebook itself is not changed), then exported by nbconvert's
-SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
+Each deck comes from the page's own run of the notebook (no second execution): its figures are the
+lecture-style pictures that run drew beside the page's (``lecture_figures.py``: the projector style of
+``plots.lecture_mode``), and its check cells and "Going further" sections are left out. It is exported by
+nbconvert's SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
 slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
 pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
 normal style, in the layout they were designed for (lecture mode's larger fonts crowd their fixed pixel
@@ -22,18 +22,18 @@ import html
 import shutil
 from pathlib import Path
 
-from attention_lab.plots import CJK_FONT, LECTURE_VARIABLE
+from attention_lab.plots import CJK_FONT
 from tools import live_pages, site_kit
-from tools.execute import Executed, execute
+from tools.execute import Executed
+from tools.lecture_figures import MIME as LECTURE_PNG
 
 __all__ = [
     "REVEAL",
     "THEME",
     "deck_name",
     "index_link",
-    "LECTURE",
+    "lecture_run",
     "lecture_cells",
-    "execute_deck",
     "copy_reveal",
     "deck_html",
     "write_decks",
@@ -44,7 +44,6 @@ TOOLS = Path(__file__).resolve().parent
 REVEAL = TOOLS / "vendor" / "reveal.js"
 TEMPLATES = TOOLS / "templates"
 REVEAL_FOLDER = "reveal.js"  # in the site
-LECTURE = {LECTURE_VARIABLE: "1"}  # the lecture-mode kernel's environment
 
 # The decks' theme: reveal.js's white theme without its web fonts, the course's colours, the course's CJK font
 # for Chinese, and slides that scroll when a notebook cell is taller than the screen.
@@ -90,9 +89,15 @@ def lecture_cells(nb, *, going_further: bool = False):
     return nb
 
 
-def execute_deck(path: Path, timeout: int = 600) -> Executed:
-    """Execute the notebook in lecture mode (its explorers' frames come from the page's run: see ``write_decks``)."""
-    return execute(Path(path), timeout=timeout, env=LECTURE)
+def lecture_run(page_run: Executed) -> Executed:
+    """The page's run with each figure's lecture-style picture (``lecture_figures``) in place of its page picture."""
+    nb = copy.deepcopy(page_run.nb)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data", {})
+            if LECTURE_PNG in data:
+                data["image/png"] = data.pop(LECTURE_PNG)  # its alt text, in the output's metadata, still fits
+    return Executed(page_run.path, nb, list(page_run.problems), page_run.seconds, page_run.after_outputs)
 
 
 def copy_reveal(outdir: Path) -> Path:
@@ -139,18 +144,14 @@ def deck_html(nb, title: str, exporter=None) -> str:
 external_resources = site_kit.external_resources  # what the tests call on a deck
 
 
-def write_decks(
-    pages, outdir: Path, *, static, executed=None, timeout: int = 600, log=print, going_further: bool = False
-) -> list[Path]:
-    """Execute each notebook in lecture mode and write its deck into ``outdir``; return the decks written.
+def write_decks(pages, outdir: Path, *, static, log=print, going_further: bool = False) -> list[Path]:
+    """Write each notebook's deck into ``outdir`` from its page's run; return the decks written.
 
-    ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page, whose explorer
-    frames (already in ``outdir/frames``) the deck shows: the explorers keep the layout they were designed
-    for, and the deck's style sheet enlarges them (the static figures are drawn in lecture mode). The two
-    runs show the same widgets in the same order, which pairs them up. ``static(nb, explorers, uid)`` turns
-    executed outputs into static-page outputs, as for the pages. ``executed``: a function path ->
-    :class:`execute.Executed` of a lecture-mode run made elsewhere; by default each notebook is run here.
-    Check cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
+    ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page: the deck shows
+    its lecture-style figures (:func:`lecture_run`) and its explorers' frames (already in ``outdir/frames``;
+    the explorers keep the layout they were designed for, and the deck's style sheet enlarges them).
+    ``static(nb, explorers, uid)`` turns executed outputs into static-page outputs, as for the pages. Check
+    cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
     """
     outdir = Path(outdir)
     copy_reveal(outdir)
@@ -158,26 +159,12 @@ def write_decks(
     written = []
     for path, page_run in pages:
         path = Path(path)
-        run = executed(path) if executed is not None else execute_deck(path, timeout)
-        if run.problems:
-            raise RuntimeError(f"{path.name} did not run cleanly in lecture mode:\n" + "\n".join(run.problems))
-        page_views, deck_views = site_kit.widget_views(page_run.nb), site_kit.widget_views(run.nb)
-        if len(page_views) != len(deck_views):
-            raise RuntimeError(
-                f"{path.name} showed {len(deck_views)} widgets in lecture mode and {len(page_views)} "
-                "for its page: its deck cannot show the page's explorers"
-            )
+        run = lecture_run(page_run)
         manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
-        explorers = {
-            deck: manifests[page] for page, deck in zip(page_views, deck_views, strict=True) if page in manifests
-        }
-        nb = lecture_cells(static(copy.deepcopy(run.nb), explorers, f"{path.stem}-deck"), going_further=going_further)
+        nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
         title = site_kit.title(nb, path.stem)
         target = outdir / deck_name(path.stem)
         target.write_text(deck_html(nb, title, exporter), encoding="utf-8")
         written.append(target)
-        log(
-            f"{path.name}: executed in lecture mode in {run.seconds:.1f} s -> {target.name} "
-            f"({target.stat().st_size / 1e6:.1f} MB)"
-        )
+        log(f"{path.name}: -> {target.name} ({target.stat().st_size / 1e6:.1f} MB)")
     return written

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
 import warnings
 from pathlib import Path
 
@@ -88,19 +87,13 @@ def course_style(scale: float = 1.0) -> dict:
     }
 
 
-# Set to "1" in a kernel's environment: lecture mode whatever the notebook's set-up cell asks (the decks' run).
-LECTURE_VARIABLE = "ATTENTION_LAB_LECTURE"
-
-
 def use_course_style(*, lecture: bool = False) -> None:
     """Apply the course style to matplotlib for the rest of this notebook session (every notebook's first cell).
 
-    ``lecture=True`` is the projector version (see :func:`lecture_mode`); so is every call in a process whose
-    environment sets :data:`LECTURE_VARIABLE` to ``1`` (the slide decks' run of a notebook). In IPython it also
-    gives every static figure an alt text built from its labels (:func:`attention_lab.figure_text.describe`).
+    ``lecture=True`` is the projector version (see :func:`lecture_mode`). In IPython it also gives every
+    static figure an alt text built from its labels (:func:`attention_lab.figure_text.describe`).
     """
     describe_figures_in_ipython()
-    lecture = lecture or os.environ.get(LECTURE_VARIABLE) == "1"
     if not lecture:
         mpl.rcParams.update(course_style())
         return

@@ -25,7 +25,6 @@ def site(built_site):
     return built_site
 
 
-@pytest.mark.notebook
 def test_site_has_an_index_and_a_page_per_notebook(site):
     out, written = site
     assert written[0] == out / "index.html"
@@ -37,7 +36,6 @@ def test_site_has_an_index_and_a_page_per_notebook(site):
     assert 'href="glossary.html"' in index and (out / "glossary.html").exists()
 
 
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
 def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, path):
     out, _ = site
@@ -137,6 +135,7 @@ NOTEBOOK_01_EXERCISE_TESTS = next(
 )
 
 
+@pytest.mark.slow
 def test_student_copy_leaves_out_the_solutions(tmp_path):
     out = tmp_path / "course"
     copied = make_student_copy(out)

@@ -122,6 +122,7 @@ def test_widget_bundle_uses_ipywidgets_8s_own():
 # --- the seed sweep ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_sweep_records_every_assert_and_goes_on_after_a_failing_one(tmp_path):
     from tools import seed_sweep
 

@@ -101,6 +101,7 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
     return result, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None, work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hide_ipympl", [False, True], ids=["colab-with-ipympl", "colab-without-ipympl"])
 def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_path, hide_ipympl):
     result, report, work = _run_cell(tmp_path, colab=True, hide_ipympl=hide_ipympl)
@@ -118,6 +119,7 @@ def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_
     assert (tmp_path / "widgets-on").exists(), "the cell must turn on Colab's widget manager"
 
 
+@pytest.mark.slow
 def test_colab_cell_does_nothing_elsewhere(tmp_path):
     script = cell_source() + "\nimport os, sys\nprint(os.getcwd())\nprint('attention_lab' in sys.modules)\n"
     result = subprocess.run(
@@ -211,6 +213,7 @@ def test_hub_link_has_nbgitpullers_form():
     assert folder == ["lab/tree/attention-from-hard-to-soft/notebooks"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -230,6 +233,7 @@ def test_hub_link_bad_input_is_one_line_on_stderr_and_exit_2(args):
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_hub_link_command_prints_the_link():
     result = subprocess.run(
         [

@@ -3,6 +3,7 @@
 import json
 
 import nbformat
+import pytest
 
 from tools import decks, site_kit
 
@@ -85,3 +86,36 @@ def test_study_time_comes_from_the_metadata_and_falls_back_to_the_first_cell(tmp
     nb.metadata["attention_lab"] = {"minutes": {"core": 30, "full": 45}}
     path.write_text(json.dumps(nb), encoding="utf-8")
     assert site_kit.study_time(path) == "30 min (45 with everything)"
+
+
+@pytest.mark.slow
+def test_the_page_run_draws_each_figure_in_lecture_style_for_the_deck_too(tmp_path):
+    """One run serves page and deck: each figure carries a lecture-style picture, larger, and the cells count from 1."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from tools.build_site import _static
+    from tools.execute import execute
+    from tools.lecture_figures import BEFORE_NOTEBOOK, MIME
+
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
+    nb.cells = [
+        _code("%matplotlib inline\nimport attention_lab as al\nal.use_course_style(lecture=False)"),
+        _code("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.title('a line')\nplt.show()"),
+    ]
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, path)
+    run = execute(path, before=BEFORE_NOTEBOOK)
+    assert not run.problems, run.problems
+    assert [c.execution_count for c in run.nb.cells] == [1, 2]
+    (figure,) = [o for o in run.nb.cells[1].outputs if "image/png" in o.get("data", {})]
+    assert MIME in figure["data"]
+    size = [Image.open(io.BytesIO(base64.b64decode(figure["data"][k]))).size for k in ("image/png", MIME)]
+    assert size[1][0] > size[0][0], f"the lecture picture is drawn larger: {size}"
+    deck = decks.lecture_run(run)
+    assert deck.nb.cells[1].outputs[-1]["data"]["image/png"] == figure["data"][MIME]
+    assert MIME not in str(_static(run.nb)), "the pages drop the deck's picture"
