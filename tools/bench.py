@@ -9,8 +9,12 @@ it with the inline backend):
 - in the kernel: the cost of one update split into compute, draw and PNG encoding;
 - each notebook's kernel peak memory after Run All.
 
-Results are printed and written to ``bench-results/bench.json``. A benchmark, not a test: the numbers
-depend on the machine and its load; compare ratios within one run.
+- the library's overhead against the plain formulas (``tools/overhead.py``'s ``overhead_report()``, where
+  that module exists).
+
+Results are printed and written to ``bench-results/bench.json`` and, as the tables the README points to,
+``bench-results/bench.md`` (every explorer of ``EXPLORERS``, every notebook in ``notebooks/``, the host and the
+date). A benchmark, not a test: the numbers depend on the machine and its load; compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -264,12 +268,91 @@ def notebook_memory() -> dict:
     return memory
 
 
+def overhead() -> object | None:
+    """The overhead report against the plain formulas (``tools/overhead.py``), or None where it does not exist."""
+    try:
+        from tools.overhead import overhead_report
+    except ImportError:  # the hook for tools/overhead.py: the report joins bench.json and bench.md once it exists
+        return None
+    return overhead_report()
+
+
+def _rows(header: list, rows: list) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def _ms(value) -> str:
+    return "n/a" if value is None else f"{value:.0f} ms"
+
+
+def markdown(report: dict) -> str:
+    """The report as the Markdown tables the README points to (the host, the date, then one table a part)."""
+    import datetime
+    import os
+    import platform
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    lines = [
+        "# Benchmark report (written by python -m tools.bench)",
+        "",
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()} {platform.system()}, "
+        f"{os.cpu_count()} cores" + (f", load average {load:.1f}" if load is not None else "") + ".",
+        "",
+        "## In the kernel, per slider step (median)",
+        "",
+        *_rows(
+            ["explorer", "compute", "draw", "encode", "full redraw"],
+            [
+                [name, *(f"{c[k]:.1f} ms" for k in ("compute_ms", "draw_ms", "encode_ms", "full_redraw_ms"))]
+                for name, c in report["kernel"].items()
+            ],
+        ),
+    ]
+    if report.get("browser"):
+        rows = []
+        for name, row in report["browser"].items():
+            fast, naive = row.get("fast", {}), row.get("naive", {})
+            ratio = (
+                f"{naive['median_ms'] / fast['median_ms']:.1f}x"
+                if fast.get("median_ms") and naive.get("median_ms")
+                else "n/a"
+            )
+            rows.append(
+                [
+                    name,
+                    _ms(fast.get("median_ms")),
+                    _ms(fast.get("p95_ms")),
+                    _ms(fast.get("burst_settle_ms")),
+                    _ms(naive.get("median_ms")),
+                    ratio,
+                ]
+            )
+        lines += ["", "## Slider step to changed pixels, JupyterLab + Chromium", ""]
+        lines += _rows(["explorer", "median", "p95", "burst of 10 settles", "naive median", "speed-up"], rows)
+    if report.get("memory"):
+        rows = [
+            [name, "n/a" if m["peak_mb"] is None else f"{m['peak_mb']:.0f} MB", f"{m['run_all_s']:.1f} s"]
+            for name, m in report["memory"].items()
+        ]
+        lines += ["", "## Each notebook's kernel: peak memory (VmHWM) after Run All, and its run time", ""]
+        lines += _rows(["notebook", "peak memory", "Run All"], rows)
+    if report.get("overhead") is not None:
+        lines += ["", "## Overhead against the plain formulas (tools/overhead.py)", ""]
+        value = report["overhead"]
+        if isinstance(value, dict):
+            lines += _rows(["case", "result"], [[str(k), str(v)] for k, v in value.items()])
+        else:
+            lines += ["```", str(value), "```"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=12, help="slider steps per explorer (default 12)")
     parser.add_argument("--repeats", type=int, default=30, help="in-kernel steps per explorer (default 30)")
     parser.add_argument("--no-browser", action="store_true", help="skip the real-browser latency part")
     parser.add_argument("--no-memory", action="store_true", help="skip running every notebook for its peak memory")
+    parser.add_argument("--no-overhead", action="store_true", help="skip the overhead against the plain formulas")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "bench.json")
     args = parser.parse_args(argv)
 
@@ -278,6 +361,8 @@ def main(argv=None):
     report = {"kernel": kernel_costs(args.repeats), "memory": {} if args.no_memory else notebook_memory()}
     if not args.no_browser:
         report["browser"] = browser_latency(args.steps)
+    if not args.no_overhead:
+        report["overhead"] = overhead()
 
     print("\nIn-kernel cost per slider step (ms, median):")
     print(f"{'explorer':<26}{'compute':>9}{'draw':>7}{'encode':>8}{'full redraw':>13}")
@@ -301,8 +386,9 @@ def main(argv=None):
         peak = "    n/a" if m["peak_mb"] is None else f"{m['peak_mb']:7.0f}"
         print(f"  {name:<36} {peak} MB   ({m['run_all_s']:.1f} s)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    print(f"\nwritten to {args.out}")
+    args.out.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    args.out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+    print(f"\nwritten to {args.out} and {args.out.with_suffix('.md')}")
     return report
 
 
