@@ -281,6 +281,10 @@ def _rows(header: list, rows: list) -> list[str]:
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
 
 
+def _cell(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
 def _ms(value) -> str:
     return "n/a" if value is None else f"{value:.0f} ms"
 
@@ -339,8 +343,11 @@ def markdown(report: dict) -> str:
     if report.get("overhead") is not None:
         lines += ["", "## Overhead against the plain formulas (tools/overhead.py)", ""]
         value = report["overhead"]
-        if isinstance(value, dict):
-            lines += _rows(["case", "result"], [[str(k), str(v)] for k, v in value.items()])
+        if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):  # overhead_report()
+            header = list(value[0])
+            lines += _rows(header, [[_cell(row.get(key)) for key in header] for row in value])
+        elif isinstance(value, dict):
+            lines += _rows(["case", "result"], [[str(k), _cell(v)] for k, v in value.items()])
         else:
             lines += ["```", str(value), "```"]
     return "\n".join(lines) + "\n"
