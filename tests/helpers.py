@@ -136,7 +136,7 @@ def trained_snapshots(data, epochs: int = 12) -> list:
 
 def chromium_or_skip() -> None:
     """Skip a test that needs Chromium where there is none; under CI (which installs it) fail instead."""
-    import browser
+    from tools import browser
 
     if not browser.chromium_available():
         if os.environ.get("CI") == "true":

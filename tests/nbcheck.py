@@ -9,27 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from execute import execute
 
+from tools.execute import execute
+from tools.notebook_check import static_problems
 
-def static_problems(nb) -> list[str]:
-    """What is wrong with a notebook as committed: outputs, execution counts, missing kernelspec."""
-    problems = []
-    try:
-        nbformat.validate(nb)
-    except nbformat.ValidationError as error:
-        problems.append(f"not a valid notebook for its nbformat version: {error.message}")
-    spec = nb.metadata.get("kernelspec")
-    if not spec or spec.get("name") != "python3":
-        problems.append("metadata.kernelspec is missing or not python3: JupyterLab would ask for a kernel")
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        if cell.get("outputs"):
-            problems.append(f"cell {index} was committed with outputs")
-        if cell.get("execution_count") is not None:
-            problems.append(f"cell {index} was committed with an execution count")
-    return problems
+__all__ = ["static_problems", "check_notebook"]
 
 
 def check_notebook(path: Path) -> tuple[list[str], float]:

@@ -1,4 +1,4 @@
-"""Latency and memory benchmark of the course's explorers: ``python tools/bench.py [--steps N]``.
+"""Latency and memory benchmark of the course's explorers: ``python -m tools.bench [--steps N]``.
 
 For every explorer, in real JupyterLab and headless Chromium (needs the test extra and Debian's
 Chromium), side by side with the naive version of the same figure (``ipywidgets.interact`` rebuilding
@@ -9,8 +9,12 @@ it with the inline backend):
 - in the kernel: the cost of one update split into compute, draw and PNG encoding;
 - each notebook's kernel peak memory after Run All.
 
-Results are printed and written to ``bench-results/bench.json``. A benchmark, not a test: the numbers
-depend on the machine and its load; compare ratios within one run.
+- the library's overhead against the plain formulas (``tools/overhead.py``'s ``overhead_report()``, where
+  that module exists).
+
+Results are printed and written to ``bench-results/bench.json`` and, as the tables the README points to,
+``bench-results/bench.md`` (every explorer of ``EXPLORERS``, every notebook in ``notebooks/``, the host and the
+date). A benchmark, not a test: the numbers depend on the machine and its load; compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from peak_memory import kernel_code
 
 from attention_lab.paths import repo_root
 
@@ -171,7 +174,7 @@ def _bench_notebook(name: str) -> dict:
     nb.cells = [
         nbformat.v4.new_code_cell(source)
         for source in [
-            "%matplotlib inline\n" + kernel_code("from bench import build_explorer, current_position"),
+            "%matplotlib inline\nfrom tools.bench import build_explorer, current_position",
             f"explorer = build_explorer({name!r})\nexplorer",
             # the naive version: interact rebuilds the figure at every step of a slider over the same positions
             "import ipywidgets as widgets\nfrom IPython.display import display\n"
@@ -187,8 +190,9 @@ def _bench_notebook(name: str) -> dict:
 
 def browser_latency(steps: int) -> dict:
     """Slider-to-pixels latency of each explorer and its naive twin, in real JupyterLab."""
-    import browser
     import nbformat
+
+    from tools import browser
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as root:
@@ -247,12 +251,12 @@ def kernel_costs(repeats: int = 30) -> dict:
 
 
 # the kernel's own peak resident memory (tools/peak_memory.py: Linux, macOS, Windows)
-PEAK_MEMORY = kernel_code("from peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _peak_mb")
+PEAK_MEMORY = "from tools.peak_memory import peak_mb as _peak_mb\nprint(_peak_mb())\ndel _peak_mb\n"
 
 
 def notebook_memory() -> dict:
     """Peak resident memory (MB) of each course notebook's kernel after running it top to bottom."""
-    from execute import execute
+    from tools.execute import execute
 
     memory = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -264,12 +268,98 @@ def notebook_memory() -> dict:
     return memory
 
 
+def overhead() -> object | None:
+    """The overhead report against the plain formulas (``tools/overhead.py``), or None where it does not exist."""
+    try:
+        from tools.overhead import overhead_report
+    except ImportError:  # the hook for tools/overhead.py: the report joins bench.json and bench.md once it exists
+        return None
+    return overhead_report()
+
+
+def _rows(header: list, rows: list) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def _cell(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _ms(value) -> str:
+    return "n/a" if value is None else f"{value:.0f} ms"
+
+
+def markdown(report: dict) -> str:
+    """The report as the Markdown tables the README points to (the host, the date, then one table a part)."""
+    import datetime
+    import os
+    import platform
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    lines = [
+        "# Benchmark report (written by python -m tools.bench)",
+        "",
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()} {platform.system()}, "
+        f"{os.cpu_count()} cores" + (f", load average {load:.1f}" if load is not None else "") + ".",
+        "",
+        "## In the kernel, per slider step (median)",
+        "",
+        *_rows(
+            ["explorer", "compute", "draw", "encode", "full redraw"],
+            [
+                [name, *(f"{c[k]:.1f} ms" for k in ("compute_ms", "draw_ms", "encode_ms", "full_redraw_ms"))]
+                for name, c in report["kernel"].items()
+            ],
+        ),
+    ]
+    if report.get("browser"):
+        rows = []
+        for name, row in report["browser"].items():
+            fast, naive = row.get("fast", {}), row.get("naive", {})
+            ratio = (
+                f"{naive['median_ms'] / fast['median_ms']:.1f}x"
+                if fast.get("median_ms") and naive.get("median_ms")
+                else "n/a"
+            )
+            rows.append(
+                [
+                    name,
+                    _ms(fast.get("median_ms")),
+                    _ms(fast.get("p95_ms")),
+                    _ms(fast.get("burst_settle_ms")),
+                    _ms(naive.get("median_ms")),
+                    ratio,
+                ]
+            )
+        lines += ["", "## Slider step to changed pixels, JupyterLab + Chromium", ""]
+        lines += _rows(["explorer", "median", "p95", "burst of 10 settles", "naive median", "speed-up"], rows)
+    if report.get("memory"):
+        rows = [
+            [name, "n/a" if m["peak_mb"] is None else f"{m['peak_mb']:.0f} MB", f"{m['run_all_s']:.1f} s"]
+            for name, m in report["memory"].items()
+        ]
+        lines += ["", "## Each notebook's kernel: peak memory (VmHWM) after Run All, and its run time", ""]
+        lines += _rows(["notebook", "peak memory", "Run All"], rows)
+    if report.get("overhead") is not None:
+        lines += ["", "## Overhead against the plain formulas (tools/overhead.py)", ""]
+        value = report["overhead"]
+        if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):  # overhead_report()
+            header = list(value[0])
+            lines += _rows(header, [[_cell(row.get(key)) for key in header] for row in value])
+        elif isinstance(value, dict):
+            lines += _rows(["case", "result"], [[str(k), _cell(v)] for k, v in value.items()])
+        else:
+            lines += ["```", str(value), "```"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=12, help="slider steps per explorer (default 12)")
     parser.add_argument("--repeats", type=int, default=30, help="in-kernel steps per explorer (default 30)")
     parser.add_argument("--no-browser", action="store_true", help="skip the real-browser latency part")
     parser.add_argument("--no-memory", action="store_true", help="skip running every notebook for its peak memory")
+    parser.add_argument("--no-overhead", action="store_true", help="skip the overhead against the plain formulas")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "bench.json")
     args = parser.parse_args(argv)
 
@@ -278,6 +368,8 @@ def main(argv=None):
     report = {"kernel": kernel_costs(args.repeats), "memory": {} if args.no_memory else notebook_memory()}
     if not args.no_browser:
         report["browser"] = browser_latency(args.steps)
+    if not args.no_overhead:
+        report["overhead"] = overhead()
 
     print("\nIn-kernel cost per slider step (ms, median):")
     print(f"{'explorer':<26}{'compute':>9}{'draw':>7}{'encode':>8}{'full redraw':>13}")
@@ -301,8 +393,9 @@ def main(argv=None):
         peak = "    n/a" if m["peak_mb"] is None else f"{m['peak_mb']:7.0f}"
         print(f"  {name:<36} {peak} MB   ({m['run_all_s']:.1f} s)")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
-    print(f"\nwritten to {args.out}")
+    args.out.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    args.out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+    print(f"\nwritten to {args.out} and {args.out.with_suffix('.md')}")
     return report
 
 

@@ -21,6 +21,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import kernel_env
+
 CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -110,7 +112,7 @@ def jupyterlab(root: Path, *, timeout: float = 60.0, cpu_capability: str | None 
         docmanager.mkdir(parents=True)
         (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}), encoding="utf-8")
         env = {
-            **os.environ,
+            **kernel_env(),  # the kernels inherit it: a benchmark notebook imports tools.bench
             "JUPYTERLAB_SETTINGS_DIR": str(Path(home) / "settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(Path(home) / "workspaces"),
             "JUPYTER_RUNTIME_DIR": home,

@@ -1,4 +1,4 @@
-"""The course as static web pages, for reading without a kernel: ``python tools/build_site.py OUTDIR``.
+"""The course as static web pages, for reading without a kernel: ``python -m tools.build_site OUTDIR``.
 
 Executes every notebook in ``notebooks/`` in a fresh kernel and writes ``OUTDIR/index.html``, one page
 per notebook (``OUTDIR/NAME.html``) and ``OUTDIR/glossary.html``. Figures are the notebooks' own
@@ -15,35 +15,35 @@ from __future__ import annotations
 
 import argparse
 import copy
-import re
 import shutil
 from pathlib import Path
 
-import decks as slide_decks
-import live_pages
 import nbformat
-import site_kit
-from execute import Executed, execute
-from explorer_frames import AFTER_NOTEBOOK
-from staging import staged
 
 from attention_lab.paths import repo_root
+from tools import decks as slide_decks
+from tools import live_pages, site_kit
+from tools.execute import Executed, execute
+from tools.explorer_frames import AFTER_NOTEBOOK
+from tools.lecture_figures import BEFORE_NOTEBOOK
+from tools.lecture_figures import MIME as LECTURE_PNG
+from tools.staging import staged
 
 __all__ = ["NOTEBOOK_DIR", "build_site"]
 
 ROOT = repo_root(Path(__file__).parent)
 NOTEBOOK_DIR = ROOT / "notebooks"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the config jupyter-server-mathjax ships
+WIDGET_VIEW, MATHJAX_URL = site_kit.WIDGET_VIEW, site_kit.MATHJAX_URL  # shared with the decks
 
 
 def execute_page(path: Path, timeout: int = 600) -> Executed:
-    """Execute one notebook for its page, then render its explorers' frames in the same kernel.
+    """Execute one notebook for its page and its deck, then render its explorers' frames in the same kernel.
 
-    The test suite shares these executions with its notebook harness; the frames come back apart from the
-    notebook's outputs (``Executed.after_outputs``).
+    Each figure it shows also carries its lecture-style picture for the deck (``lecture_figures``). The test
+    suite shares these executions with its notebook harness; the frames come back apart from the notebook's
+    outputs (``Executed.after_outputs``).
     """
-    return execute(path, timeout=timeout, after=AFTER_NOTEBOOK)
+    return execute(path, timeout=timeout, before=BEFORE_NOTEBOOK, after=AFTER_NOTEBOOK)
 
 
 def _static(nb, explorers: dict | None = None, page: str = "page"):
@@ -61,6 +61,7 @@ def _static(nb, explorers: dict | None = None, page: str = "page"):
         kept = []
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            data.pop(LECTURE_PNG, None)  # the deck's picture (a deck puts it in place of image/png first)
             if WIDGET_VIEW in data:
                 manifest = explorers.get(data[WIDGET_VIEW].get("model_id"))
                 if manifest is not None:
@@ -81,23 +82,14 @@ def _static(nb, explorers: dict | None = None, page: str = "page"):
     return nb
 
 
-def _local_links(page: str) -> str:
-    """Links to notebooks and the glossary point to their pages."""
-    page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', page)
-    return page.replace('href="glossary.md"', 'href="glossary.html"')
-
-
-# jupyter-server-mathjax ships the STIX web fonts only (as Jupyter's classic notebook used them)
-MATHJAX_FONTS = site_kit.MATHJAX_CONFIG
-
-
 def _offline(page: str) -> str:
-    """Drop the template's external scripts (require.js, widget renderer, mermaid loader): nothing here needs them."""
-    page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
-    page = page.replace(f'<script src="{MATHJAX_URL}"', MATHJAX_FONTS + f'<script src="{MATHJAX_URL}"', 1)
-    return re.sub(
-        r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page, flags=re.S
-    )
+    """No script from the network (``site_kit.offline``), and MathJax told to use the fonts the copy ships."""
+    page = site_kit.offline(page)
+    page = page.replace(f'<script src="{MATHJAX_URL}"', site_kit.MATHJAX_CONFIG + f'<script src="{MATHJAX_URL}"', 1)
+    found = site_kit.external_resources(page)
+    if found:  # a new nbconvert whose template loads something else from the network must not pass unseen
+        raise RuntimeError(f"the page would load {found[0]} from the network")
+    return page
 
 
 def _exporter():
@@ -108,18 +100,9 @@ def _exporter():
     return exporter
 
 
-def _title(nb, fallback: str) -> str:
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            match = re.search(r"^#\s+(.+)$", cell.source, re.M)
-            if match:
-                return match.group(1).strip()
-    return fallback
-
-
 def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False):
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    page = live_pages.install(_offline(_local_links(body)))
+    page = live_pages.install(_offline(site_kit.local_links(body, lambda stem: f"{stem}.html")))
     path.write_text(site_kit.finish_page(page, footer=footer), encoding="utf-8")
 
 
@@ -135,12 +118,19 @@ def _without_svg_output(folder, names):
 
 
 def build_site(
-    outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks: bool = True, executed_decks=None
+    outdir,
+    notebooks=None,
+    *,
+    timeout: int = 600,
+    log=print,
+    executed=None,
+    decks: bool = True,
+    going_further: bool = False,
 ) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
 
-    ``decks``: also write each notebook's slide deck (``decks.py``: executed again, in lecture mode);
-    ``executed_decks``: a function path -> lecture-mode :class:`execute.Executed` made elsewhere (the tests').
+    ``decks``: also write each notebook's slide deck (``decks.py``: from the same run, lecture-style figures);
+    ``going_further``: the decks keep the "Going further" sections (left out by default; check cells always are).
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
     build leaves no half-written site (a previous site in ``outdir`` stays as it was). ``outdir`` must be new,
@@ -162,13 +152,26 @@ def build_site(
         raise ValueError(f"cannot write the site into {final.parent}: {error.strerror or error}") from None
     with staged(final, "cannot write the site into") as staging:
         written = _build_pages(
-            staging, notebooks, timeout=timeout, log=log, executed=executed, decks=decks, executed_decks=executed_decks
+            staging,
+            notebooks,
+            timeout=timeout,
+            log=log,
+            executed=executed,
+            decks=decks,
+            going_further=going_further,
         )
     return [final / path.relative_to(staging) for path in written]
 
 
 def _build_pages(
-    outdir, notebooks=None, *, timeout: int = 600, log=print, executed=None, decks=True, executed_decks=None
+    outdir,
+    notebooks=None,
+    *,
+    timeout: int = 600,
+    log=print,
+    executed=None,
+    decks=True,
+    going_further=False,
 ) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
@@ -198,7 +201,7 @@ def _build_pages(
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
         site_kit.prepare_notebook(nb, path.name)
-        title = _title(nb, path.stem)
+        title = site_kit.title(nb, path.stem)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
         pages.append((path.stem, title, seconds))
         runs.append((path, run))
@@ -216,9 +219,7 @@ def _build_pages(
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
     if decks:
-        written += slide_decks.write_decks(
-            runs, outdir, static=_static, executed=executed_decks, timeout=timeout, log=log
-        )
+        written += slide_decks.write_decks(runs, outdir, static=_static, log=log, going_further=going_further)
     _index(pages, outdir, {p.stem: p for p in paths}, {path.stem for path, _ in runs} if decks else ())
     return [outdir / "index.html", *written]
 
@@ -230,9 +231,10 @@ def main(argv=None):
     parser.add_argument(
         "--no-slides", action="store_true", help="pages only, no slide decks (each notebook then runs once)"
     )
+    parser.add_argument("--further", action="store_true", help="the slide decks keep the 'Going further' sections")
     args = parser.parse_args(argv)
     try:
-        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides)
+        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides, going_further=args.further)
     except (ValueError, OSError) as error:
         parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
     except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line

@@ -1,6 +1,6 @@
 """The first code cell of every notebook: on Google Colab it sets the course up; anywhere else it does nothing.
 
-``python tools/colab_cell.py [NOTEBOOK ...]`` inserts that cell (tagged ``colab-setup``) before the first
+``python -m tools.colab_cell [NOTEBOOK ...]`` inserts that cell (tagged ``colab-setup``) before the first
 code cell of each notebook, or updates it if it is there already: running it twice changes nothing.
 Notebooks stay stripped (no outputs, no execution counts).
 
@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import nbformat
-from launch_buttons import REPOSITORY, numbered_notebooks
 
 from attention_lab.paths import repo_root
+from tools.launch_buttons import REPOSITORY, numbered_notebooks
 
 __all__ = ["TAG", "REPOSITORY", "HIDDEN", "cell_source", "add_colab_cell"]
 

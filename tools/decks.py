@@ -1,8 +1,9 @@
 """The notebooks as reveal.js slide decks, for a lecture: written by ``build_site.py`` beside the pages.
 
-Each notebook is executed again in lecture mode (its set-up cell's ``use_course_style(lecture=False)``
-becomes ``lecture=True``: the projector style of its figures and diagrams), then exported by nbconvert's
-SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
+Each deck comes from the page's own run of the notebook (no second execution): its figures are the
+lecture-style pictures that run drew beside the page's (``lecture_figures.py``: the projector style of
+``plots.lecture_mode``), and its check cells and "Going further" sections are left out. It is exported by
+nbconvert's SlidesExporter with the template in ``templates/course_reveal`` as ``NAME.slides.html``. Which cell starts a
 slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
 pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
 normal style, in the layout they were designed for (lecture mode's larger fonts crowd their fixed pixel
@@ -18,24 +19,21 @@ from __future__ import annotations
 
 import copy
 import html
-import re
 import shutil
 from pathlib import Path
 
-import live_pages
-import nbformat
-import site_kit
-from execute import Executed, execute
-
 from attention_lab.plots import CJK_FONT
+from tools import live_pages, site_kit
+from tools.execute import Executed
+from tools.lecture_figures import MIME as LECTURE_PNG
 
 __all__ = [
     "REVEAL",
     "THEME",
     "deck_name",
     "index_link",
-    "lecture_notebook",
-    "execute_deck",
+    "lecture_run",
+    "lecture_cells",
     "copy_reveal",
     "deck_html",
     "write_decks",
@@ -46,8 +44,6 @@ TOOLS = Path(__file__).resolve().parent
 REVEAL = TOOLS / "vendor" / "reveal.js"
 TEMPLATES = TOOLS / "templates"
 REVEAL_FOLDER = "reveal.js"  # in the site
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-SETUP_STYLE = "use_course_style(lecture=False)"
 
 # The decks' theme: reveal.js's white theme without its web fonts, the course's colours, the course's CJK font
 # for Chinese, and slides that scroll when a notebook cell is taller than the screen.
@@ -73,8 +69,7 @@ padding:0 .4em .6em}
 --jp-ui-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK"}
 """
 
-# MathJax 2 from the site's copy, with the only web fonts jupyter-server-mathjax ships (as the pages use it)
-MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+MATHJAX_URL = site_kit.MATHJAX_URL  # the site's copy of MathJax, as the pages use it
 
 
 def deck_name(stem: str) -> str:
@@ -86,21 +81,23 @@ def index_link(stem: str) -> str:
     return f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
 
 
-def lecture_notebook(nb, name: str = "the notebook"):
-    """A copy of ``nb`` whose set-up cell turns lecture mode on; ValueError if it has no such cell."""
-    lecture = copy.deepcopy(nb)
-    for cell in lecture.cells:
-        if cell.cell_type == "code" and SETUP_STYLE in cell.source:
-            cell.source = cell.source.replace(SETUP_STYLE, "use_course_style(lecture=True)", 1)
-            return lecture
-    raise ValueError(f"{name} has no set-up cell with {SETUP_STYLE} to switch to lecture mode for its deck")
+def lecture_cells(nb, *, going_further: bool = False):
+    """``nb`` with what a lecture leaves out dropped, in place: check cells (tagged ``check``) always, and the
+    "Going further" sections (cells tagged ``going-further``) unless ``going_further``."""
+    left_out = {site_kit.CHECK_TAG} | (set() if going_further else {site_kit.FURTHER_TAG})
+    nb.cells = [c for c in nb.cells if not left_out & set(c.get("metadata", {}).get("tags", []))]
+    return nb
 
 
-def execute_deck(path: Path, timeout: int = 600) -> Executed:
-    """Execute the notebook in lecture mode (its explorers' frames come from the page's run: see ``write_decks``)."""
-    path = Path(path)
-    nb = lecture_notebook(nbformat.read(path, as_version=4), path.name)
-    return execute(path, nb=nb, timeout=timeout)
+def lecture_run(page_run: Executed) -> Executed:
+    """The page's run with each figure's lecture-style picture (``lecture_figures``) in place of its page picture."""
+    nb = copy.deepcopy(page_run.nb)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data", {})
+            if LECTURE_PNG in data:
+                data["image/png"] = data.pop(LECTURE_PNG)  # its alt text, in the output's metadata, still fits
+    return Executed(page_run.path, nb, list(page_run.problems), page_run.seconds, page_run.after_outputs)
 
 
 def copy_reveal(outdir: Path) -> Path:
@@ -131,54 +128,30 @@ def _exporter():
     return exporter
 
 
-def _local_links(page: str) -> str:
-    """Links to notebooks open their decks; the glossary opens its page."""
-    page = re.sub(
-        r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{deck_name(m.group(1))}{m.group(2) or ""}"', page
-    )
-    return page.replace('href="glossary.md"', 'href="glossary.html"')
-
-
 def deck_html(nb, title: str, exporter=None) -> str:
     """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks)."""
     exporter = exporter or _exporter()
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
-    body = site_kit.finish_page(live_pages.install(_local_links(body)))
+    body = site_kit.finish_page(live_pages.install(site_kit.offline(site_kit.local_links(body, deck_name))))
     found = external_resources(body)
     if found:  # the template loads nothing from the network; a new nbconvert that does must not pass unseen
         raise RuntimeError(f"the deck {title!r} would load {found[0]} from the network")
     return body
 
 
-def external_resources(page: str) -> list[str]:
-    """URLs on the network that the page would load: scripts, style sheets, imports, fonts, images, frames."""
-    found = re.findall(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["\']?((?:https?:)?//[^"\'\s>]+)', page)
-    found += re.findall(r'@import\s+(?:url\()?\s*["\']?((?:https?:)?//[^"\')\s]+)', page)
-    found += re.findall(r'\bimport\s[^;]*?from\s+["\']((?:https?:)?//[^"\']+)', page)
-    return found
+external_resources = site_kit.external_resources  # what the tests call on a deck
 
 
-def _widget_views(nb) -> list[str]:
-    """The model ids of the widgets the notebook's outputs show, in order."""
-    return [
-        output["data"][WIDGET_VIEW]["model_id"]
-        for cell in nb.cells
-        for output in cell.get("outputs", [])
-        if WIDGET_VIEW in output.get("data", {})
-    ]
+def write_decks(pages, outdir: Path, *, static, log=print, going_further: bool = False) -> list[Path]:
+    """Write each notebook's deck into ``outdir`` from its page's run; return the decks written.
 
-
-def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 600, log=print) -> list[Path]:
-    """Execute each notebook in lecture mode and write its deck into ``outdir``; return the decks written.
-
-    ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page, whose explorer
-    frames (already in ``outdir/frames``) the deck shows: the explorers keep the layout they were designed
-    for, and the deck's style sheet enlarges them (the static figures are drawn in lecture mode). The two
-    runs show the same widgets in the same order, which pairs them up. ``static(nb, explorers, uid)`` turns
-    executed outputs into static-page outputs, as for the pages. ``executed``: a function path ->
-    :class:`execute.Executed` of a lecture-mode run made elsewhere; by default each notebook is run here.
+    ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page: the deck shows
+    its lecture-style figures (:func:`lecture_run`) and its explorers' frames (already in ``outdir/frames``;
+    the explorers keep the layout they were designed for, and the deck's style sheet enlarges them).
+    ``static(nb, explorers, uid)`` turns executed outputs into static-page outputs, as for the pages. Check
+    cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
     """
     outdir = Path(outdir)
     copy_reveal(outdir)
@@ -186,35 +159,12 @@ def write_decks(pages, outdir: Path, *, static, executed=None, timeout: int = 60
     written = []
     for path, page_run in pages:
         path = Path(path)
-        run = executed(path) if executed is not None else execute_deck(path, timeout)
-        if run.problems:
-            raise RuntimeError(f"{path.name} did not run cleanly in lecture mode:\n" + "\n".join(run.problems))
-        page_views, deck_views = _widget_views(page_run.nb), _widget_views(run.nb)
-        if len(page_views) != len(deck_views):
-            raise RuntimeError(
-                f"{path.name} showed {len(deck_views)} widgets in lecture mode and {len(page_views)} "
-                "for its page: its deck cannot show the page's explorers"
-            )
+        run = lecture_run(page_run)
         manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
-        explorers = {
-            deck: manifests[page] for page, deck in zip(page_views, deck_views, strict=True) if page in manifests
-        }
-        nb = static(copy.deepcopy(run.nb), explorers, f"{path.stem}-deck")
-        title = next(
-            (
-                m.group(1).strip()
-                for c in nb.cells
-                if c.cell_type == "markdown"
-                for m in [re.search(r"^#\s+(.+)$", c.source, re.M)]
-                if m
-            ),
-            path.stem,
-        )
+        nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
+        title = site_kit.title(nb, path.stem)
         target = outdir / deck_name(path.stem)
         target.write_text(deck_html(nb, title, exporter), encoding="utf-8")
         written.append(target)
-        log(
-            f"{path.name}: executed in lecture mode in {run.seconds:.1f} s -> {target.name} "
-            f"({target.stat().st_size / 1e6:.1f} MB)"
-        )
+        log(f"{path.name}: -> {target.name} ({target.stat().st_size / 1e6:.1f} MB)")
     return written

@@ -20,6 +20,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from traitlets.config import Config
 
+from tools import kernel_env
+
 __all__ = ["Executed", "execute", "kernel_config", "run_problems"]
 
 TIMEOUT_PER_CELL = 180  # seconds; a guard against hangs, not a performance target
@@ -48,8 +50,19 @@ def run_problems(nb, *, errors: bool = True) -> list:
     return problems
 
 
-def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: int = TIMEOUT_PER_CELL) -> Executed:
-    """Run ``path`` (or ``nb``) top to bottom in a fresh python3 kernel, in ``workdir`` (default: its folder)."""
+def execute(
+    path,
+    *,
+    nb=None,
+    workdir=None,
+    before: str | None = None,
+    after: str | None = None,
+    timeout: int = TIMEOUT_PER_CELL,
+) -> Executed:
+    """Run ``path`` (or ``nb``) top to bottom in a fresh python3 kernel, in ``workdir`` (default: its folder).
+
+    ``before``: code run in the kernel before the first cell, its outputs dropped (the decks' lecture figures).
+    """
     path = Path(path)
     nb = nbformat.read(path, as_version=4) if nb is None else nb
     workdir = Path(workdir) if workdir is not None else path.parent
@@ -57,7 +70,7 @@ def execute(path, *, nb=None, workdir=None, after: str | None = None, timeout: i
         client = NotebookClient(
             nb, timeout=timeout, kernel_name="python3", config=config, resources={"metadata": {"path": str(workdir)}}
         )
-        return _run(client, path, nb, after)
+        return _run(client, path, nb, before, after)
 
 
 @contextlib.contextmanager
@@ -77,13 +90,27 @@ def kernel_config():
         yield config
 
 
-def _run(client: NotebookClient, path: Path, nb, after: str | None) -> Executed:
+def _extra(client: NotebookClient, nb, code: str, index: int) -> list:
+    """Run ``code`` as a cell at ``index`` of ``nb`` (taken out again) without a history entry; its outputs."""
+    extra = nbformat.v4.new_code_cell(code)
+    nb.cells.insert(index, extra)  # nbclient writes the executed cell back into nb.cells at its index
+    try:
+        client.execute_cell(extra, index, store_history=False)
+    finally:
+        extra = nb.cells.pop(index)
+    return extra.outputs
+
+
+def _run(client: NotebookClient, path: Path, nb, before: str | None, after: str | None) -> Executed:
     result = Executed(path, nb)
     start = time.perf_counter()
-    with client.setup_kernel():
+    with client.setup_kernel(env=kernel_env()):  # code run ``after`` may import tools
         info = client.wait_for_reply(client.kc.kernel_info())
         nb.metadata["language_info"] = info["content"]["language_info"]
         try:
+            if before is not None:
+                _extra(client, nb, before, 0)
+                client.code_cells_executed = 0  # the notebook's own cells count from 1
             for index, cell in enumerate(nb.cells):
                 client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
         except CellExecutionError as error:
@@ -91,15 +118,10 @@ def _run(client: NotebookClient, path: Path, nb, after: str | None) -> Executed:
         result.seconds = time.perf_counter() - start
         client.set_widgets_metadata()
         if after is not None and not result.problems:
-            extra = nbformat.v4.new_code_cell(after)
-            nb.cells.append(extra)  # nbclient writes the executed cell back into nb.cells at its index
             try:
-                client.execute_cell(extra, len(nb.cells) - 1, store_history=False)
+                result.after_outputs = _extra(client, nb, after, len(nb.cells))
             except CellExecutionError as error:
                 result.problems.append(f"the code run after the notebook failed:\n{str(error)[-2000:]}")
-            finally:
-                extra = nb.cells.pop()
-            result.after_outputs = extra.outputs
     # a CellExecutionError already reported the failing cell with its traceback: add only the stderr problems then
     result.problems += run_problems(nb, errors=not result.problems)
     return result

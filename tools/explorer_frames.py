@@ -1,7 +1,8 @@
 """Frames of the explorers, rendered by the explorers themselves, for the live figures of the static pages.
 
 Runs inside a notebook's kernel after its last cell (``build_site`` passes :data:`AFTER_NOTEBOOK` to
-``execute``). For every :class:`attention_lab.explorers.Explorer` alive in the kernel it walks the
+``execute``). For every explorer the notebook built and still holds (the registry each explorer joins when
+built, ``attention_lab.explorers.live_explorers()``) it walks the
 explorer's own controls, calls ``explorer.set(...)`` for each position, as a reader would, and keeps the
 picture the explorer draws (its blitted canvas: the same pixels JupyterLab would show). The frames leave
 the kernel as one display output of type :data:`MIME` (a manifest and the images), so the page builder
@@ -20,7 +21,6 @@ for lossless WebP at its fastest setting and 55 KB for JPEG at quality 90, which
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 import io
 import itertools
@@ -29,9 +29,9 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
-from peak_memory import kernel_code, peak_mb
 
 from attention_lab.explorers.controls import positions
+from tools.peak_memory import peak_mb
 
 __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", "export_explorer", "publish_frames"]
 
@@ -172,10 +172,10 @@ def publish_frames(budget: int = FRAME_BUDGET):
     """In the kernel: export every explorer alive and display the result as one :data:`MIME` output."""
     from IPython.display import display
 
-    from attention_lab.explorers import Explorer
+    from attention_lab.explorers import live_explorers
 
     start, cpu = time.perf_counter(), time.process_time()
-    explorers = sorted((o for o in gc.get_objects() if isinstance(o, Explorer)), key=lambda e: e.widget.model_id)
+    explorers = live_explorers()  # the registry every explorer joins when built
     images: dict = {}
     manifests = [export_explorer(explorer, images, budget) for explorer in explorers]
     payload = {
@@ -188,5 +188,5 @@ def publish_frames(budget: int = FRAME_BUDGET):
     display({MIME: payload}, raw=True)
 
 
-# The code ``execute`` runs in the kernel after the notebook: find this module, publish the frames.
-AFTER_NOTEBOOK = kernel_code("import explorer_frames as _frames\n_frames.publish_frames()\ndel _frames")
+# The code ``execute`` runs in the kernel after the notebook (started with ``tools.kernel_env()``): publish the frames.
+AFTER_NOTEBOOK = "from tools import explorer_frames as _frames\n_frames.publish_frames()\ndel _frames\n"

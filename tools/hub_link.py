@@ -1,11 +1,11 @@
-"""An nbgitpuller link that gives every student of a JupyterHub the course: ``python tools/hub_link.py HUB [NOTEBOOK]``.
+"""An nbgitpuller link that gives every student of a JupyterHub the course: ``python -m tools.hub_link HUB [NOTEBOOK]``.
 
 Opening the link logs the student in, pulls the repository (``pyproject.toml``'s ``Repository``, branch
 ``main``) into ``~/attention-from-hard-to-soft`` (a later click merges new commits without overwriting the
 student's own changes) and opens the notebook in JupyterLab. The hub's single-user image must have
 nbgitpuller and the course's packages (build it from ``environment.yml`` with repo2docker; see the README).
 
-    python tools/hub_link.py https://hub.example.edu 03_nadaraya_watson.ipynb
+    python -m tools.hub_link https://hub.example.edu 03_nadaraya_watson.ipynb
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
-from launch_buttons import REPOSITORY
-
 from attention_lab.paths import repo_root
+from tools.launch_buttons import REPOSITORY
 
 __all__ = ["REPOSITORY", "hub_link"]
 
@@ -48,7 +47,7 @@ def main(argv=None) -> int:
     parser.add_argument("notebook", nargs="?", help="the notebook to open, e.g. 01_queries_keys_values.ipynb")
 
     def one_line_error(message):  # a usage mistake is one line on stderr, exit status 2
-        print(f"hub_link: {message} (usage: python tools/hub_link.py HUB_URL [NOTEBOOK])", file=sys.stderr)
+        print(f"hub_link: {message} (usage: python -m tools.hub_link HUB_URL [NOTEBOOK])", file=sys.stderr)
         sys.exit(2)
 
     parser.error = one_line_error

@@ -1,4 +1,4 @@
-"""Launch buttons and the questions footer of every notebook: ``python tools/launch_buttons.py [--check]``.
+"""Launch buttons and the questions footer of every notebook: ``python -m tools.launch_buttons [--check]``.
 
 One place makes every "run this" link of the course, from one repository address (``pyproject.toml``'s
 ``Repository``) and the notebook's path:
@@ -204,7 +204,7 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is out of step")
 
     def one_line_error(message):
-        print(f"launch_buttons: {message} (usage: python tools/launch_buttons.py [--check])", file=sys.stderr)
+        print(f"launch_buttons: {message} (usage: python -m tools.launch_buttons [--check])", file=sys.stderr)
         sys.exit(2)
 
     parser.error = one_line_error

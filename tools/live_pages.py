@@ -16,7 +16,7 @@ import json
 import shutil
 from pathlib import Path
 
-from explorer_frames import MIME
+from tools.explorer_frames import MIME
 
 __all__ = ["SCRIPT", "STYLE", "frames_of", "write_frames", "explorer_html", "install", "copy_script"]
 

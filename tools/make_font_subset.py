@@ -1,7 +1,7 @@
 """Rebuild course-cjk.ttf: the WenQuanYi Micro Hei glyphs for every CJK character the course draws.
 
 Run from the repository root after installing the Debian package fonts-wqy-microhei:
-    python tools/make_font_subset.py
+    python -m tools.make_font_subset
 The subset keeps the figures and the static pages readable on machines without a Chinese font (Binder, most
 laptops).
 """
@@ -20,15 +20,12 @@ GLOSSARY = "硬性注意力软性注意力汇聚查询键值评分函数核回�
 
 
 def characters() -> str:
-    # the figures' Chinese (data, notebooks) and the static pages' (the glossary, the home page in site_kit.py):
-    # the pages serve this font too, so Chinese draws in browsers without a Chinese font
-    sources = [
-        *ROOT.glob("data/*.csv"),
-        *ROOT.glob("notebooks/*.ipynb"),
-        *ROOT.glob("notebooks/*.md"),
-        ROOT / "tools" / "site_kit.py",
-    ]
-    texts = [p.read_text(encoding="utf-8") for p in sources]
+    # the figures' Chinese (data, notebooks) and the static pages' (the glossary, the home page as site_kit writes
+    # it): the pages serve this font too, so Chinese draws in browsers without a Chinese font
+    from tools.site_kit import index_page
+
+    sources = [*ROOT.glob("data/*.csv"), *ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("notebooks/*.md")]
+    texts = [p.read_text(encoding="utf-8") for p in sources] + [index_page([], {})]
     found = set(re.findall(r"[\u3000-\u9fff\uff00-\uffef]", "".join(texts) + GLOSSARY))
     return "".join(sorted(found))
 

@@ -1,22 +1,14 @@
 """This process's peak resident memory, on Linux, macOS and Windows: :func:`peak_mb`.
 
-Run inside a notebook's kernel (by the site builder and the benchmark) to report what the notebook took;
-:func:`kernel_code` is the one place that makes this folder (tools/) importable in such a kernel.
+Run inside a notebook's kernel (by the site builder and the benchmark) to report what the notebook took; the
+kernel imports it as ``tools.peak_memory`` (it starts with ``tools.kernel_env()``).
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-__all__ = ["peak_mb", "kernel_code"]
-
-TOOLS = str(Path(__file__).resolve().parent)
-
-
-def kernel_code(code: str) -> str:
-    """``code`` to run in a notebook's kernel with the tools/ folder importable (nothing else left behind)."""
-    return f"import sys as _sys\n_sys.path.insert(0, {TOOLS!r})\ndel _sys\n{code}\n"
+__all__ = ["peak_mb"]
 
 
 def peak_mb() -> float | None:

@@ -1,6 +1,6 @@
 """Re-run the notebooks with other seeds and count, for every assert, how many seeds it holds for.
 
-``python tools/seed_sweep.py --seeds 5 [--notebooks 04 06] [--jobs 2] [--out bench-results/seed_sweep.json]``
+``python -m tools.seed_sweep --seeds 5 [--notebooks 04 06] [--jobs 2] [--out bench-results/seed_sweep.json]``
 
 A trained model's trajectory changes with the CPU the way it changes with the seed, so an assert about a
 trained model (or any random experiment) must hold for other seeds, or say what range it holds in. The
@@ -90,8 +90,9 @@ def instrument(nb, name: str) -> dict:
 
 def run_once(path: str, offset: int, timeout: int = 600) -> dict:
     """One notebook under one seed offset: {"asserts": {key: source}, "outcomes": {key: held}, "errors": [...]}."""
-    from execute import kernel_config
     from nbclient import NotebookClient
+
+    from tools.execute import kernel_config
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)

@@ -13,17 +13,39 @@ import re
 import shutil
 from pathlib import Path
 
-import launch_buttons
-
 from attention_lab.paths import repo_root
+from tools import launch_buttons
 
-__all__ = ["FONT_FAMILY", "STYLE", "copy_assets", "prepare_notebook", "finish_page", "lang_zh", "index_page"]
+__all__ = [
+    "FONT_FAMILY",
+    "STYLE",
+    "WIDGET_VIEW",
+    "MATHJAX_URL",
+    "CHECK_TAG",
+    "FURTHER_TAG",
+    "local_links",
+    "title",
+    "offline",
+    "external_resources",
+    "widget_views",
+    "copy_assets",
+    "prepare_notebook",
+    "finish_page",
+    "lang_zh",
+    "study_time",
+    "index_page",
+]
 
 ROOT = repo_root(Path(__file__).parent)
 FONT_SOURCE = ROOT / "src" / "attention_lab" / "fonts"
 FONT_FILES = ("course-cjk.ttf", "LICENSE-Apache-2.0.txt", "README.md")
 FONT_FAMILY = "Course CJK"
 COLAB_TAG = "colab-setup"
+CHECK_TAG = "check"  # evidence beside the lesson: folded on the pages, left out of the decks
+FURTHER_TAG = "going-further"  # graduate material: a labelled box on the pages, left out of the decks by default
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# MathJax 2 from the site's copy (jupyter-server-mathjax's), in the config it ships: pages and decks
+MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
 # CJK ideographs and their punctuation: the runs that get lang="zh" and the shipped font
 CJK = "\u2e80-\u2fff\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_RUN = re.compile(f"[{CJK}](?:[{CJK}\\s·]*[{CJK}])?")
@@ -61,6 +83,13 @@ a.launch-button:hover {{background: #00466E}}
 a.launch-button.launch-download {{background: #fff; color: #005A8C; border: 2px solid #005A8C}}
 details.colab-setup {{margin: .3rem 0; padding: .2rem .6rem; border-left: 3px solid #bbb; color: #333}}
 details.colab-setup summary {{cursor: pointer}}
+details.check-cell {{margin: .3rem 0; padding: .2rem .6rem; border-left: 3px solid #bbb; color: #333}}
+details.check-cell summary {{cursor: pointer; font-family: {_MONO}}}
+/* a "Going further" section: one box, its label first (site_kit.prepare_notebook) */
+.jp-Cell.celltag_going-further, .jp-Cell:has(> .jp-Cell-inputWrapper .celltag_going-further)
+  {{background: #f3f7fb; border-left: 4px solid #005A8C; padding-left: .5rem}}
+.going-further-label {{font-weight: 700; color: #00466E; text-transform: uppercase; letter-spacing: .04em;
+  font-size: .85rem; margin: .2rem 0}}
 .questions-footer {{margin: 2rem auto 1rem; padding-top: .6rem; border-top: 1px solid #ccc; max-width: 60rem}}
 </style>
 """
@@ -74,6 +103,50 @@ MATHJAX_CONFIG = (
     'preferredFont: null, webFont: "STIX-Web", styles: {"@font-face": {"font-family": "MathJax_Blank", '
     "src: \"local('MathJax_Blank')\"}}}});</script>\n"
 )
+
+
+def local_links(page: str, href) -> str:
+    """Links to a notebook (``NAME.ipynb#anchor``) point to ``href(NAME)`` (its page or its deck); links to the
+    glossary to its page."""
+    page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{href(m.group(1))}{m.group(2) or ""}"', page)
+    return page.replace('href="glossary.md"', 'href="glossary.html"')
+
+
+def title(nb, fallback: str) -> str:
+    """The notebook's title: its first ``# `` heading, or ``fallback``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            match = re.search(r"^#\s+(.+)$", cell.source, re.M)
+            if match:
+                return match.group(1).strip()
+    return fallback
+
+
+def offline(page: str) -> str:
+    """The page without the template's scripts from the network (require.js, the widget renderer, mermaid's
+    loader: nothing here needs them); :func:`external_resources` then finds nothing, or the page is refused."""
+    page = re.sub(r'<script[^>]+src="https?://[^"]+"[^>]*>\s*</script>', "", page)
+    return re.sub(
+        r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', "", page, flags=re.S
+    )
+
+
+def external_resources(page: str) -> list[str]:
+    """URLs on the network that the page would load: scripts, style sheets, imports, fonts, images, frames."""
+    found = re.findall(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["\']?((?:https?:)?//[^"\'\s>]+)', page)
+    found += re.findall(r'@import\s+(?:url\()?\s*["\']?((?:https?:)?//[^"\')\s]+)', page)
+    found += re.findall(r'\bimport\s[^;]*?from\s+["\']((?:https?:)?//[^"\']+)', page)
+    return found
+
+
+def widget_views(nb) -> list[str]:
+    """The model ids of the widgets the notebook's outputs show, in order."""
+    return [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    ]
 
 
 def copy_assets(outdir: Path) -> None:
@@ -90,6 +163,31 @@ def _colab_markdown(source: str) -> str:
     return f'<details class="colab-setup"><summary>{summary}</summary>\n\n```python\n{source}\n```\n\n</details>'
 
 
+def _tags(cell) -> list:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _check_markdown(cell) -> str:
+    """A check cell as a closed ``<details>``: its first comment line as the summary, its code and what it printed."""
+    source = cell.source
+    first = next((line for line in source.splitlines() if line.strip()), "# Check")
+    printed = "".join(
+        o.get("text", "") if o.get("output_type") == "stream" else o.get("data", {}).get("text/plain", "")
+        for o in cell.get("outputs", [])
+    )
+    shown = f"\n\n```\n{printed.rstrip()}\n```" if printed.strip() else ""
+    return (
+        f'<details class="check-cell"><summary>{html.escape(first.strip())}</summary>\n\n```python\n{source}\n```'
+        f"{shown}\n\n</details>"
+    )
+
+
+def _folds(cell) -> bool:
+    """A check cell is folded into a ``<details>`` when all it shows is text (a figure would be lost)."""
+    outputs = cell.get("outputs", [])
+    return all(o.get("output_type") == "stream" or set(o.get("data", {})) <= {"text/plain"} for o in outputs)
+
+
 def _img(png: str, alt: str, meta: dict) -> str:
     size = "".join(f' {k}="{int(meta[k])}"' for k in ("width", "height") if isinstance(meta.get(k), int | float))
     return f'<img src="data:image/png;base64,{png.strip()}" alt="{html.escape(alt)}"{size}>'
@@ -100,6 +198,8 @@ def prepare_notebook(nb, name: str):
 
     - the launch block under the title becomes the page's buttons (:func:`launch_buttons.page_buttons`);
     - the Colab set-up cell becomes a closed ``<details>`` whose one visible line says what it is;
+    - a check cell (tagged ``check``) becomes a closed ``<details>`` showing its first comment line;
+    - each run of cells tagged ``going-further`` sits in one box (the style sheet's) that opens with a label;
     - a figure whose output carries an ``alt`` (``attention_lab.figure_text``) becomes an image with that alt.
     """
     import nbformat
@@ -113,6 +213,11 @@ def prepare_notebook(nb, name: str):
         if cell.cell_type == "code" and COLAB_TAG in cell.get("metadata", {}).get("tags", []):
             nb.cells[i] = nbformat.v4.new_markdown_cell(_colab_markdown(cell.source), id=cell.get("id", f"colab-{i}"))
             continue
+        if cell.cell_type == "code" and CHECK_TAG in _tags(cell) and _folds(cell):
+            folded = nbformat.v4.new_markdown_cell(_check_markdown(cell), id=cell.get("id", f"check-{i}"))
+            folded.metadata["tags"] = _tags(cell)  # still in its Going further box, if it is in one
+            nb.cells[i] = folded
+            continue
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
             data, meta = output.get("data", {}), output.get("metadata", {})
             png_meta = meta.get("image/png", {}) if isinstance(meta.get("image/png"), dict) else {}
@@ -120,7 +225,27 @@ def prepare_notebook(nb, name: str):
             if "image/png" in data and alt:
                 output["data"] = {"text/html": _img(data["image/png"], alt, png_meta)}
                 output["metadata"] = {}
+    _label_going_further(nb)
     return nb
+
+
+FURTHER_LABEL = '<p class="going-further-label">Going further: beyond the core path, which does not depend on it</p>'
+
+
+def _label_going_further(nb) -> None:
+    """Open each run of ``going-further`` cells with a label cell of the same tag (inside the same box)."""
+    import nbformat
+
+    cells, previous = [], False
+    for i, cell in enumerate(nb.cells):
+        further = FURTHER_TAG in _tags(cell)
+        if further and not previous:
+            label = nbformat.v4.new_markdown_cell(FURTHER_LABEL, id=f"going-further-label-{i}")
+            label.metadata["tags"] = [FURTHER_TAG]
+            cells.append(label)
+        cells.append(cell)
+        previous = further
+    nb.cells = cells
 
 
 def lang_zh(page: str) -> str:
@@ -156,10 +281,20 @@ def finish_page(page: str, *, footer: bool = False) -> str:
     return lang_zh(page)
 
 
-def _minutes(notebook: Path) -> str:
+def study_time(notebook: Path) -> str:
+    """The notebook's study time for the index, from ``metadata.attention_lab.minutes`` (``{"core": N, "full":
+    M}``, written by ``tools/lesson_times.py``): "N min (M with everything)".
+
+    A notebook without that metadata falls back to the "Time: about N minutes" line of its first cell.
+    """
     import json
 
-    first = "".join(json.loads(notebook.read_text(encoding="utf-8"))["cells"][0]["source"])
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    minutes = nb.get("metadata", {}).get("attention_lab", {}).get("minutes")
+    if isinstance(minutes, dict) and isinstance(minutes.get("core"), int):
+        full = minutes.get("full")
+        return f"{minutes['core']} min" + (f" ({full} with everything)" if isinstance(full, int) and full else "")
+    first = "".join(nb["cells"][0]["source"])
     match = re.search(r"Time: about (\d+) minutes", first) or re.search(r"about (\d+) minutes", first)
     return f"{match.group(1)} min" if match else ""
 
@@ -174,7 +309,7 @@ def index_page(pages: list, notebooks: dict, links=None) -> str:
     rows = []
     for stem, title, seconds in pages:
         path = notebooks.get(stem)
-        minutes = _minutes(path) if path is not None else ""
+        minutes = study_time(path) if path is not None else ""
         buttons = launch_buttons.page_buttons(path.name) if path is not None else ""
         rows.append(
             f'<tr><td><a href="{html.escape(stem)}.html">{html.escape(title)}</a>{links.get(stem, "")}</td>'

@@ -1,4 +1,4 @@
-"""Slide metadata for the notebooks, derived from their headings: ``python tools/slide_metadata.py [--check]``.
+"""Slide metadata for the notebooks, derived from their headings: ``python -m tools.slide_metadata [--check]``.
 
 Every notebook is also a reveal.js slide deck (``build_site.py`` writes them with ``decks.py``). Which cell
 starts a slide is stored in each cell's ``metadata.slideshow.slide_type``, as JupyterLab's property
@@ -6,8 +6,7 @@ inspector and RISE store it, and this tool sets it from the structure the notebo
 
 - a ``#`` or ``##`` heading starts a slide, a ``###`` heading a sub-slide (below it in reveal.js);
 - the set-up cells (Colab's, tagged ``colab-setup``, and the imports that apply the course style) and the
-  check cells (tagged ``check``: the evidence behind the text's numbers) are skipped: they run, but a
-  lecture does not show them;
+  check cells (tagged ``check``) are skipped: they run, but a lecture does not show them;
 - any other cell joins the slide above it, unless the slide would then be taller than :data:`BUDGET`
   lines (estimated from the source: wrapped text, display math, code lines, a figure's height): then it
   starts a sub-slide. A cell taller than the budget on its own gets a sub-slide of its own.
@@ -20,6 +19,7 @@ test suite runs it, so a new or edited notebook gets its slides). After editing 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import re
@@ -34,7 +34,29 @@ ROOT = repo_root(Path(__file__).parent)
 BUDGET = 26  # lines of a 700-pixel slide at the decks' text size, about 26 pixels a line
 TEXT_WIDTH = 95  # characters of prose a slide line holds
 FIGURE_LINES = 15  # a figure, a diagram or an explorer shown by a cell
-SHOWS_A_FIGURE = re.compile(r"plt\.show\(\)|small_multiples\(|Explorer\(|Scrubber\(|\bdiagrams\.\w+\(|plot_\w+\(")
+SKIPPED_TAGS = {"colab-setup", "check"}
+
+
+def _figure_makers() -> re.Pattern:
+    """What a code cell calls to show a figure: ``plt.show()``, a ``plot_*`` function, or one of the library's
+    figure makers as its packages export them (the explorer classes and their ``*_small_multiples`` twins in
+    ``attention_lab.explorers.__all__``, the functions that return a ``Diagram`` in ``attention_lab.diagrams``)."""
+    from attention_lab import diagrams, explorers
+
+    def shown(module, name):
+        value = getattr(module, name)
+        if isinstance(value, type):  # an explorer class
+            return issubclass(value, explorers.Explorer) and value is not explorers.Explorer
+        if module is diagrams:  # a diagram-drawing function
+            return callable(value) and inspect.signature(value).return_annotation in ("Diagram", diagrams.Diagram)
+        return name.endswith("_small_multiples")  # an explorer's static twin
+
+    names = [n for n in explorers.__all__ if shown(explorers, n)] + [n for n in diagrams.__all__ if shown(diagrams, n)]
+    alternatives = "|".join(sorted(set(names), key=len, reverse=True))
+    return re.compile(rf"plt\.show\(\)|\b(?:{alternatives})\(|\bdiagrams\.\w+\(|plot_\w+\(")
+
+
+SHOWS_A_FIGURE = _figure_makers()
 
 
 def _heading(cell) -> int:
@@ -52,9 +74,10 @@ def _source(cell) -> str:
 
 def _is_setup(cell) -> bool:
     source = _source(cell)
-    return cell.get("cell_type") == "code" and (
-        bool({"colab-setup", "check"} & set(cell.get("metadata", {}).get("tags", []))) or "use_course_style(" in source
-    )
+    if SKIPPED_TAGS & set(cell.get("metadata", {}).get("tags", [])):
+        return True
+    # the course-style cell, until it carries a tag of its own
+    return cell.get("cell_type") == "code" and "use_course_style(" in source
 
 
 def height(cell) -> int:
@@ -132,7 +155,7 @@ def main(argv=None) -> int:
         for path, cells in stale.items():
             print(
                 f"{path.name}: slide metadata out of date ({'; '.join(cells[:3])}"
-                f"{'; ...' if len(cells) > 3 else ''}); run python tools/slide_metadata.py",
+                f"{'; ...' if len(cells) > 3 else ''}); run python -m tools.slide_metadata",
                 file=sys.stderr,
             )
         return 1 if stale else 0

@@ -1,4 +1,4 @@
-"""A copy of the course for students, without the teachers' solutions: ``python tools/student_copy.py OUTDIR``.
+"""A copy of the course for students, without the teachers' solutions: ``python -m tools.student_copy OUTDIR``.
 
 Copies the repository's files (those tracked by git; from a ZIP download without ``.git``, every file
 except caches, build folders and virtual environments) but never a solution: no path with a component
@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import nbformat
-from staging import staged
 
 from attention_lab.paths import repo_root
+from tools.staging import staged
 
 __all__ = ["EXCLUDED", "NEVER", "course_files", "make_student_copy"]
 

@@ -9,11 +9,12 @@ import re
 import uuid
 from pathlib import Path
 
-import browser
 import nbformat
 import pytest
 from helpers import NOTEBOOKS, ROOT
 from nbcheck import static_problems
+
+from tools import browser
 
 ARTIFACTS = ROOT / "test-artifacts"
 

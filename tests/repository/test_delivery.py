@@ -10,9 +10,9 @@ import nbformat
 import pytest
 import yaml
 from helpers import NOTEBOOKS, ROOT
-from student_copy import make_student_copy
 
 import attention_lab as al
+from tools.student_copy import make_student_copy
 
 NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 
@@ -25,7 +25,6 @@ def site(built_site):
     return built_site
 
 
-@pytest.mark.notebook
 def test_site_has_an_index_and_a_page_per_notebook(site):
     out, written = site
     assert written[0] == out / "index.html"
@@ -37,7 +36,6 @@ def test_site_has_an_index_and_a_page_per_notebook(site):
     assert 'href="glossary.html"' in index and (out / "glossary.html").exists()
 
 
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NUMBERED, ids=[p.stem for p in NUMBERED])
 def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, path):
     out, _ = site
@@ -137,6 +135,7 @@ NOTEBOOK_01_EXERCISE_TESTS = next(
 )
 
 
+@pytest.mark.slow
 def test_student_copy_leaves_out_the_solutions(tmp_path):
     out = tmp_path / "course"
     copied = make_student_copy(out)

@@ -6,7 +6,6 @@ from helpers import NOTEBOOKS
 from nbcheck import check_notebook, static_problems
 
 
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_clean_in_a_fresh_kernel(path, executed, record_property):
     run = executed(path)  # shared with the static site's pages: each notebook runs once per test session
@@ -29,12 +28,14 @@ def make_notebook(tmp_path, *sources, kernelspec=True):
     return path
 
 
+@pytest.mark.notebook
 def test_harness_passes_a_clean_notebook_in_its_folder(tmp_path):
     (tmp_path / "marker.txt").write_text("here", encoding="utf-8")
     path = make_notebook(tmp_path, "from pathlib import Path\nassert Path('marker.txt').exists()")
     assert check_notebook(path)[0] == []
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize(
     ("sources", "expected"),
     [

@@ -9,6 +9,7 @@ import sys
 import tokenize
 import tomllib
 
+import pytest
 import yaml
 from helpers import NOTEBOOKS, ROOT
 from packaging.requirements import Requirement
@@ -113,6 +114,7 @@ def test_every_notebook_imports_only_declared_packages():
             assert module in pins or module in stdlib or module in {"IPython"}, f"{path.name} imports {module}"
 
 
+@pytest.mark.slow
 def test_ruff_is_clean():
     names = ("src", "tests", "tools", "solutions", "notebooks", "noxfile.py")
     targets = [name for name in names if (ROOT / name).exists()]
@@ -123,18 +125,27 @@ def test_ruff_is_clean():
         assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_import_floors_hold(monkeypatch):
+    """CONTRIBUTING's floors, as import-linter checks them (``lint-imports``, CI's first step)."""
+    from importlinter.cli import lint_imports
+
+    monkeypatch.chdir(ROOT)
+    assert lint_imports(no_cache=True) == 0, "run lint-imports: an import breaks the floors of CONTRIBUTING.md"
+
+
 def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
     """Figures draw the data's and notebooks' Chinese with the packaged course-cjk.ttf; it must have every glyph."""
-    import make_font_subset
     from fontTools.ttLib import TTFont
 
     from attention_lab.plots import CJK_FONT
+    from tools import make_font_subset
 
     cmap = TTFont(CJK_FONT).getBestCmap()
     missing = [c for c in make_font_subset.characters() if ord(c) not in cmap]
-    assert not missing, f"rebuild the font with python tools/make_font_subset.py; missing {missing}"
+    assert not missing, f"rebuild the font with python -m tools.make_font_subset; missing {missing}"
 
 
+@pytest.mark.slow
 def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(tmp_path):
     """``pip install .`` must give a working library: the font it draws Chinese with is package data;
     repository tooling (tools/), tests, notebooks and solutions stay out of the package."""
@@ -188,6 +199,7 @@ def test_statement_lines_do_not_depend_on_the_layout():
     assert statement_lines(compact) == statement_lines(spread) == 3
 
 
+@pytest.mark.slow
 def test_no_library_module_is_much_over_300_lines_and_import_stays_light():
     modules = sorted((ROOT / "src" / "attention_lab").rglob("*.py"))
     lengths = {str(m.relative_to(ROOT)): statement_lines(m.read_text(encoding="utf-8")) for m in modules}
@@ -231,6 +243,7 @@ def test_the_encoding_check_finds_what_it_should():
     assert found == [1, 3, 5]
 
 
+@pytest.mark.slow
 def test_every_text_file_is_read_and_written_with_an_explicit_encoding():
     from IPython.core.inputtransformer2 import TransformerManager
 

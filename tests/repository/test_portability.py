@@ -122,8 +122,9 @@ def test_widget_bundle_uses_ipywidgets_8s_own():
 # --- the seed sweep ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_sweep_records_every_assert_and_goes_on_after_a_failing_one(tmp_path):
-    import seed_sweep
+    from tools import seed_sweep
 
     nb = nbformat.v4.new_notebook(
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}

@@ -13,9 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 import nbformat
 import pytest
 import yaml
-from colab_cell import TAG, add_colab_cell, cell_source
 from helpers import NOTEBOOKS, ROOT
-from hub_link import hub_link
+
+from tools.colab_cell import TAG, add_colab_cell, cell_source
+from tools.hub_link import hub_link
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
@@ -100,6 +101,7 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
     return result, json.loads(report.read_text(encoding="utf-8")) if report.exists() else None, work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hide_ipympl", [False, True], ids=["colab-with-ipympl", "colab-without-ipympl"])
 def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_path, hide_ipympl):
     result, report, work = _run_cell(tmp_path, colab=True, hide_ipympl=hide_ipympl)
@@ -117,6 +119,7 @@ def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_
     assert (tmp_path / "widgets-on").exists(), "the cell must turn on Colab's widget manager"
 
 
+@pytest.mark.slow
 def test_colab_cell_does_nothing_elsewhere(tmp_path):
     script = cell_source() + "\nimport os, sys\nprint(os.getcwd())\nprint('attention_lab' in sys.modules)\n"
     result = subprocess.run(
@@ -210,6 +213,7 @@ def test_hub_link_has_nbgitpullers_form():
     assert folder == ["lab/tree/attention-from-hard-to-soft/notebooks"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -223,20 +227,23 @@ def test_hub_link_has_nbgitpullers_form():
 )
 def test_hub_link_bad_input_is_one_line_on_stderr_and_exit_2(args):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "hub_link.py"), *args], capture_output=True, timeout=60, encoding="utf-8"
+        [sys.executable, "-m", "tools.hub_link", *args], cwd=ROOT, capture_output=True, timeout=60, encoding="utf-8"
     )
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_hub_link_command_prints_the_link():
     result = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "tools" / "hub_link.py"),
+            "-m",
+            "tools.hub_link",
             "https://hub.example.edu",
             "01_queries_keys_values.ipynb",
         ],
+        cwd=ROOT,
         capture_output=True,
         timeout=60,
         encoding="utf-8",
@@ -247,5 +254,5 @@ def test_hub_link_command_prints_the_link():
 
 def test_readme_tells_lecturers_how_to_run_a_class_on_a_hub():
     section = README.split("\n## A class on JupyterHub", 1)[1].split("\n## ", 1)[0]
-    for needed in ("nbgitpuller", "repo2docker", "environment.yml", "python tools/hub_link.py", "1 GB", "2 GB"):
+    for needed in ("nbgitpuller", "repo2docker", "environment.yml", "python -m tools.hub_link", "1 GB", "2 GB"):
         assert needed in section

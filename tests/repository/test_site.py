@@ -9,12 +9,12 @@ import json
 import statistics
 from pathlib import Path
 
-import browser
 import ipywidgets as widgets
 import pytest
-from explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
-from helpers import NOTEBOOKS, chromium_or_skip, console_errors, files_only
-from live_pages import frames_of
+from helpers import NOTEBOOKS, console_errors, files_only
+
+from tools.explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
+from tools.live_pages import frames_of
 
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
 DECKS_BUDGET_MB = 10  # the slide decks and reveal.js, apart (7.5 MB measured for the eight decks on 2026-12-01)
@@ -75,7 +75,6 @@ def site(built_site):
     return built_site[0]  # the one site of this test run (tests/conftest.py)
 
 
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
     run = executed(path)
@@ -95,7 +94,6 @@ def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
         assert len(manifest["frames"]) <= FRAME_BUDGET
 
 
-@pytest.mark.notebook
 def test_site_fits_its_size_budget(site, record_property):
     """The pages, frames and MathJax within one budget; the slide decks (another copy of every notebook) apart."""
     decks = sum(p.stat().st_size for p in [*site.glob("*.slides.html"), *site.glob("reveal.js/**/*")] if p.is_file())
@@ -125,16 +123,6 @@ STEP_TIMER = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    """One Chromium per worker for the pages of this module; each test opens its own page (a fresh context)."""
-    chromium_or_skip()
-    with browser.chromium_browser() as launched:
-        yield launched
-
-
-@pytest.mark.browser
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_live_explorers_move_offline_in_chromium(site, chromium, path, record_property):
     loaded = []

@@ -1,22 +1,20 @@
 """The slide decks: slide metadata from the headings (``tools/slide_metadata.py``), the decks the site builds
 (``tools/decks.py``: offline, lecture mode, live explorers), and a deck paged through in real Chromium."""
 
-import copy
 import hashlib
 import json
 import logging
 import re
 
-import browser
 import matplotlib.pyplot as plt
 import nbformat
 import pytest
-import slide_metadata
-from decks import REVEAL, deck_name, external_resources, lecture_notebook
-from helpers import NOTEBOOKS, ROOT, axe_violations, chromium_or_skip, console_errors, files_only
+from helpers import NOTEBOOKS, ROOT, axe_violations, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
+from tools import browser, slide_metadata
+from tools.decks import REVEAL, deck_name, external_resources, lecture_cells
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
 REVEAL_FILES = {
@@ -76,7 +74,7 @@ def test_cells_join_a_slide_until_it_is_full():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_notebook_carries_its_slide_metadata(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    assert not slide_metadata.differences(nb), f"run python tools/slide_metadata.py: {slide_metadata.differences(nb)}"
+    assert not slide_metadata.differences(nb), f"run python -m tools.slide_metadata: {slide_metadata.differences(nb)}"
     kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
     assert kinds[0] == "slide" and kinds.count("slide") >= 3
 
@@ -127,18 +125,6 @@ def test_the_tool_fails_in_one_line_on_bad_input(args, message, capsys):
 # --- lecture mode, the network, the vendored reveal.js -----------------------------------------------------------
 
 
-def test_decks_run_the_notebook_in_lecture_mode():
-    nb = nbformat.read(NOTEBOOKS[1], as_version=4)
-    lecture = lecture_notebook(nb)
-    setup = [c.source for c in lecture.cells if "use_course_style(" in c.source]
-    assert len(setup) == 1 and "use_course_style(lecture=True)" in setup[0]
-    assert nb.cells != lecture.cells and "lecture=False" in "".join(c.source for c in nb.cells), "input unchanged"
-    bare = copy.deepcopy(nb)
-    bare.cells = [c for c in bare.cells if "use_course_style(" not in c.source]
-    with pytest.raises(ValueError, match="no set-up cell"):
-        lecture_notebook(bare, "probe.ipynb")
-
-
 def test_lecture_mode_draws_bold_text_without_a_font_warning(caplog):
     """Lecture mode's bold titles used to make matplotlib warn on stderr (no bold CJK face): decks run in it."""
     al.lecture_mode(True)
@@ -183,7 +169,6 @@ def site(built_site):
     return built_site[0]
 
 
-@pytest.mark.notebook
 def test_the_site_has_a_deck_per_notebook_linked_from_the_index(site):
     index = (site / "index.html").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
@@ -193,7 +178,6 @@ def test_the_site_has_a_deck_per_notebook_linked_from_the_index(site):
     assert (site / "reveal.js" / "dist" / "theme" / "course.css").is_file()
 
 
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explorers(site, path, record_property):
     deck = (site / deck_name(path.stem)).read_text(encoding="utf-8")
@@ -201,13 +185,15 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
     assert not external_resources(deck), f"loads from the network: {external_resources(deck)[:3]}"
     assert 'src="reveal.js/dist/reveal.js"' in deck and 'href="reveal.js/dist/reveal.css"' in deck
     assert 'src="mathjax/MathJax.js' in deck and "Reveal.initialize" in deck
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
+    nb = lecture_cells(nbformat.read(path, as_version=4))  # what a deck shows: no check, no Going further
+    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
     # a slide is a <section> holding a <section> per sub-slide, its first part included
     assert deck.count("<section") == 2 * kinds.count("slide") + kinds.count("subslide")
     assert "On Google Colab" not in deck, "the set-up cells are skipped"
     page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
-    assert deck.count('class="live-explorer"') == page.count('class="live-explorer"')
+    further = any("going-further" in c.metadata.get("tags", []) for c in nbformat.read(path, as_version=4).cells)
+    live = deck.count('class="live-explorer"')
+    assert live <= page.count('class="live-explorer"') if further else live == page.count('class="live-explorer"')
     for frame in re.findall(r'src="(frames/[0-9a-f]+\.png)"', deck):
         assert (site / frame).is_file()
     assert "Traceback" not in deck
@@ -219,10 +205,7 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------
 
 
-@pytest.mark.browser
-@pytest.mark.notebook
-def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
-    chromium_or_skip()
+def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium_available):
     deck = site / deck_name("01_queries_keys_values")
     with browser.chromium(1280, 800) as page:
         outside, errors = files_only(page), console_errors(page)
@@ -260,12 +243,9 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site):
     assert not errors, f"console errors: {errors[:5]}"
 
 
-@pytest.mark.browser
-@pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property):
+def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property, chromium_available):
     """Every slide at once: reveal.js's print layout (``?print-pdf``) shows them all, so axe-core sees each."""
-    chromium_or_skip()
     with browser.chromium(1280, 800) as page:
         errors = console_errors(page)
         page.goto((site / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
@@ -278,8 +258,8 @@ def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, recor
         math_errors = page.evaluate("document.body.innerText.split('Math Processing Error').length - 1")
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb["cells"]]
+    nb = lecture_cells(nbformat.read(path, as_version=4))  # what a deck shows: no check, no Going further
+    kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
     assert shown >= kinds.count("slide") + kinds.count("subslide"), "every slide laid out for axe to see"
     assert version.startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
     assert not violations, f"axe-core {version} finds: " + "; ".join(violations)

@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import build_site
 import nbformat
 import pytest
-import student_copy
 from helpers import ROOT
-from student_copy import course_files, make_student_copy
+
+from tools import build_site, student_copy
+from tools.student_copy import course_files, make_student_copy
 
 TOOLS = ROOT / "tools"
 
@@ -184,7 +184,7 @@ def _assert_one_line_error(tool: str, status, stderr: str, message: str) -> None
 
 @pytest.mark.parametrize(("tool", "arguments", "message"), COMMAND_ERRORS)
 def test_command_line_errors_are_one_line_and_exit_status_2(tmp_path, monkeypatch, capsys, tool, arguments, message):
-    """Each command as ``python tools/<tool> ...`` runs it, but in this process (a new interpreter costs ~2 s).
+    """Each command as ``python -m tools.<tool> ...`` runs it, but in this process (a new interpreter costs ~2 s).
 
     Any exception other than the exit itself fails the test, as a traceback on the command line would.
     """
@@ -206,7 +206,7 @@ def test_command_line_errors_in_a_real_process(tmp_path, tool, arguments, messag
     """The same, through a new interpreter: what a reader's shell shows, exit status included."""
     _bad_places(tmp_path)
     result = subprocess.run(
-        [sys.executable, str(TOOLS / tool), *arguments(tmp_path)],
+        [sys.executable, "-m", f"tools.{Path(tool).stem}", *arguments(tmp_path)],
         cwd=ROOT,
         capture_output=True,
         timeout=120,

@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from helpers import ROOT
-from launch_buttons import (
+
+from tools.launch_buttons import (
     BEGIN,
     END,
     QUESTIONS_TAG,
@@ -67,7 +68,8 @@ def test_first_cell_has_the_buttons_and_the_last_cell_links_the_issue_forms(path
 def test_check_mode_passes_on_the_repository_and_the_readme_has_every_link():
     assert problems() == []
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "launch_buttons.py"), "--check"],
+        [sys.executable, "-m", "tools.launch_buttons", "--check"],
+        cwd=ROOT,
         capture_output=True,
         encoding="utf-8",
         timeout=120,

@@ -12,7 +12,9 @@ survives on a slide or in a page without a kernel.
 
 from __future__ import annotations
 
+import itertools
 import time
+import weakref
 
 import ipywidgets as widgets
 import numpy as np
@@ -21,7 +23,18 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from ..plots import COLORS, buffer_png, interactive_figure
 from .controls import check_control_value
 
-__all__ = ["Explorer", "bar_chart", "set_heights", "widget_bundle"]
+__all__ = ["Explorer", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
+
+# The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
+# order they were built. The static site's frames (tools/explorer_frames.py) export the explorers a notebook
+# built: ``live_explorers()``.
+_LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_ORDER = itertools.count()
+
+
+def live_explorers() -> list:
+    """Every explorer built in this process and still alive, in the order they were built."""
+    return [explorer for _, explorer in sorted(_LIVE.items())]
 
 
 class Explorer:
@@ -68,6 +81,7 @@ class Explorer:
             describe_control(control, type(self).__name__)
         row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))  # wraps if narrow
         self.widget = widgets.VBox([row, view])
+        _LIVE[next(_ORDER)] = self
 
     # subclasses fill these in
     def _build(self) -> list:  # pragma: no cover - abstract

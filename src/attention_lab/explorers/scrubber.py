@@ -8,7 +8,7 @@ import numpy as np
 from ..plots import COLORS
 from ..regression_data import RegressionData
 from .base import Explorer
-from .kernel import fit_and_weights_columns, weight_image
+from .weights_figure import fit_and_weights_columns, weight_image
 
 __all__ = ["TrainingScrubber", "training_small_multiples"]
 
