@@ -109,7 +109,9 @@ def stale(nb: dict) -> list[str]:
         problems.append(f"metadata.attention_lab.minutes is {stored}, the rule gives {times}")
     lines = TIME_LINE.findall(_source(_first_markdown(nb)))
     if lines != [time_line(times)]:
-        problems.append(f"the first cell says {lines[0]!r}" if lines else "the first cell has no line beginning 'Time:'")
+        problems.append(
+            f"the first cell says {lines[0]!r}" if lines else "the first cell has no line beginning 'Time:'"
+        )
     return problems
 
 

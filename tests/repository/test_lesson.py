@@ -14,7 +14,7 @@
    cells, or in some code cell's source (as text, e.g. an input the reader sees; or as a numeric literal of
    the same value, ``5e-3`` for "0.005", ``0.9`` for "90%"), or in :data:`ALLOWED` with a reason.
    ``pytest -v`` lists every number with its notebook.
-4. Check cells carry the metadata of SPEC: ``tags`` with ``check``, ``jupyter.source_hidden``, slide type
+4. Check cells carry the metadata CONTRIBUTING.md describes: ``tags`` with ``check``, ``jupyter.source_hidden``, slide type
    ``skip``, a first line ``# Check: ...``; and a code cell opening with ``# Check:`` is tagged ``check``.
 5. "Going further": every numbered notebook (01-08) has a ``## Going further: `` section; every cell of such
    a section (up to the next ``## `` heading that is not Going further) is tagged ``going-further`` and no
@@ -367,7 +367,9 @@ def test_lesson_times_check_passes(capsys):
 
 
 def test_time_rule_can_fail(tmp_path, capsys):
-    nb = _nb(("markdown", "# 01 · A\n\nTime: about 5 minutes.\n"), ("code", "x = 1"), ("code", "y", {"tags": ["exercise"]}))
+    nb = _nb(
+        ("markdown", "# 01 · A\n\nTime: about 5 minutes.\n"), ("code", "x = 1"), ("code", "y", {"tags": ["exercise"]})
+    )
     readme = "| 01 | [A](a.ipynb) | a | 5 min | go |\n"
     assert time_problems(nb, readme, "01")
     times = lesson_times.apply(nb)
@@ -396,7 +398,7 @@ WORDS = ("text", "mathrm", "operatorname", "textbf", "textit", "mbox", "mathit")
 INDEX = re.compile(r"^(?:[ijtmrnl0-9*+\-:,\s]|\\ast|\\dots|\\ldots|\^)+$")  # subscripts that count, not name
 NAMES = {"PE", "LN", "FFN", "MLP", "KL", "LOO", "CDF", "MSE", "SGD", "GRU", "RNN", "Var", "Cov", "O"}  # O: Landau
 CONSTANTS = {"pi"}  # \pi is the number (a Gaussian's 1/sqrt(2 pi)), not a symbol of the course
-# SPEC's notation decisions: symbols reserved to a meaning that only these notebooks use
+# The glossary's one-meaning rule for symbols that only these notebooks use with that meaning
 RESERVED = {
     r"\Delta": {"02"},  # the probability simplex; 07's offset is \delta
     "J": {"02"},  # 02's expected loss; 05's Jacobian is written with partial derivatives
@@ -499,7 +501,12 @@ def math_symbols(latex: str) -> set[str]:
                 symbols |= set(derivative.groups())
                 i = derivative.end()
                 continue
-            if len(run) == 2 and run[0] == "d" and r"\int" in text and text[:i].rstrip().endswith(("\\", "}", ")", "=", ",")):
+            if (
+                len(run) == 2
+                and run[0] == "d"
+                and r"\int" in text
+                and text[:i].rstrip().endswith(("\\", "}", ")", "=", ","))
+            ):
                 symbols.add(run[1])  # \int \kappa(u)^2\,du: the differential du, a bound u and no d
                 i += 2
                 continue
@@ -594,11 +601,15 @@ def glossary_problems(markdown: str, symbols_by_notebook: dict[str, set[str]]) -
         missing = sorted(s for s in symbols if s not in covered and number not in local.get(s, ()))
         for symbol in sorted(symbols):
             if symbol in RESERVED and number not in RESERVED[symbol]:
-                problems.append(f"notebook {number} uses {symbol}, which means something else (SPEC: only in "
-                                f"{sorted(RESERVED[symbol])})")
+                problems.append(
+                    f"notebook {number} uses {symbol}, which the glossary gives another meaning (used in "
+                    f"{sorted(RESERVED[symbol])})"
+                )
             # 00, the course map, previews symbols before the notebook that introduces them
             if "00" < number < first_in.get(symbol, number) and number not in local.get(symbol, ()):
-                problems.append(f"notebook {number} uses {symbol} before its glossary row's 'first in' {first_in[symbol]}")
+                problems.append(
+                    f"notebook {number} uses {symbol} before its glossary row's 'first in' {first_in[symbol]}"
+                )
         if missing:
             problems.append(f"notebook {number} uses symbols the glossary does not list: {' '.join(missing)}")
     return problems
@@ -607,17 +618,48 @@ def glossary_problems(markdown: str, symbols_by_notebook: dict[str, set[str]]) -
 def test_symbol_heuristic():
     assert math_symbols(r"\lambda_{ij} = \operatorname{softmax}_j(\alpha_{ij})") == {r"\lambda", r"\alpha"}
     assert math_symbols(r"k_{\text{top}}, d_{\text{model}}, d_k, W_q^\top, \hat f(x), \mathcal{L}") == {
-        "k_top", "d_model", "d_k", "W_q", r"\hat f", "x", r"\mathcal{L}"}
-    assert math_symbols(r"\omega_r = 10000^{-2r/d_{\text{model}}}, s_{t-1}, K_{1:t}") == {r"\omega", "r", "d_model", "s", "K"}
-    assert math_symbols(r"\operatorname{LN}(x + \operatorname{SelfAttention}(x)), \text{out}_t, PE(\mathrm{pos})") == {"x"}
+        "k_top",
+        "d_model",
+        "d_k",
+        "W_q",
+        r"\hat f",
+        "x",
+        r"\mathcal{L}",
+    }
+    assert math_symbols(r"\omega_r = 10000^{-2r/d_{\text{model}}}, s_{t-1}, K_{1:t}") == {
+        r"\omega",
+        "r",
+        "d_model",
+        "s",
+        "K",
+    }
+    assert math_symbols(r"\operatorname{LN}(x + \operatorname{SelfAttention}(x)), \text{out}_t, PE(\mathrm{pos})") == {
+        "x"
+    }
     assert math_symbols(r"\sum_{i=1}^{n} \lambda_i v_i, \mathbb{R}^d") == {"n", r"\lambda", "v", "d"}
     assert math_symbols(r"e^{\alpha_j} / \sqrt{2\pi}, e_j, O(n^2 d)") == {r"\alpha", "e", "n", "d"}
-    assert math_symbols(r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du, dy = -e^{-x}dx") == {
-        "H", r"\alpha", "T", "R", r"\kappa", "u", "y", "x"}
-    assert math_symbols(r"P(y \mid x), P\big(u \le 1\big), P (Q K^\top) P^\top, PX") == {"y", "x", "u", "P", "Q", "K", "X"}
+    assert math_symbols(
+        r"dH/dT = \operatorname{Var}_p(\alpha)/T^3, R(\kappa) = \int \kappa(u)^2\,du, dy = -e^{-x}dx"
+    ) == {"H", r"\alpha", "T", "R", r"\kappa", "u", "y", "x"}
+    assert math_symbols(r"P(y \mid x), P\big(u \le 1\big), P (Q K^\top) P^\top, PX") == {
+        "y",
+        "x",
+        "u",
+        "P",
+        "Q",
+        "K",
+        "X",
+    }
     assert math_symbols(r"\ell = \lfloor\nu\rfloor") == {r"\ell", r"\nu"}
     assert math_symbols(r"\max(0, x W_1 + b_1) W_2 + b_2, \lambda_1, d\,x") == {
-        "x", "W_1", "b_1", "W_2", "b_2", r"\lambda", "d"}
+        "x",
+        "W_1",
+        "b_1",
+        "W_2",
+        "b_2",
+        r"\lambda",
+        "d",
+    }
 
 
 def test_glossary_check_finds_missing_and_doubled_symbols():
