@@ -54,9 +54,7 @@ def test_garbage_gets_feedback_not_an_exception(check, answer):
 
 
 @pytest.mark.parametrize("check", CHOICE_CHECKS)
-@pytest.mark.parametrize(
-    "answer", [42, "E", "", "BC", {"B": 1}, np.nan, float("inf"), 1 + 2j, torch.tensor(1.0), b"B"]
-)
+@pytest.mark.parametrize("answer", [42, "E", "", "BC", {"B": 1}, np.nan, float("inf"), 1 + 2j, torch.tensor(1.0), b"B"])
 def test_choice_garbage_gets_feedback(check, answer):
     feedback = check(answer)
     assert not feedback.passed and ("one letter" in text(feedback) or "one option" in text(feedback))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import hard_attention, logsumexp, softmax
-from .feedback import Feedback, exercise, to_float_array, unanswered
-from .runner import Case, Mistake, check_function, read_number
+from .feedback import Feedback, exercise, unanswered
+from .runner import Case, Mistake, check_function, read_number, to_float_array
 
 __all__ = [
     "check_logsumexp",

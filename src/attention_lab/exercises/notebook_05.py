@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
-from .feedback import Feedback, close, exercise, known_mistake, not_finite, run_student, to_float_array
-from .runner import Case, Mistake, check_function
+from .feedback import Feedback, exercise
+from .runner import Case, Mistake, check_function, read_number
 
 __all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
 
@@ -83,6 +83,7 @@ _ADD_MISTAKES = [
         hint="(n_q, n_k).",
         fix=_ADD_FIX,
         when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
+        any_shape=True,
     ),
     Mistake(
         "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
@@ -90,12 +91,14 @@ _ADD_MISTAKES = [
         hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
         fix=_ADD_FIX,
         when=lambda got, Q, *a: got.shape == (len(Q),),
+        any_shape=True,
     ),
     Mistake(
         "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
         hint="The dot product with w_v.",
         fix=_ADD_FIX,
         when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
+        any_shape=True,
     ),
 ]
 
@@ -304,24 +307,40 @@ def check_padded_attention(title, fn) -> Feedback:
 
 def _entropy_prediction(value):
     """The student's predicted entropy as a float, or (None, why not)."""
-    array, why = to_float_array(value, "Your prediction")
-    if why is not None:
-        return None, why
-    if array.size != 1:
-        return None, f"Your prediction should be one number (nats), got an array of shape {array.shape}."
-    number = float(array.reshape(-1)[0])
-    if not np.isfinite(number):
-        return None, f"Your prediction is {number}, not a finite number of nats."
-    if not -1e-9 <= number <= np.log(8) + 1e-9:
-        return None, (
+    number, why = read_number(value, "Your prediction")
+    if why is None and not np.isfinite(number):
+        why = f"Your prediction is {number}, not a finite number of nats."
+    if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
+        why = (
             f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
             f"(uniform); your prediction {number:g} is outside that range."
         )
-    return number, None
+    return (None, why) if why else (number, None)
+
+
+def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more than 1e-3
+    return lambda got, queries, keys: bool(np.allclose(got, wrong((queries @ keys.transpose(1, 2)).numpy()), atol=1e-3))
+
+
+_ENTROPY_MISTAKES = [
+    Mistake(
+        "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left "
+        "of the scores without it?",
+        when=_near(lambda raw: softmax(raw / np.sqrt(512))),
+    ),
+    Mistake(
+        "{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?",
+        when=_near(lambda raw: softmax(raw / 512)),
+    ),
+    Mistake(
+        "{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?",
+        when=_near(lambda raw: softmax(raw, axis=1)),
+    ),
+]
 
 
 @exercise("remove the 1/sqrt(d): predict, then check")
-def check_unscaled_entropy(name, prediction, fn) -> Feedback:
+def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     """Exercise: ``prediction`` = the mean entropy (nats) of the weights over 8 keys at d = 512 without the
     1/sqrt(d), given BEFORE ``fn(queries, keys)`` (torch, (batch, n_q, d), (batch, n_k, d) -> (batch, n_q, n_k))
     computes those weights. Passes when ``fn`` is right; then reports the measured entropy against the prediction."""
@@ -329,60 +348,34 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
 
     predicted, why = _entropy_prediction(prediction)
     if why is not None:
-        return Feedback(name, False, [why, "Write down your guess first (a number in nats), then run the check."])
+        return Feedback(title, False, [why, "Write down your guess first (a number in nats), then run the check."])
     g = torch.Generator().manual_seed(3)
     queries = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)  # (batch, n_q, d)
     keys = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)  # (batch, n_k, d)
-    result, problem = _quietly(run_student, name, fn, queries.clone(), keys.clone())
-    if problem is not None:
-        return problem
-    got, why = to_float_array(result, "Your function's result")
-    if why is not None:
-        return Feedback(name, False, [why])
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
-    expected = softmax(raw)
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
-                f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."
-            ],
-        )
-    bad = not_finite(
-        name,
-        got,
-        f"Without the scaling these scores range from {raw.min():.0f} to "
-        f"{raw.max():.0f}: exp of them is finite in float64 but near the "
-        "limits of float32 (exp overflows above 88.7 and underflows to 0 below "
-        "-104). Subtracting each row's maximum before exp, as torch.softmax "
-        "does, avoids both.",
+    verdict = check_function(
+        title,
+        fn,
+        [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],
+        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()),
+        _ENTROPY_MISTAKES,
+        compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
+        shape=" (batch, n_q, n_k)",
+        not_finite=Mistake(
+            f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} "
+            f"to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows "
+            "above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?",
+            hint="Subtract each row's maximum before exp.",
+        ),
+        otherwise=Mistake(
+            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product "
+            "attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?"
+        ),
+        success="",
     )
-    if bad is not None:
-        return bad
-    if not close(got, expected, atol=1e-3):  # float32 arithmetic is fine: the mistakes differ by far more
-        mistakes = [
-            (
-                softmax(raw / np.sqrt(512)),
-                "These are still the scaled weights: the exercise removes the division by "
-                "sqrt(d). Score with queries @ keys.transpose(1, 2) alone.",
-            ),
-            (softmax(raw / 512), "You divided by d; the changed model divides by nothing."),
-            (softmax(raw, axis=1), "Normalise over the keys (the last axis), not over the queries."),
-        ]
-        hint = known_mistake(got, mistakes, atol=1e-3)
-        if hint is not None:
-            return Feedback(name, False, [hint])
-        return Feedback(
-            name,
-            False,
-            [
-                "These are not softmax(queries @ keys^T) over the keys: the changed model is "
-                "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."
-            ],
-        )
-    measured = float(entropy(got).mean())
+    if not verdict.passed:
+        return verdict
+    measured = float(entropy(softmax(raw)).mean())
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
@@ -391,23 +384,23 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
         f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
     )
     if abs(predicted - measured) <= 0.3:
-        return Feedback(name, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
+        return Feedback(title, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
     if predicted > measured:
         return Feedback(
-            name,
+            title,
             False,
             [
-                f"Your function is right; your prediction {predicted:g} is too spread out (the rule for predictions: "
-                "a wrong one is not passed; change it and run again). Without the scaling, how large is the "
-                "standard deviation of the scores at d = 512, and what does a gap of that size between the two "
-                "largest scores do to the runner-up's weight?"
+                f"Your function is right; your prediction {predicted:g} is too spread out (a wrong prediction is not "
+                "passed; change it and run again). Without the scaling, how large is the standard deviation of the "
+                "scores at d = 512, and what does a gap of that size between the two largest scores do to the "
+                "runner-up's weight?"
             ],
             hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at "
             "most exp(-gap).",
             fix=report,
         )
     return Feedback(
-        name,
+        title,
         False,
         [
             f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong "
@@ -437,6 +430,7 @@ _JAC_MISTAKES = [
         hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
         fix=_JAC_FIX,
         when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
+        any_shape=True,
     ),
     Mistake(
         "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
@@ -444,6 +438,7 @@ _JAC_MISTAKES = [
         hint="alpha_j = q . k_j.",
         fix=_JAC_FIX,
         when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
+        any_shape=True,
     ),
     Mistake(
         "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "

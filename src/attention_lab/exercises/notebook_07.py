@@ -11,17 +11,8 @@ import math
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import (
-    Feedback,
-    _one_line,
-    _short,
-    _student_line,
-    exercise,
-    not_attempted,
-    quiet,
-    unanswered,
-)
-from .runner import Case, Mistake, check_function, read_number
+from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
+from .runner import Case, Mistake, check_function, check_positions, raised, read_number, show
 
 __all__ = [
     "check_self_attention",
@@ -46,17 +37,15 @@ def _attn(scores_to_out):
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
 _SA_MISTAKES = [
-    Mistake(
+    Mistake.of(
+        _attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
         "{where} your result is (n, n): that is the weight matrix. What does each position output?",
-        hint="Each output row is a weighted average of the rows of V.",
-        fix=_SA_FIX,
-        when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1]),
+        "Each output row is a weighted average of the rows of V.",
     ),
-    Mistake(
+    Mistake.of(
+        lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
         "{where} your result has d_model columns, so it averages X itself. What are the values?",
-        hint="V = X W_v.",
-        fix=_SA_FIX,
-        when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1]),
+        "V = X W_v.",
     ),
     Mistake(
         "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
@@ -156,25 +145,6 @@ def check_self_attention(title, fn) -> Feedback:
     )
 
 
-def _positions(value, what, n):
-    """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        return None, f"{what}: answer with a list of positions such as [3, 5]; got {type(value).__name__}."
-    items = list(value)
-    positions = set()
-    for item in items:
-        if (
-            isinstance(item, bool)
-            or not isinstance(item, (int, np.integer))
-            and not (isinstance(item, (float, np.floating)) and float(item).is_integer())
-        ):
-            return None, f"{what}: positions are whole numbers from 0 to {n - 1}; got {item!r}."
-        if not 0 <= int(item) < n:
-            return None, f"{what}: positions count from 0 to {n - 1}; got {int(item)}."
-        positions.add(int(item))
-    return positions, None
-
-
 def _layer(X, W, mask):
     """One self-attention layer with a residual connection: X + softmax(Q K^T / sqrt(d) masked) V. (n, d)."""
     Q, K, V = X @ W[0], X @ W[1], X @ W[2]  # (n, d) each
@@ -203,75 +173,57 @@ def _changed_outputs(n, changed, layers, window, seed):
 _INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 
+_INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is said
+    Mistake(
+        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of "
+        "which is 2; stacking does not send information backwards: in the next layer position i again reads only "
+        "positions <= i, none of which saw the change.",
+        when=lambda got, right: any(p < 2 for p in got - right),
+    ),
+    Mistake(
+        "{where}: you left out a position that does change. May a query attend to its own key, and what does the "
+        "residual connection carry forward?",
+        when=lambda got, right: 2 in right - got,
+    ),
+    Mistake(
+        "{where}: some positions you included do not change: each layer moves the change at most as far as its "
+        "mask reaches. How far is that for this mask?",
+        when=lambda got, right: any(p > 2 for p in got - right),
+    ),
+    Mistake(
+        "{where}: some later positions you left out change too. Which positions read position 2, directly or "
+        "through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never "
+        "exactly 0)?",
+        when=lambda got, right: bool(right - got - {2}),
+    ),
+]
+
+
 @exercise("predict: how far does a change travel?")
-def check_causal_influence(name, two_causal_layers, one_window_layer, two_window_layers) -> Feedback:
+def check_causal_influence(title, two_causal_layers, one_window_layer, two_window_layers) -> Feedback:
     """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after two stacked
     causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
     x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
     n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
-    answers = {
-        "two_causal_layers": two_causal_layers,
-        "one_window_layer": one_window_layer,
-        "two_window_layers": two_window_layers,
-    }
-    if any(unanswered(value) for value in answers.values()):
-        return not_attempted(name)
-    got = {}
-    for what, value in answers.items():
-        positions, why = _positions(value, what, n)
-        if why is not None:
-            return Feedback(name, False, [why])
-        got[what] = positions
     truth = {
         "two_causal_layers": _changed_outputs(n, j, 2, n, 0),
         "one_window_layer": _changed_outputs(n, j, 1, 2, 1),
         "two_window_layers": _changed_outputs(n, j, 2, 2, 2),
     }
-    if got == truth:
-        return Feedback(
-            name,
-            True,
-            [
-                f"Two causal layers: {sorted(truth['two_causal_layers'])}; one window layer: "
-                f"{sorted(truth['one_window_layer'])}; two: {sorted(truth['two_window_layers'])}. A change travels "
-                "forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches "
-                "every later position at once; a window of two, one more position per layer. Stacking never sends it "
-                "backwards, so under the causal mask appending a token never changes an earlier position's outputs."
-            ],
-        )
-    hints = []
-    for what in answers:
-        before = sorted(p for p in got[what] - truth[what] if p < j)
-        if before:
-            hints.append(
-                f"{what}: you included {before}, before position {j}. Query i < {j} attends only to keys "
-                f"at positions <= i, none of which is {j}; stacking does not send information backwards: "
-                "in the next layer position i again reads only positions <= i, none of which saw the change."
-            )
-        if j in truth[what] - got[what]:
-            hints.append(
-                f"{what}: you left out a position that does change. May a query attend to its own key, and what "
-                "does the residual connection carry forward?"
-            )
-        beyond = sorted(p for p in got[what] - truth[what] if p > j)
-        if beyond:
-            hints.append(
-                f"{what}: {beyond} do not change: each layer moves the change at most as far as its mask "
-                "reaches. How far is that for this mask?"
-            )
-        if truth[what] - got[what] - {j}:
-            hints.append(
-                f"{what}: some later positions you left out change too. Which positions read position {j}, directly "
-                "or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is "
-                "never exactly 0)?"
-            )
-    fix = "; ".join(f"{what} = {sorted(truth[what])}" for what in answers)
-    return Feedback(
-        name,
-        False,
-        hints,
+    causal, one, two = (sorted(t) for t in truth.values())
+    answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
+    return check_positions(
+        title,
+        answers,
+        truth,
+        n,
+        _INFLUENCE_MISTAKES,
+        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, "
+        "and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position "
+        "at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the "
+        "causal mask appending a token never changes an earlier position's outputs.",
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
-        fix=fix,
+        fix="; ".join(f"{what} = {sorted(right)}" for what, right in truth.items()),
     )
 
 
@@ -409,48 +361,42 @@ def check_split_heads(title, fn) -> Feedback:
     )
 
 
+_RESHAPE_MISTAKES = [
+    Mistake(
+        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). "
+        "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
+        "position after position. Count how many numbers head 0 takes, and whose they are.",
+        when=lambda got, right: got == {0, 1, 2, 3},
+    ),
+    Mistake(
+        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position "
+        "0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers "
+        "in that order. Whose are they?",
+        when=lambda got, right: got != {0, 1, 2, 3},
+    ),
+]
+
+
 @exercise("predict: the tempting reshape")
-def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
+def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
     """Exercise (predict, then check): which positions' features ``x.reshape(b, num_heads, n, d_k)`` puts in head 0,
     for b = 1, n = 4, d_model = 6 and 2 heads. Computed by labelling every feature with its position."""
     b, n, d_model, num_heads = 1, 4, 6, 2
-    positions, why = _positions(positions_in_head_0, "positions_in_head_0", n)
-    if why is not None:
-        return Feedback(name, False, [why])
     labelled = np.broadcast_to(np.arange(n)[None, :, None], (b, n, d_model))  # each feature holds its position
-    head_0 = labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0]
-    truth = {int(p) for p in np.unique(head_0)}
-    if positions == truth:
-        return Feedback(
-            name,
-            True,
-            [
-                f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the first "
-                f"n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
-                "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because "
-                "the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads "
-                "axis forward keeps every position in every head."
-            ],
-        )
-    if positions == set(range(n)):
-        return Feedback(
-            name,
-            False,
-            [
-                "Every position in head 0 is what the right split gives (reshape to (b, n, "
-                "heads, d_k), then transpose). "
-                "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
-                "position after position. Count how many numbers head 0 takes, and whose they are."
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            f"Not {sorted(positions)}. reshape refills the new shape in memory order: write x for b = 1 as the 6 "
-            "numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the "
-            "first 4 x 3 numbers in that order. Whose are they?"
-        ],
+    truth = {int(p) for p in np.unique(labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0])}
+    return check_positions(
+        title,
+        {"positions_in_head_0": positions_in_head_0},
+        {"positions_in_head_0": truth},
+        n,
+        _RESHAPE_MISTAKES,
+        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the "
+        f"first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
+        "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the "
+        "shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis "
+        "forward keeps every position in every head.",
+        hint="Label each feature of x with its position, do the reshape, and print head 0.",
+        fix=f"positions_in_head_0 = {sorted(truth)}",
     )
 
 
@@ -690,7 +636,7 @@ def check_transformer_block(title, cls) -> Feedback:
     import torch
 
     if not isinstance(cls, type):
-        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {_short(cls)}."])
+        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {show(cls)}."])
     ref = reference_block()
     try:
         with torch.random.fork_rng():
@@ -703,7 +649,7 @@ def check_transformer_block(title, cls) -> Feedback:
             False,
             [
                 f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of "
-                f"shape (2, 5, 8) raised {_one_line(error)}{_student_line(error)}. Which part, or which line of "
+                f"shape (2, 5, 8) raised {raised(error)}. Which part, or which line of "
                 "forward, does that point to?"
             ],
         )
@@ -921,7 +867,7 @@ def _step_error(error) -> str:
         )
     if "backward through the graph a second time" in text:
         return "backward() ran twice on the same loss; each step needs one forward pass and one backward()."
-    return f"Your function raised {_one_line(error)}{_student_line(error)}. What did that line get?"
+    return f"Your function raised {raised(error)}. What did that line get?"
 
 
 @exercise("the training step of the tiny model")
@@ -932,7 +878,7 @@ def check_train_step(title, fn) -> Feedback:
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {_short(fn)}."])
+        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {show(fn)}."])
     model, opt, inputs, targets = _step_setup("SGD")
     try:
         with quiet():
