@@ -48,32 +48,27 @@ _ADD_MISTAKES = [
         "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
         "term. What does the softmax over the keys do to a term that depends on the query only?",
         hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
     ),
     Mistake(
         "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
         "query term in the softmax?",
         hint="The tanh of the sum is what lets them interact.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
     ),
     Mistake(
         "{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
-        fix=_ADD_FIX,
         hint="tanh of each hidden unit, then the weighted sum with w_v.",
         wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
     ),
     Mistake(
         "{where} You summed the hidden units. How does w_v weight them?",
         hint="w_v^T tanh(...) is a dot product.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
     ),
     Mistake(
         "{where} W_q and W_k are swapped. Which one projects the queries?",
         hint="W_q has d_q columns.",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, W_q, W_k, w_v: (
             Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
         ),
@@ -81,7 +76,6 @@ _ADD_MISTAKES = [
     Mistake(
         "{where} Your scores are transposed. Which go on the rows, queries or keys?",
         hint="(n_q, n_k).",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
         any_shape=True,
     ),
@@ -89,14 +83,12 @@ _ADD_MISTAKES = [
         "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
         "every pair (query, key)?",
         hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
-        fix=_ADD_FIX,
         when=lambda got, Q, *a: got.shape == (len(Q),),
         any_shape=True,
     ),
     Mistake(
         "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
         hint="The dot product with w_v.",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
         any_shape=True,
     ),
@@ -137,11 +129,11 @@ def check_additive_scores(title, fn) -> Feedback:
             "queries, projected keys, their pairwise sums, the tanh to differ?",
             hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
             "the dot product with w_v over the last axis.",
-            fix=_ADD_FIX,
         ),
         success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
         "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
         "key term; the query term cancels in the softmax, so every query would get the same weights.",
+        fix=_ADD_FIX,
     )
 
 
@@ -205,41 +197,35 @@ _PADDED_MISTAKES = [
         "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
         "query of sequence b never read?",
         hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
     ),
     Mistake(
         "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
         "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
         hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
     ),
     Mistake(
         "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
         "real keys, counting from 0?",
         hint="Positions 0, ..., L - 1: L keys.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
     ),
     Mistake(
         "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
         hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
     ),
     Mistake(
         "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
         "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
         hint="Mask before the softmax, so that it normalises over the real keys only.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
     ),
     Mistake(
         "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
         "What score gets a weight of exactly 0?",
         hint="exp(s) is 0 only in the limit s -> -inf.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
     ),
     Mistake(
@@ -247,27 +233,23 @@ _PADDED_MISTAKES = [
         "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
         "query with nothing to read get then?",
         hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
     ),
     Mistake(
         "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
         "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
         hint="The keys are the last axis of the scores.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
     ),
     Mistake(
         "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
         "on d. Which one (section 2)?",
         hint="The scores' variance grows like d.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
     ),
     Mistake(
         "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
         hint="The standard deviation of q . k is sqrt(d).",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
     ),
 ]
@@ -291,17 +273,16 @@ def check_padded_attention(title, fn) -> Feedback:
             "large for exp?",
             hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's "
             "softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
-            fix=_PADDED_FIX,
         ),
         otherwise=Mistake(
             "{where} your output is not the attention over the real keys, and not one of the usual slips (the "
             "mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the "
             "values) 0 on the padding and summing to 1 over the real keys?",
             hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
-            fix=_PADDED_FIX,
         ),
         success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, "
         "and a sequence with no valid key gives a zero output, as the library's masks do.",
+        fix=_PADDED_FIX,
     )
 
 
@@ -428,7 +409,6 @@ _JAC_MISTAKES = [
         "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does "
         "the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
         hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
         any_shape=True,
     ),
@@ -436,7 +416,6 @@ _JAC_MISTAKES = [
         "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
         "chain rule: what is d alpha_j / d q?",
         hint="alpha_j = q . k_j.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
         any_shape=True,
     ),
@@ -444,38 +423,32 @@ _JAC_MISTAKES = [
         "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "
         "also move together (they sum to 1): what does the part -lambda lambda^T add?",
         hint="-lambda_i lambda_j for every i and j, i = j included.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: _moments(q, K)[0],
     ),
     Mistake(
         "{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
         hint="Check one direction numerically.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: -query_jacobian_reference(q, K),
     ),
     Mistake(
         "{where} You divided by sqrt(d): are the scores in this exercise scaled?",
         hint="alpha_j = q . k_j.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
     ),
     Mistake(
         "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself "
         "is missing. Which term comes from diag(lambda)?",
         hint="sum_i lambda_i k_i k_i^T.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
     ),
     Mistake(
         "{where} You used equal weights 1/n. At which weights is the derivative taken?",
         hint="lambda = softmax(K q), this query's weights.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
     ),
     Mistake(
         "{where} The output does depend on q: how does q change the scores, and the scores the weights?",
         hint="lambda = softmax(K q).",
-        fix=_JAC_FIX,
         when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
     ),
     Mistake(
@@ -483,7 +456,6 @@ _JAC_MISTAKES = [
         "output, which to the query?",
         hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / "
         "d alpha_j = lambda_i (delta_ij - lambda_j).",
-        fix=_JAC_FIX,
         when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
     ),
 ]
@@ -515,16 +487,15 @@ def check_query_jacobian(title, fn) -> Feedback:
             "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by "
             "a sum that can be 0?",
             hint="Subtract the largest score before exp.",
-            fix=_JAC_FIX,
         ),
         otherwise=Mistake(
             "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of "
             "the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
             hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
-            fix=_JAC_FIX,
         ),
         success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance "
         "of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes "
         "when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores "
         "q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+        fix=_JAC_FIX,
     )

@@ -46,38 +46,32 @@ _LUONG_MISTAKES = [
         "{where} W_c's first columns multiply the context and its last ones the state: in which order must "
         "[c_t; s_t] be stacked?",
         hint="W_c has d_e + d_s columns, the context's d_e first.",
-        fix=_LUONG_FIX,
         wrong=_luong(order="sc"),
     ),
     Mistake(
         "{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
         hint="s~_t lies in [-1, 1].",
-        fix=_LUONG_FIX,
         wrong=_luong(squash=lambda x: x),
     ),
     Mistake(
         "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in "
         "tanh(W_c [c_t; s_t])?",
         hint="Multiply by W_c, then squash.",
-        fix=_LUONG_FIX,
         wrong=_luong(tanh_first=True),
     ),
     Mistake(
         "{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
         hint="The weights are softmax(alpha).",
-        fix=_LUONG_FIX,
         wrong=_luong(weights=lambda a: a),
     ),
     Mistake(
         "{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
         hint="From the scores s^T W e_j.",
-        fix=_LUONG_FIX,
         wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
     ),
     Mistake(
         "{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
         hint="tanh, after the product with W_c.",
-        fix=_LUONG_FIX,
         when=lambda got, *args: np.abs(got).max() > 1,
     ),
 ]
@@ -104,17 +98,16 @@ def check_luong_attentional_state(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract the largest score before exp (notebook 01).",
-            fix=_LUONG_FIX,
         ),
         otherwise=Mistake(
             "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: "
             "the scores, their softmax, the context, or the product with W_c?",
             hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum "
             "of the rows of E, W_c times [c_t; s_t], then tanh.",
-            fix=_LUONG_FIX,
         ),
         success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t "
         "through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
+        fix=_LUONG_FIX,
     )
 
 

@@ -50,55 +50,46 @@ _SA_MISTAKES = [
     Mistake(
         "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
         hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
     ),
     Mistake(
         "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
         hint="d_k = W_q.shape[1].",
-        fix=_SA_FIX,
         wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
     ),
     Mistake(
         "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
         hint="d_k = W_q.shape[1].",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
     ),
     Mistake(
         "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
         hint="The variance of q . k is d_k for unit-variance entries.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
     ),
     Mistake(
         "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
         hint="It keeps the softmax out of its saturated region.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
     ),
     Mistake(
         "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
         hint="On the scores, before the softmax.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
     ),
     Mistake(
         "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
         hint="A row of the score matrix is one query.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
     ),
     Mistake(
         "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
         hint="Rows are queries, columns keys.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
     ),
     Mistake(
         "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
         hint="Weights are non-negative and sum to 1.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
     ),
 ]
@@ -131,17 +122,16 @@ def check_self_attention(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract each row's maximum before exp (notebook 01).",
-            fix=_SA_FIX,
         ),
         otherwise=Mistake(
             "{where} the shape is right but the numbers are not, and not one of the usual slips. "
             "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
             hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
             "over each row, then weights @ V.",
-            fix=_SA_FIX,
         ),
         success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
         "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
+        fix=_SA_FIX,
     )
 
 
@@ -237,33 +227,28 @@ _VAR_MISTAKES = [
         "{where} your variance grows with d_model. How many features does one head's dot product add up? "
         "A head only sees its own d_k = d_model / num_heads features.",
         hint="Count the terms q_r k_r of one head.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d * s**4,
     ),
     Mistake(
         "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
         "variance of such a product of the two variances?",
         hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d / h * s**2,
     ),
     Mistake(
         "{where} that is the standard deviation; the question asks for the variance. What is its square?",
         hint="Variance = standard deviation squared.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
     ),
     Mistake(
         "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
         hint="Each term's variance is E[q_r^2] E[k_r^2].",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d / h,
     ),
     Mistake(
         "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
         "independent variables of variance sigma^2?",
         hint="A head sees d_k = d_model / num_heads features.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d * s**2,
     ),
 ]
@@ -286,16 +271,15 @@ def check_head_score_variance(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your variance is NaN or inf; a variance here is a finite positive number. "
             "Which operation gives it?",
-            fix=_VAR_FIX,
         ),
         otherwise=Mistake(
             "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
             "and how do the variances of independent terms add up?",
             hint="Write q . k = sum over the head's d_k features of q_r k_r.",
-            fix=_VAR_FIX,
         ),
         success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
         "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+        fix=_VAR_FIX,
     )
 
 
@@ -312,21 +296,18 @@ _SPLIT_MISTAKES = [
         "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
         "order. Which axis comes second in (b, num_heads, n, d_k)?",
         hint="Move the heads axis before the positions.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
     ),
     Mistake(
         "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
         "different positions. Which axis of x holds the features that are to be split?",
         hint="Split the last axis only, then move the new heads axis forward.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
     ),
     Mistake(
         "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
         "convention: which features does head m hold?",
         hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
     ),
 ]
@@ -354,10 +335,10 @@ def check_split_heads(title, fn) -> Feedback:
         otherwise=Mistake(
             "{where} Right shape, wrong entries. Which features of which position land in head 0?",
             hint="Label every feature with its index and print head 0.",
-            fix=_SPLIT_FIX,
         ),
         success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
         "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
+        fix=_SPLIT_FIX,
     )
 
 
@@ -703,10 +684,10 @@ def check_transformer_block(title, cls) -> Feedback:
             "right, if you compare it with the formula x + Attention(LN(x))?",
             hint="Compute the first half alone with the check's weights and compare it with the library block's "
             "norm1 and attention; then the second half.",
-            fix=_FORWARD_FIX,
         ),
         success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
         "without masks, for large and small inputs. From here on the notebook uses the library's class.",
+        fix=_FORWARD_FIX,
     )
 
 
@@ -932,8 +913,8 @@ def check_train_step(title, fn) -> Feedback:
             "losses you return already right?",
             hint="One step: the cross-entropy over every position of every sequence, zero the gradients, "
             "backward, step; return the loss as a number.",
-            fix=_STEP_FIX,
         ),
         success="Your step is the course's training step: the same losses and the same parameters after three "
         "steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
+        fix=_STEP_FIX,
     )

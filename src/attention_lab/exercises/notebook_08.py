@@ -52,14 +52,12 @@ _TOP_P_MISTAKES = [
         "{where} you keep one token too few: the token whose probability makes the running sum reach p_top is "
         "dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
     ),
     Mistake(
         "{where} you keep one token too few: a token is kept only while the running sum, its own probability "
         "included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
     ),
     Mistake(
@@ -67,47 +65,40 @@ _TOP_P_MISTAKES = [
         "too. Once the kept mass is at least p_top, is another token needed?",
         hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with "
         "p_top strictly.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
     ),
     Mistake(
         "{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?",
         hint="Divide by the kept mass.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
     ),
     Mistake(
         "{where} you summed from the least likely token up. From which end does the nucleus start?",
         hint="The nucleus holds the most likely tokens.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
     ),
     Mistake(
         "{where} the kept probabilities are right but in sorted order, most likely first. Where does each "
         "probability belong in the result?",
         hint="The result is indexed like probs: token i's probability at index i.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
     ),
     Mistake(
         "{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each "
         "token's probability, or the mass of the most likely tokens together?",
         hint="Rank the tokens, then add up their probabilities in that order.",
-        fix=_TOP_P_FIX,
         when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
     ),
     Mistake(
         "{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p "
         "keep?",
         hint="As many as it takes for their mass to reach p_top: it depends on the probabilities.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
     ),
     Mistake(
         "{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the "
         "smaller index: which of the tied tokens comes first in the ranking?",
         hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them.",
-        fix=_TOP_P_FIX,
         when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
     ),
 ]
@@ -160,10 +151,10 @@ def check_top_p(title, fn) -> Feedback:
             "tokens does yours keep, and what is the mass of the ones before the last kept token?",
             hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that "
             "order, and keep a token while the mass before it is below p_top.",
-            fix=_TOP_P_FIX,
         ),
         success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, "
         "ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
+        fix=_TOP_P_FIX,
     )
 
 
@@ -180,39 +171,33 @@ _REHEAT_MISTAKES = [
     Mistake(
         "{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?",
         hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T).",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p**t / np.sum(p**t),
     ),
     Mistake(
         "{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?",
         hint="Every distribution here sums to 1.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p ** (1 / t),
     ),
     Mistake(
         "{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?",
         hint="softmax(alpha) = p: take the log of both sides.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: softmax(p / t),
     ),
     Mistake(
         "{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does "
         "the temperature divide?",
         hint="The temperature acts on the logits, before the exponential.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p / t / np.sum(p / t),
     ),
     Mistake(
         "{where} those are the tempered logits, not a distribution (they are negative). What is left to do?",
         hint="Logits become probabilities through a softmax.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: np.log(p) / t,
     ),
     Mistake(
         "{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up "
         "to a constant, the logit or minus the logit?",
         hint="A larger logit means a larger probability.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: softmax(-np.log(p) / t),
     ),
 ]
@@ -241,16 +226,15 @@ def check_reheat(title, fn) -> Feedback:
             "underflow to 0 or overflow before you normalise?",
             hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. "
             "Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
-            fix=_REHEAT_FIX,
         ),
         otherwise=Mistake(
             "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
             hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
-            fix=_REHEAT_FIX,
         ),
         success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum "
         "subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not "
         "underflow.",
+        fix=_REHEAT_FIX,
     )
 
 
@@ -318,11 +302,11 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         otherwise=Mistake(
             "{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
             hint="Count per layer, then multiply by the layers and by the bytes of one number.",
-            fix=_BYTES_FIX,
         ),
         success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = "
         "d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their "
         "total width does.",
+        fix=_BYTES_FIX,
     )
 
 
@@ -422,16 +406,15 @@ def check_window_mask(title, fn) -> Feedback:
             "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does "
             "the course's attention take?",
             hint="A boolean mask, True = may attend.",
-            fix=_WINDOW_FIX,
         ),
         otherwise=Mistake(
             "{where} your mask is {got}. For query i (row i), which keys j should be True?",
             hint="Write the condition on the offset i - j: not negative (causal) and below the window.",
-            fix=_WINDOW_FIX,
         ),
         success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's "
         "and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still "
         "sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
+        fix=_WINDOW_FIX,
     )
 
 
