@@ -1,14 +1,4 @@
-"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
-
-- :func:`check_additive_scores`: the additive scores w_v^T tanh(W_q q + W_k k) of every pair, by broadcasting;
-- :func:`check_padded_attention`: batched attention whose keys beyond each sequence's valid length are padding
-  (a sequence with no valid key, padding that scores in the thousands);
-- :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
-- :func:`check_query_jacobian`: derive d(output)/d(query) for attention whose values are its keys (checked
-  against autograd).
-
-No check prints the expected answer: the feedback names the likely mistake in words.
-"""
+"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Exercise checks of notebook 06, Bahdanau attention in seq2seq (reference answers: ``solutions/notebook_06.py``).
-
-- :func:`check_luong_attentional_state`: one step of Luong's attention in numpy, s~_t = tanh(W_c [c_t; s_t]);
-- :func:`check_uniform_attention_prediction`: predict, then check: the trained model with uniform weights;
-- :func:`check_forward_encoder_prediction`: which states of a forward-only encoder have read token j;
-- :func:`check_greedy_decode`: the greedy decoding loop, feeding back the model's own tokens.
-"""
+"""Exercise checks of notebook 06, Bahdanau attention in seq2seq (reference answers: ``solutions/notebook_06.py``)."""
 
 from __future__ import annotations
 

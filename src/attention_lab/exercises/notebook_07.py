@@ -654,48 +654,31 @@ def check_transformer_block(title, cls) -> Feedback:
             fix="Leave the Dropout layers out (or build them with p = 0).",
         )
 
-    def forward(x, mask):  # the student's block with the reference weights
-        with torch.no_grad():
-            return block(x, mask)
-
-    def reference(x, mask):
-        with torch.no_grad():
-            return ref(x, mask)
-
     wrong = block_mistakes(ref)
-    mistakes = [
-        Mistake(says, hint=hint, fix=_FORWARD_FIX, wrong=lambda x, m, f=wrong[name]: reference_call(f, x, m))
-        for name, (says, hint) in _BLOCK_SAYS.items()
-    ]
-    return check_function(
-        title,
-        forward,
-        _block_cases(),
-        reference,
-        mistakes,
-        tensor=True,
-        compare=lambda got, expected, *args: (
-            got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
-        ),
-        shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
-        otherwise=Mistake(
-            "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
-            "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
-            "right, if you compare it with the formula x + Attention(LN(x))?",
-            hint="Compute the first half alone with the check's weights and compare it with the library block's "
-            "norm1 and attention; then the second half.",
-        ),
-        success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
-        "without masks, for large and small inputs. From here on the notebook uses the library's class.",
-        fix=_FORWARD_FIX,
-    )
-
-
-def reference_call(f, x, mask):
-    import torch
-
-    with torch.no_grad():
-        return f(x, mask)
+    mistakes = [Mistake.of(wrong[name], says, hint) for name, (says, hint) in _BLOCK_SAYS.items()]
+    with torch.no_grad():  # the student's block with the reference weights, against the library's
+        return check_function(
+            title,
+            block,
+            _block_cases(),
+            ref,
+            mistakes,
+            tensor=True,
+            compare=lambda got, expected, *args: (
+                got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+            ),
+            shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
+            otherwise=Mistake(
+                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
+                "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
+                "right, if you compare it with the formula x + Attention(LN(x))?",
+                hint="Compute the first half alone with the check's weights and compare it with the library block's "
+                "norm1 and attention; then the second half.",
+            ),
+            success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
+            "without masks, for large and small inputs. From here on the notebook uses the library's class.",
+            fix=_FORWARD_FIX,
+        )
 
 
 def train_step_reference(model, optimizer, inputs, targets):

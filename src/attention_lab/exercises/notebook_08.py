@@ -1,13 +1,4 @@
-"""Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``).
-
-- :func:`check_top_p`: nucleus filtering of one distribution (ties to the smaller index);
-- :func:`check_reheat`: the distribution at any T from the one at T = 1 (T from 0.0005 to 5);
-- :func:`check_kv_cache_bytes`: the cache's memory per position, derived;
-- :func:`check_window_mask`: a model change, sliding-window attention: its mask, then its effect on the loss;
-- :func:`check_cross_attention_cache`: which keys an encoder-decoder can keep while it writes.
-
-Each check is a table of cases and named mistakes on the shared runner (:mod:`.runner`).
-"""
+"""Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``)."""
 
 from __future__ import annotations
 
@@ -248,10 +239,6 @@ def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
 _BYTES_FIX = "```\nreturn 2 * n_layers * d_model * bytes_per_number\n```"
 
 
-def _bytes(says, hint, wrong):
-    return Mistake(says, hint=hint, fix=_BYTES_FIX, wrong=wrong)
-
-
 @exercise("the KV cache's memory per position")
 def check_kv_cache_bytes(title, fn) -> Feedback:
     """Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number."""
@@ -261,36 +248,36 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
     ]
     mistakes = [
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: n * d * b,
             "{where} you counted the keys only. What else does attention need of every past position?",
             "The output is a weighted sum of values.",
-            lambda n, d, h, b: n * d * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d * h * b,
             "{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
             "how many do all heads keep together?",
             "d_k = d_model / num_heads.",
-            lambda n, d, h, b: 2 * n * d * h * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d / h * b,
             "{where} that is one head's share. Does every head keep its own keys and values?",
             "The heads together are d_model wide.",
-            lambda n, d, h, b: 2 * n * d / h * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * d * b,
             "{where} that is one layer's cache. Does each layer attend to its own keys?",
             "Each layer projects its own input to keys and values.",
-            lambda n, d, h, b: 2 * d * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d,
             "{where} that is a count of numbers, not bytes. How large is one number?",
             "bytes_per_number is 4 for float32, 2 for 16-bit numbers.",
-            lambda n, d, h, b: 2 * n * d,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 3 * n * d * b,
             "{where} you cached queries too. Is a past position's query ever used again?",
             "A query is used once, when its own position is computed.",
-            lambda n, d, h, b: 3 * n * d * b,
         ),
     ]
     return check_function(
