@@ -433,8 +433,7 @@ POSITION_MISTAKES = [
     ),
     Mistake(
         "{where} you added the position term to the output: every coordinate moved by the same amount, but the "
-        "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
-        "attended to?",
+        "weights are still softmax(alpha). Should order change where the output lies, or which keys are attended to?",
         hint="The slot's term belongs inside the softmax.",
         when=lambda got, a, v, b: (
             b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9

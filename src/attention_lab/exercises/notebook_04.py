@@ -99,8 +99,7 @@ def check_no_loo_prediction(name, choice) -> Feedback:
         choice,
         {
             "a": "with leave-one-out keys a point is predicted from its neighbours; without them it "
-            "may also use itself. "
-            "What does the training loss do as the weight on the key at distance 0 tends to 1?",
+            "may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
             "b": "",
             "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which "
             "way must w move to lower it when a point is among its own keys?",
@@ -196,9 +195,8 @@ def _columns(x, y, w):
 
 
 _LOO_FIX = (
-    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; "
-    "scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); "
-    "return torch.softmax(scores, dim=1) @ y`"
+    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; scores = scores.masked_fill(torch.eye(len(x), "
+    "dtype=torch.bool), float('-inf')); return torch.softmax(scores, dim=1) @ y`"
 )
 _NEXT_TO = (
     "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. "
@@ -265,9 +263,8 @@ def check_loo_predictions(name, fn) -> Feedback:
         compare=_with_grad(_same_values),
         shape=" (one prediction per point)",
         otherwise=Mistake(
-            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient "
-            "with respect to w is not. Is every step in torch (no .item(), .numpy(), .detach()), and "
-            "is only the diagonal masked?",
+            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient with respect to "
+            "w is not. Is every step in torch (no .item(), .numpy(), .detach()), and is only the diagonal masked?",
             hint="Scores (n, n), the diagonal to -inf, a softmax over each row, each row's weighted sum of y.",
         ),
         success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking "
@@ -460,15 +457,13 @@ def check_laplace_prediction(name, choice) -> Feedback:
         choice,
         {
             "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is "
-            "its slope just left "
-            "of x_i, and just right? The Gaussian's slope at x_i is 0.",
+            "its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
             "b": "",
             "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps "
             "midway between keys. At "
             "a finite w every weight changes continuously with x: what about its slope as x passes a key?",
             "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and "
-            "the fit is a ratio of "
-            "sums of such exponentials. Is that a line? And what does the slope do at a key?",
+            "the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
         },
         "b",
         success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted "

@@ -31,9 +31,8 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
 
 
 _LUONG_FIX = (
-    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\n"
-    "c = softmax(alpha) @ E                    # (d_e,)\n"
-    "return np.tanh(W_c @ np.concatenate([c, s]))\n```"
+    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = softmax(alpha) @ E                    # "
+    "(d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
 )
 _LUONG_MISTAKES = [
     Mistake(

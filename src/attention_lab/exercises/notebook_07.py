@@ -181,9 +181,8 @@ _INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is sai
         when=lambda got, right: any(p > 2 for p in got - right),
     ),
     Mistake(
-        "{where}: some later positions you left out change too. Which positions read position 2, directly or "
-        "through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never "
-        "exactly 0)?",
+        "{where}: some later positions you left out change too. Which positions read position 2, directly or through "
+        "an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
         when=lambda got, right: bool(right - got - {2}),
     ),
 ]
@@ -422,10 +421,9 @@ _FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nr
 
 
 _INIT_FIX = (
-    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\n"
-    "self.attention = MultiHeadAttention(d_model, num_heads)\n"
-    "self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n"
-    "                               torch.nn.Linear(d_ff, d_model))\n```"
+    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = "
+    "MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), "
+    "torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"
 )
 
 
@@ -508,55 +506,50 @@ def block_mistakes(ref):
     }
 
 
-_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint, the line of the fix)
+_SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
+_SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
+_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
     "post_ln": (
-        "{where} your block normalises after each residual sum, LN(x + sub-layer(x)): that is the paper's post-LN. "
-        "In the pre-LN block asked for, what does each sub-layer read, and is the sum ever normalised inside it?",
-        "Pre-LN: each sub-layer reads a normalised copy of x, and its output is added to x itself.",
+        "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each "
+        "sub-layer read, and is the sum normalised?",
+        "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself.",
     ),
     "residual_of_ln": (
-        "{where} your residual connection adds the attention's output to LN(x), not to x: the input was replaced "
-        "by its normalised copy before the sum. What should travel unchanged along the residual path?",
-        "Keep the input and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
+        "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
+        "unchanged along the residual path?",
+        "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
     ),
     "no_residual_attention": (
-        "{where} the attention half has no residual connection: its output replaces x instead of being added "
-        "to it. What does x + F(x) keep that F(x) alone loses?",
-        "Both halves have the form input + sub-layer(LN(input)).",
+        "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?",
+        _SAME_FORM,
     ),
     "no_residual_ffn": (
-        "{where} the feed-forward half has no residual connection: the block returns the FFN's output alone. "
-        "What should it be added to?",
-        "Both halves have the form input + sub-layer(LN(input)).",
+        "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?",
+        _SAME_FORM,
     ),
     "ffn_half_post_ln": (
-        "{where} the attention half is pre-LN, but the feed-forward half normalises after its residual sum. "
-        "In pre-LN, where does the second layer normalisation sit?",
-        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+        "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?",
+        _SECOND_HALF,
     ),
     "one_norm": (
-        "{where} both halves go through the same layer normalisation, norm1 (the check gives norm1 and norm2 "
-        "different gains and shifts). Which one belongs to the feed-forward half?",
-        "Each sub-layer has its own LN, with its own learned gain and shift.",
+        "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?",
+        "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones).",
     ),
     "no_norm2": (
-        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does norm2 go?",
-        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?",
+        _SECOND_HALF,
     ),
     "parallel": (
-        "{where} your attention and FFN both read the block's input, and their outputs are added side by side "
-        "(a parallel block, as in GPT-J). In the Transformer block they come one after the other: what does the "
-        "FFN half read?",
-        "The FFN half starts from the attention half's output (x after its first residual sum).",
+        "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel "
+        "block). What does the FFN half read in the Transformer block?",
+        "The FFN half starts from x after the attention half's residual sum.",
     ),
     "keys_not_normalised": (
-        "{where} your queries come from LN(x) but the keys and values from x itself. In pre-LN, which tensor "
-        "do all three read?",
-        "Self-attention: queries, keys and values all come from the same (normalised) tensor.",
+        "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?",
+        "Self-attention: queries, keys and values all come from the same normalised tensor.",
     ),
     "mask_ignored": (
-        "{where} your block gives the same output with the mask as without it: the mask never reaches the "
-        "attention. Where must it go?",
+        "{where} your block gives the same output with the mask as without: the mask never reaches the attention.",
         "forward receives `mask`; MultiHeadAttention takes it as its fourth argument.",
     ),
 }
@@ -741,9 +734,8 @@ def _run_steps(step, optimizer):
 
 
 _NO_UPDATE = (
-    "{where} your step leaves every parameter as it was: no update happened. An update needs the gradients "
-    "that backward() computes, then the optimizer's step(); which is missing, or what clears the gradients "
-    "between the two?"
+    "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is "
+    "missing, or what clears the gradients between them?"
 )
 _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
@@ -752,44 +744,42 @@ _STEP_MISTAKES = [  # (order, loss, says, hint)
     (
         "bs",
         "mean",
-        "{where} your first step is right, the later ones are not: each step's gradient is added to the ones "
-        "before. What keeps the gradients of earlier batches in .grad?",
+        "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What "
+        "keeps earlier batches' gradients in .grad?",
         "PyTorch accumulates gradients in .grad until something sets them to zero.",
     ),
     (
         "zbs",
         "sum",
-        "{where} the losses you return are 20 times the mean cross-entropy per position (4 sequences x 5 "
-        "positions), and SGD's steps are 20 times too large. Which loss does the training use: the sum or "
-        "the mean over the positions?",
+        "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. "
+        "Which loss does training use: the sum or the mean over the positions?",
         "F.cross_entropy averages by default (reduction='mean').",
     ),
     (
         "zbs",
         "softmax_first",
-        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice (once by you, "
-        "once inside cross_entropy). What does F.cross_entropy expect as its input?",
+        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does "
+        "F.cross_entropy expect as its input?",
         "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
     ),
     (
         "zbs",
         "nll_of_logits",
-        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities), so "
-        "it can fall without bound. What turns logits into log-probabilities?",
+        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What "
+        "turns logits into log-probabilities?",
         "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
     ),
     (
         "zbs",
         "last_position",
-        "{where} your loss uses only the last position of each sequence. The model predicts every position at "
-        "once (8 outputs per sequence in the reversal task): which positions should the loss average over?",
+        "{where} your loss uses only the last position of each sequence. Which positions have a target?",
         "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
     ),
     (
         "zbs",
         "misaligned",
         "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
-        "position's target. How must the two be laid out so that row r of one matches entry r of the other?",
+        "position's target. How must both be laid out?",
         "Flatten both the same way, keeping the batch axis first.",
     ),
 ]

@@ -222,9 +222,8 @@ def check_reheat(title, fn) -> Feedback:
             "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
             hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
         ),
-        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum "
-        "subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not "
-        "underflow.",
+        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: "
+        "at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
         fix=_REHEAT_FIX,
     )
 
