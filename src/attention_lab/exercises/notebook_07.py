@@ -674,20 +674,9 @@ def check_transformer_block(title, cls) -> Feedback:
         )
 
 
-def train_step_reference(model, optimizer, inputs, targets):
-    import torch
-
-    logits = model(inputs)  # (b, n, vocab)
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
-
 def _step_variant(order="zbs", loss="mean"):
-    """A training step that does its three calls in ``order`` (z = zero_grad, b = backward, s = step) with the
-    loss ``loss``: the training steps students write instead of the right one."""
+    """The training step (the defaults), or one that does its three calls in ``order`` (z = zero_grad,
+    b = backward, s = step) with the loss ``loss``: the training steps students write instead."""
     import torch
     import torch.nn.functional as F
 
@@ -878,7 +867,7 @@ def check_train_step(title, fn) -> Feedback:
             Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
             Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
         ],
-        lambda optimizer: _run_steps(train_step_reference, optimizer),
+        lambda optimizer: _run_steps(_step_variant(), optimizer),
         mistakes,
         otherwise=Mistake(
             "{where} your losses or your updated parameters differ from one training step's, and not in one of "
