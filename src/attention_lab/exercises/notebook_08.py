@@ -318,48 +318,41 @@ _WINDOW_MISTAKES = [
         "{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, "
         "which keys may query i read?",
         hint="A window of w keys ending at i: i - w + 1, ..., i.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 0, w),
     ),
     Mistake(
         "{where} query i reads keys on both sides of it, later positions included. What may a position of a "
         "language model never read?",
         hint="The window is the causal mask with the far past cut off.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, -(w - 1), w - 1),
     ),
     Mistake(
         "{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past "
         "along a row of the (query, key) mask?",
         hint="Rows are queries i, columns keys j; the past is j < i.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, -(w - 1), 0),
     ),
     Mistake(
         "{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of "
         "query i's reach?",
         hint="Keys more than window - 1 positions back are masked too.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 0, n),
     ),
     Mistake(
         "{where} query i does not read its own key. Does the window include the query's own position?",
         hint="The causal mask allows j <= i, the diagonal included; so does the window.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 1, w),
     ),
     Mistake(
         "{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask "
         "(notebook 07)?",
         hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite).",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
     ),
     Mistake(
         "{where} yours lets query i read only the last window keys of the whole sequence, the same for every "
         "query. Where does each query's window end?",
         hint="The window slides with the query: it ends at key i.",
-        fix=_WINDOW_FIX,
         when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
     ),
 ]
