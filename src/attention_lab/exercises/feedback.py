@@ -15,20 +15,7 @@ import warnings
 
 import numpy as np
 
-__all__ = [
-    "Feedback",
-    "exercise",
-    "unanswered",
-    "not_attempted",
-    "run_student",
-    "to_float_array",
-    "as_numbers",
-    "one_number_per_case",
-    "not_finite",
-    "close",
-    "quiet",
-    "known_mistake",
-]
+__all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "quiet"]
 
 
 class _Text(str):
@@ -174,115 +161,9 @@ def _student_line(error: BaseException) -> str:
     return f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame.line else f" (line {frame.lineno})"
 
 
-def run_student(exercise, fn, *args):
-    """Run the student's function; a crash, a non-function or a None result becomes feedback, never an exception."""
-    if unanswered(fn):
-        return None, not_attempted(exercise)
-    if not callable(fn):
-        return None, Feedback(
-            exercise,
-            False,
-            [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."],
-        )
-    try:
-        with quiet():
-            result = fn(*args)
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
-        return None, Feedback(exercise, False, [f"Your function raised {_one_line(error)}{_student_line(error)}."])
-    if unanswered(result):
-        return None, not_attempted(exercise)
-    return result, None
-
-
 def _short(value, limit=60) -> str:
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001 - an object whose repr fails
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def to_float_array(value, what="Your answer"):
-    """``value`` as a float64 array, or (None, a sentence saying why not): tensors, lists, scalars are fine."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency of the course
-        torch = None
-    if torch is not None and torch.is_tensor(value):
-        if value.is_complex():
-            return None, f"{what} is a complex tensor; the answer is real numbers."
-        value = value.detach().cpu().to(torch.float64).numpy()
-    if isinstance(value, str | bytes | dict | set):
-        return None, f"{what} is a {type(value).__name__} ({_short(value)}), not numbers."
-    if isinstance(value, np.ma.MaskedArray):
-        return None, f"{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...))."
-    try:
-        array = np.asarray(value)
-    except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
-        return None, f"{what} could not be read as an array of numbers ({_one_line(error)})."
-    if array.dtype.kind == "c":
-        return None, f"{what} has complex numbers ({_short(value)}); the answer is real."
-    if array.dtype.kind == "b":
-        return None, f"{what} is True/False values, not numbers."
-    if array.dtype.kind not in "iuf":
-        return None, f"{what} is {type(value).__name__} {_short(value)}, not numbers."
-    try:
-        return array.astype(np.float64), None
-    except (OverflowError, ValueError) as error:  # pragma: no cover - integers beyond float64
-        return None, f"{what} could not be read as float numbers ({_one_line(error)})."
-
-
-def as_numbers(exercise, fn, *args, finite_advice: str | None = None):
-    """:func:`run_student`, then the result as a float array (or feedback saying it is not numbers).
-
-    With ``finite_advice`` a result holding NaN or inf is feedback too (:func:`not_finite`, with that advice);
-    without it the check sees such a result and may explain it itself (an overflow, a 0/0, ...).
-    """
-    result, problem = run_student(exercise, fn, *args)
-    if problem is not None:
-        return None, problem
-    array, why = to_float_array(result, "Your function's result")
-    if why is not None:
-        return None, Feedback(exercise, False, [why])
-    if finite_advice is not None:
-        bad = not_finite(exercise, array, finite_advice)
-        if bad is not None:
-            return None, bad
-    return array, None
-
-
-def one_number_per_case(exercise, fn, cases, what: str):
-    """``fn(*case)`` for each case, each one number: (an array of the numbers, None) or (None, the feedback).
-
-    ``what`` names the number in the message for an answer that is not one number, e.g. "bytes"."""
-    answers = []
-    for case in cases:
-        got, problem = as_numbers(exercise, fn, *case)
-        if problem is not None:
-            return None, problem
-        if got.size != 1:
-            return None, Feedback(exercise, False, [f"Return one number ({what}), got an array of shape {got.shape}."])
-        answers.append(float(got.reshape(())))
-    return np.array(answers), None
-
-
-def not_finite(exercise, got, advice):
-    """Feedback for an answer with NaN or inf entries (None when all are finite): say so, never guess a cause."""
-    if np.all(np.isfinite(got)):
-        return None
-    kinds = " and ".join(k for k, bad in (("NaN", np.isnan(got).any()), ("inf", np.isinf(got).any())) if bad)
-    return Feedback(
-        exercise,
-        False,
-        [f"Your result contains {kinds} ({int((~np.isfinite(got)).sum())} of {got.size} entries).", advice],
-    )
-
-
-def close(a, b, atol=1e-6):
-    """Same shape and all entries close (NaN is never close to anything)."""
-    return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=atol, equal_nan=False))
-
-
-def known_mistake(got, mistakes, atol=1e-6):
-    """The hint of the first ``(wrong answer, hint)`` in ``mistakes`` that ``got`` matches, or None."""
-    return next((hint for wrong, hint in mistakes if close(got, wrong, atol=atol)), None)

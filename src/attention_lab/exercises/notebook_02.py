@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import hard_attention, logsumexp, softmax
-from .feedback import Feedback, exercise, to_float_array, unanswered
-from .runner import Case, Mistake, check_function, read_number
+from .feedback import Feedback, exercise, unanswered
+from .runner import Case, Mistake, check_function, read_number, to_float_array
 
 __all__ = [
     "check_logsumexp",
@@ -433,8 +433,7 @@ POSITION_MISTAKES = [
     ),
     Mistake(
         "{where} you added the position term to the output: every coordinate moved by the same amount, but the "
-        "weights are still softmax(alpha). Should order change where the output lies, or which keys are "
-        "attended to?",
+        "weights are still softmax(alpha). Should order change where the output lies, or which keys are attended to?",
         hint="The slot's term belongs inside the softmax.",
         when=lambda got, a, v, b: (
             b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9

@@ -99,8 +99,7 @@ def check_no_loo_prediction(name, choice) -> Feedback:
         choice,
         {
             "a": "with leave-one-out keys a point is predicted from its neighbours; without them it "
-            "may also use itself. "
-            "What does the training loss do as the weight on the key at distance 0 tends to 1?",
+            "may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
             "b": "",
             "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which "
             "way must w move to lower it when a point is among its own keys?",
@@ -112,27 +111,26 @@ def check_no_loo_prediction(name, choice) -> Feedback:
     )
 
 
-def _loo(x, y, w):
+def _loo(x, y, w, mask=lambda n: _eye(n), zero_after=False, columns=False):
+    """Leave-one-out predictions (the scores' diagonal to -inf before the softmax), and the students' variants:
+    another ``mask``, the diagonal zeroed after the softmax, the weights read down the ``columns``."""
     import torch
 
-    scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n)
-    return torch.softmax(scores.masked_fill(torch.eye(x.shape[0], dtype=torch.bool), float("-inf")), dim=1) @ y
+    scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n): alpha_ij, 0 on the diagonal
+    if zero_after:
+        return torch.softmax(scores, dim=1).fill_diagonal_(0) @ y
+    weights = torch.softmax(scores.masked_fill(mask(x.shape[0]), float("-inf")), dim=1)
+    return (weights.T if columns else weights) @ y
 
 
-def _eye(n):
+def _eye(n, shift=0):
     import torch
 
-    return torch.eye(n, dtype=torch.bool)
+    return torch.eye(n, dtype=torch.bool).roll(shift, dims=1)
 
 
 def _loo_masked(mask_of):
-    import torch
-
-    def wrong(x, y, w):
-        scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2
-        return torch.softmax(scores.masked_fill(mask_of(x.shape[0]), float("-inf")), dim=1) @ y
-
-    return wrong
+    return lambda x, y, w: _loo(x, y, w, mask=mask_of)
 
 
 def _with_grad(compare_values):
@@ -172,33 +170,9 @@ def _loo_cases():
     ]
 
 
-def _scores(x, w):
-    return -(((x[:, None] - x[None, :]) * w) ** 2) / 2  # (n, n): alpha_ij, 0 on the diagonal
-
-
-def _no_mask(x, y, w):
-    import torch
-
-    return torch.softmax(_scores(x, w), dim=1) @ y
-
-
-def _zeroed_after(x, y, w):
-    import torch
-
-    return torch.softmax(_scores(x, w), dim=1).fill_diagonal_(0) @ y
-
-
-def _columns(x, y, w):
-    import torch
-
-    eye = torch.eye(x.shape[0], dtype=torch.bool)
-    return torch.softmax(_scores(x, w).masked_fill(eye, float("-inf")), dim=1).T @ y
-
-
 _LOO_FIX = (
-    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; "
-    "scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); "
-    "return torch.softmax(scores, dim=1) @ y`"
+    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; scores = scores.masked_fill(torch.eye(len(x), "
+    "dtype=torch.bool), float('-inf')); return torch.softmax(scores, dim=1) @ y`"
 )
 _NEXT_TO = (
     "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. "
@@ -209,13 +183,13 @@ LOO_MISTAKES = [
         "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. "
         "A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
         hint="A weight of exactly 0 needs a score of -inf before the softmax.",
-        wrong=_no_mask,
+        wrong=_loo_masked(lambda n: _eye(n) & False),  # a mask that hides nothing
     ),
     Mistake(
         "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to "
         "less than 1. What must still hold for the remaining weights?",
         hint="Renormalise, or mask before the softmax.",
-        wrong=_zeroed_after,
+        wrong=lambda x, y, w: _loo(x, y, w, zero_after=True),
     ),
     Mistake(
         "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it "
@@ -227,14 +201,10 @@ LOO_MISTAKES = [
         "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over "
         "the queries (dim=0). Along which dimension does one query's row run?",
         hint="softmax(..., dim=1), and the weighted sum along the same row.",
-        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _columns(x, y, w)),
+        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _loo(x, y, w, columns=True)),
     ),
-    Mistake(
-        _NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n).roll(1, dims=1))
-    ),
-    Mistake(
-        _NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n).roll(-1, dims=1))
-    ),
+    Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, 1))),
+    Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, -1))),
     Mistake(
         "{where} your predictions {got}: for a single point there is no other point, so its row is fully masked "
         "and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: "
@@ -265,9 +235,8 @@ def check_loo_predictions(name, fn) -> Feedback:
         compare=_with_grad(_same_values),
         shape=" (one prediction per point)",
         otherwise=Mistake(
-            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient "
-            "with respect to w is not. Is every step in torch (no .item(), .numpy(), .detach()), and "
-            "is only the diagonal masked?",
+            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient with respect to "
+            "w is not. Is every step in torch (no .item(), .numpy(), .detach()), and is only the diagonal masked?",
             hint="Scores (n, n), the diagonal to -inf, a softmax over each row, each row's weighted sum of y.",
         ),
         success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking "
@@ -460,15 +429,13 @@ def check_laplace_prediction(name, choice) -> Feedback:
         choice,
         {
             "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is "
-            "its slope just left "
-            "of x_i, and just right? The Gaussian's slope at x_i is 0.",
+            "its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
             "b": "",
             "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps "
             "midway between keys. At "
             "a finite w every weight changes continuously with x: what about its slope as x passes a key?",
             "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and "
-            "the fit is a ratio of "
-            "sums of such exponentials. Is that a line? And what does the slope do at a key?",
+            "the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
         },
         "b",
         success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted "
@@ -478,19 +445,10 @@ def check_laplace_prediction(name, choice) -> Feedback:
     )
 
 
-def _laplace_step(w, x, y, lr):
-    import torch
-
-    w_t = torch.tensor(float(w), dtype=torch.float64, requires_grad=True)
-    x, y = x.double(), y.double()
-    scores = (-w_t * (x[:, None] - x[None, :]).abs()).masked_fill(torch.eye(len(x), dtype=torch.bool), float("-inf"))
-    loss = torch.mean((torch.softmax(scores, dim=1) @ y - y) ** 2)
-    return float(w_t.detach() - lr * torch.autograd.grad(loss, w_t)[0])
-
-
 def _step_variant(
     score=lambda d, w: -w * d.abs(), loo=True, sign=-1, scale=lambda n: 1.0, dim=1, lr_used=True, out="w"
 ):
+    """One plain gradient step on the Laplace model's leave-one-out MSE (the defaults), or a student's variant."""
     import torch
 
     def wrong(w, x, y, lr):
@@ -582,7 +540,7 @@ def check_laplace_sgd_step(name, fn) -> Feedback:
         name,
         fn,
         _step_cases(),
-        _laplace_step,
+        _step_variant(),  # the right step: the Laplace score, leave-one-out, w - lr dL/dw
         STEP_MISTAKES,
         shape=" (one number, the new w)",
         compare=lambda got, new, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - new) <= 1e-4 * (1 + abs(new)),

@@ -1,14 +1,4 @@
-"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``).
-
-- :func:`check_additive_scores`: the additive scores w_v^T tanh(W_q q + W_k k) of every pair, by broadcasting;
-- :func:`check_padded_attention`: batched attention whose keys beyond each sequence's valid length are padding
-  (a sequence with no valid key, padding that scores in the thousands);
-- :func:`check_unscaled_entropy`: remove the 1/sqrt(d) at d = 512, predict the entropy of the weights, then check;
-- :func:`check_query_jacobian`: derive d(output)/d(query) for attention whose values are its keys (checked
-  against autograd).
-
-No check prints the expected answer: the feedback names the likely mistake in words.
-"""
+"""Exercise checks of notebook 05, scoring functions and masking (reference answers: ``solutions/notebook_05.py``)."""
 
 from __future__ import annotations
 
@@ -17,8 +7,8 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
-from .feedback import Feedback, close, exercise, known_mistake, not_finite, run_student, to_float_array
-from .runner import Case, Mistake, check_function
+from .feedback import Feedback, exercise
+from .runner import Case, Mistake, check_function, read_number
 
 __all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
 
@@ -48,32 +38,27 @@ _ADD_MISTAKES = [
         "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
         "term. What does the softmax over the keys do to a term that depends on the query only?",
         hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
     ),
     Mistake(
         "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
         "query term in the softmax?",
         hint="The tanh of the sum is what lets them interact.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
     ),
     Mistake(
         "{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
-        fix=_ADD_FIX,
         hint="tanh of each hidden unit, then the weighted sum with w_v.",
         wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
     ),
     Mistake(
         "{where} You summed the hidden units. How does w_v weight them?",
         hint="w_v^T tanh(...) is a dot product.",
-        fix=_ADD_FIX,
         wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
     ),
     Mistake(
         "{where} W_q and W_k are swapped. Which one projects the queries?",
         hint="W_q has d_q columns.",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, W_q, W_k, w_v: (
             Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
         ),
@@ -81,21 +66,21 @@ _ADD_MISTAKES = [
     Mistake(
         "{where} Your scores are transposed. Which go on the rows, queries or keys?",
         hint="(n_q, n_k).",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
+        any_shape=True,
     ),
     Mistake(
         "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
         "every pair (query, key)?",
         hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
-        fix=_ADD_FIX,
         when=lambda got, Q, *a: got.shape == (len(Q),),
+        any_shape=True,
     ),
     Mistake(
         "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
         hint="The dot product with w_v.",
-        fix=_ADD_FIX,
         when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
+        any_shape=True,
     ),
 ]
 
@@ -134,11 +119,11 @@ def check_additive_scores(title, fn) -> Feedback:
             "queries, projected keys, their pairwise sums, the tanh to differ?",
             hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
             "the dot product with w_v over the last axis.",
-            fix=_ADD_FIX,
         ),
         success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
         "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
         "key term; the query term cancels in the softmax, so every query would get the same weights.",
+        fix=_ADD_FIX,
     )
 
 
@@ -202,41 +187,35 @@ _PADDED_MISTAKES = [
         "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
         "query of sequence b never read?",
         hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
     ),
     Mistake(
         "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
         "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
         hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
     ),
     Mistake(
         "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
         "real keys, counting from 0?",
         hint="Positions 0, ..., L - 1: L keys.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
     ),
     Mistake(
         "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
         hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
     ),
     Mistake(
         "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
         "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
         hint="Mask before the softmax, so that it normalises over the real keys only.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
     ),
     Mistake(
         "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
         "What score gets a weight of exactly 0?",
         hint="exp(s) is 0 only in the limit s -> -inf.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
     ),
     Mistake(
@@ -244,27 +223,23 @@ _PADDED_MISTAKES = [
         "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
         "query with nothing to read get then?",
         hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
     ),
     Mistake(
         "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
         "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
         hint="The keys are the last axis of the scores.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
     ),
     Mistake(
         "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
         "on d. Which one (section 2)?",
         hint="The scores' variance grows like d.",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
     ),
     Mistake(
         "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
         hint="The standard deviation of q . k is sqrt(d).",
-        fix=_PADDED_FIX,
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
     ),
 ]
@@ -288,40 +263,55 @@ def check_padded_attention(title, fn) -> Feedback:
             "large for exp?",
             hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's "
             "softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
-            fix=_PADDED_FIX,
         ),
         otherwise=Mistake(
             "{where} your output is not the attention over the real keys, and not one of the usual slips (the "
             "mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the "
             "values) 0 on the padding and summing to 1 over the real keys?",
             hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
-            fix=_PADDED_FIX,
         ),
         success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, "
         "and a sequence with no valid key gives a zero output, as the library's masks do.",
+        fix=_PADDED_FIX,
     )
 
 
 def _entropy_prediction(value):
     """The student's predicted entropy as a float, or (None, why not)."""
-    array, why = to_float_array(value, "Your prediction")
-    if why is not None:
-        return None, why
-    if array.size != 1:
-        return None, f"Your prediction should be one number (nats), got an array of shape {array.shape}."
-    number = float(array.reshape(-1)[0])
-    if not np.isfinite(number):
-        return None, f"Your prediction is {number}, not a finite number of nats."
-    if not -1e-9 <= number <= np.log(8) + 1e-9:
-        return None, (
+    number, why = read_number(value, "Your prediction")
+    if why is None and not np.isfinite(number):
+        why = f"Your prediction is {number}, not a finite number of nats."
+    if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
+        why = (
             f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
             f"(uniform); your prediction {number:g} is outside that range."
         )
-    return number, None
+    return (None, why) if why else (number, None)
+
+
+def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more than 1e-3
+    return lambda got, queries, keys: bool(np.allclose(got, wrong((queries @ keys.transpose(1, 2)).numpy()), atol=1e-3))
+
+
+_ENTROPY_MISTAKES = [
+    Mistake(
+        "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left "
+        "of the scores without it?",
+        when=_near(lambda raw: softmax(raw / np.sqrt(512))),
+    ),
+    Mistake(
+        "{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?",
+        when=_near(lambda raw: softmax(raw / 512)),
+    ),
+    Mistake(
+        "{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?",
+        when=_near(lambda raw: softmax(raw, axis=1)),
+    ),
+]
 
 
 @exercise("remove the 1/sqrt(d): predict, then check")
-def check_unscaled_entropy(name, prediction, fn) -> Feedback:
+def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     """Exercise: ``prediction`` = the mean entropy (nats) of the weights over 8 keys at d = 512 without the
     1/sqrt(d), given BEFORE ``fn(queries, keys)`` (torch, (batch, n_q, d), (batch, n_k, d) -> (batch, n_q, n_k))
     computes those weights. Passes when ``fn`` is right; then reports the measured entropy against the prediction."""
@@ -329,60 +319,34 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
 
     predicted, why = _entropy_prediction(prediction)
     if why is not None:
-        return Feedback(name, False, [why, "Write down your guess first (a number in nats), then run the check."])
+        return Feedback(title, False, [why, "Write down your guess first (a number in nats), then run the check."])
     g = torch.Generator().manual_seed(3)
     queries = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)  # (batch, n_q, d)
     keys = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)  # (batch, n_k, d)
-    result, problem = _quietly(run_student, name, fn, queries.clone(), keys.clone())
-    if problem is not None:
-        return problem
-    got, why = to_float_array(result, "Your function's result")
-    if why is not None:
-        return Feedback(name, False, [why])
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
-    expected = softmax(raw)
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"200 queries and 8 keys in a batch of 1 give weights of shape (1, 200, 8); "
-                f"got {got.shape}. Scores: queries @ keys.transpose(1, 2)."
-            ],
-        )
-    bad = not_finite(
-        name,
-        got,
-        f"Without the scaling these scores range from {raw.min():.0f} to "
-        f"{raw.max():.0f}: exp of them is finite in float64 but near the "
-        "limits of float32 (exp overflows above 88.7 and underflows to 0 below "
-        "-104). Subtracting each row's maximum before exp, as torch.softmax "
-        "does, avoids both.",
+    verdict = check_function(
+        title,
+        fn,
+        [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],
+        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()),
+        _ENTROPY_MISTAKES,
+        compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
+        shape=" (batch, n_q, n_k)",
+        not_finite=Mistake(
+            f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} "
+            f"to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows "
+            "above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?",
+            hint="Subtract each row's maximum before exp.",
+        ),
+        otherwise=Mistake(
+            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product "
+            "attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?"
+        ),
+        success="",
     )
-    if bad is not None:
-        return bad
-    if not close(got, expected, atol=1e-3):  # float32 arithmetic is fine: the mistakes differ by far more
-        mistakes = [
-            (
-                softmax(raw / np.sqrt(512)),
-                "These are still the scaled weights: the exercise removes the division by "
-                "sqrt(d). Score with queries @ keys.transpose(1, 2) alone.",
-            ),
-            (softmax(raw / 512), "You divided by d; the changed model divides by nothing."),
-            (softmax(raw, axis=1), "Normalise over the keys (the last axis), not over the queries."),
-        ]
-        hint = known_mistake(got, mistakes, atol=1e-3)
-        if hint is not None:
-            return Feedback(name, False, [hint])
-        return Feedback(
-            name,
-            False,
-            [
-                "These are not softmax(queries @ keys^T) over the keys: the changed model is "
-                "scaled dot-product attention with the 1/sqrt(d) removed, nothing else."
-            ],
-        )
-    measured = float(entropy(got).mean())
+    if not verdict.passed:
+        return verdict
+    measured = float(entropy(softmax(raw)).mean())
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
@@ -391,23 +355,23 @@ def check_unscaled_entropy(name, prediction, fn) -> Feedback:
         f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
     )
     if abs(predicted - measured) <= 0.3:
-        return Feedback(name, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
+        return Feedback(title, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
     if predicted > measured:
         return Feedback(
-            name,
+            title,
             False,
             [
-                f"Your function is right; your prediction {predicted:g} is too spread out (the rule for predictions: "
-                "a wrong one is not passed; change it and run again). Without the scaling, how large is the "
-                "standard deviation of the scores at d = 512, and what does a gap of that size between the two "
-                "largest scores do to the runner-up's weight?"
+                f"Your function is right; your prediction {predicted:g} is too spread out (a wrong prediction is not "
+                "passed; change it and run again). Without the scaling, how large is the standard deviation of the "
+                "scores at d = 512, and what does a gap of that size between the two largest scores do to the "
+                "runner-up's weight?"
             ],
             hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at "
             "most exp(-gap).",
             fix=report,
         )
     return Feedback(
-        name,
+        title,
         False,
         [
             f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong "
@@ -435,52 +399,46 @@ _JAC_MISTAKES = [
         "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does "
         "the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
         hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
+        any_shape=True,
     ),
     Mistake(
         "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
         "chain rule: what is d alpha_j / d q?",
         hint="alpha_j = q . k_j.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
+        any_shape=True,
     ),
     Mistake(
         "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "
         "also move together (they sum to 1): what does the part -lambda lambda^T add?",
         hint="-lambda_i lambda_j for every i and j, i = j included.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: _moments(q, K)[0],
     ),
     Mistake(
         "{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
         hint="Check one direction numerically.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: -query_jacobian_reference(q, K),
     ),
     Mistake(
         "{where} You divided by sqrt(d): are the scores in this exercise scaled?",
         hint="alpha_j = q . k_j.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
     ),
     Mistake(
         "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself "
         "is missing. Which term comes from diag(lambda)?",
         hint="sum_i lambda_i k_i k_i^T.",
-        fix=_JAC_FIX,
         when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
     ),
     Mistake(
         "{where} You used equal weights 1/n. At which weights is the derivative taken?",
         hint="lambda = softmax(K q), this query's weights.",
-        fix=_JAC_FIX,
         wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
     ),
     Mistake(
         "{where} The output does depend on q: how does q change the scores, and the scores the weights?",
         hint="lambda = softmax(K q).",
-        fix=_JAC_FIX,
         when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
     ),
     Mistake(
@@ -488,7 +446,6 @@ _JAC_MISTAKES = [
         "output, which to the query?",
         hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / "
         "d alpha_j = lambda_i (delta_ij - lambda_j).",
-        fix=_JAC_FIX,
         when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
     ),
 ]
@@ -520,16 +477,15 @@ def check_query_jacobian(title, fn) -> Feedback:
             "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by "
             "a sum that can be 0?",
             hint="Subtract the largest score before exp.",
-            fix=_JAC_FIX,
         ),
         otherwise=Mistake(
             "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of "
             "the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
             hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
-            fix=_JAC_FIX,
         ),
         success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance "
         "of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes "
         "when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores "
         "q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+        fix=_JAC_FIX,
     )

@@ -1,17 +1,11 @@
-"""Exercise checks of notebook 06, Bahdanau attention in seq2seq (reference answers: ``solutions/notebook_06.py``).
-
-- :func:`check_luong_attentional_state`: one step of Luong's attention in numpy, s~_t = tanh(W_c [c_t; s_t]);
-- :func:`check_uniform_attention_prediction`: predict, then check: the trained model with uniform weights;
-- :func:`check_forward_encoder_prediction`: which states of a forward-only encoder have read token j;
-- :func:`check_greedy_decode`: the greedy decoding loop, feeding back the model's own tokens.
-"""
+"""Exercise checks of notebook 06, Bahdanau attention in seq2seq (reference answers: ``solutions/notebook_06.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import Feedback, close, exercise, known_mistake, run_student, to_float_array
+from .feedback import Feedback, exercise
 from .runner import Case, Mistake, check_choice, check_function
 
 __all__ = [
@@ -37,47 +31,40 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
 
 
 _LUONG_FIX = (
-    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\n"
-    "c = softmax(alpha) @ E                    # (d_e,)\n"
-    "return np.tanh(W_c @ np.concatenate([c, s]))\n```"
+    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = softmax(alpha) @ E                    # "
+    "(d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
 )
 _LUONG_MISTAKES = [
     Mistake(
         "{where} W_c's first columns multiply the context and its last ones the state: in which order must "
         "[c_t; s_t] be stacked?",
         hint="W_c has d_e + d_s columns, the context's d_e first.",
-        fix=_LUONG_FIX,
         wrong=_luong(order="sc"),
     ),
     Mistake(
         "{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
         hint="s~_t lies in [-1, 1].",
-        fix=_LUONG_FIX,
         wrong=_luong(squash=lambda x: x),
     ),
     Mistake(
         "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in "
         "tanh(W_c [c_t; s_t])?",
         hint="Multiply by W_c, then squash.",
-        fix=_LUONG_FIX,
         wrong=_luong(tanh_first=True),
     ),
     Mistake(
         "{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
         hint="The weights are softmax(alpha).",
-        fix=_LUONG_FIX,
         wrong=_luong(weights=lambda a: a),
     ),
     Mistake(
         "{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
         hint="From the scores s^T W e_j.",
-        fix=_LUONG_FIX,
         wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
     ),
     Mistake(
         "{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
         hint="tanh, after the product with W_c.",
-        fix=_LUONG_FIX,
         when=lambda got, *args: np.abs(got).max() > 1,
     ),
 ]
@@ -104,17 +91,16 @@ def check_luong_attentional_state(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract the largest score before exp (notebook 01).",
-            fix=_LUONG_FIX,
         ),
         otherwise=Mistake(
             "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: "
             "the scores, their softmax, the context, or the product with W_c?",
             hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum "
             "of the rows of E, W_c times [c_t; s_t], then tanh.",
-            fix=_LUONG_FIX,
         ),
         success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t "
         "through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
+        fix=_LUONG_FIX,
     )
 
 
@@ -187,7 +173,7 @@ def _small_model():
     return model, model.encode(src, lens)
 
 
-def _decode(model, memory, max_len, *, feed_back=True, update=True, first=1):
+def _decode(model, memory, max_len, *, feed_back=True, update=True, first=1, logits_out=False):
     import torch
 
     with torch.no_grad():
@@ -198,9 +184,13 @@ def _decode(model, memory, max_len, *, feed_back=True, update=True, first=1):
             logits, new_state, _ = model.decoder.step(token, state, memory)
             state = new_state if update else state
             chosen = logits.argmax(dim=-1)
-            ids.append(chosen)
+            ids.append(logits if logits_out else chosen)
             token = chosen if feed_back else token
         return torch.stack(ids, dim=1).numpy().astype(np.float64)
+
+
+def _with_bos(model, memory, max_len):  # <bos> kept as the first output column
+    return np.concatenate([np.ones((memory.states.shape[0], 1)), _decode(model, memory, max_len)], axis=1)
 
 
 _GREEDY_FIX = (
@@ -208,106 +198,63 @@ _GREEDY_FIX = (
     "ids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n"
     "    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
 )
+_GREEDY_MISTAKES = [
+    Mistake.of(
+        lambda *a: _decode(*a, logits_out=True),
+        "These are the scores (logits) of every token at every step. Which one token does greedy decoding keep?",
+        "The most likely token: the largest logit.",
+    ),
+    Mistake.of(
+        lambda *a: _decode(*a).T,
+        "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack "
+        "the steps?",
+    ),
+    Mistake.of(
+        _with_bos,
+        "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an "
+        "output?",
+    ),
+    Mistake.of(
+        lambda *a: _with_bos(*a)[:, :-1],
+        "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which "
+        "tokens does the model choose: is <bos> one of them?",
+        "Keep only what the steps return; the start token is an input, not an output.",
+    ),
+    Mistake.of(
+        lambda *a: _decode(*a, feed_back=False),
+        "Every step is fed <bos> again: do you feed the token chosen at step t back in as the input of step t + 1?",
+    ),
+    Mistake.of(
+        lambda *a: _decode(*a, update=False),
+        "The state never moves on: what does decoder.step return besides the logits, and where should it go?",
+    ),
+    Mistake.of(lambda *a: _decode(*a, first=2), "The first input is <bos>, not <eos>: which token opens a sequence?"),
+    Mistake.of(lambda *a: _decode(*a, first=0), "The first input is <bos>, not padding: which token opens a sequence?"),
+    Mistake(
+        "Token ids are whole numbers: are you returning scores or probabilities rather than the chosen indices?",
+        when=lambda got, *a: not np.all(got == np.round(got)),
+    ),
+]
 
 
 @exercise("greedy decoding")
-def check_greedy_decode(name, fn) -> Feedback:
+def check_greedy_decode(title, fn) -> Feedback:
     """Exercise: ``fn(model, memory, max_len)`` -> token ids (batch, max_len), the model's own greedy output."""
-    import torch
-
-    from ..translation_data import Vocab
-
     model, memory = _small_model()
-    max_len = 6
-    with torch.no_grad():
-        result, problem = run_student(name, fn, model, memory, max_len)
-    if problem is not None:
-        return problem
-    got, why = to_float_array(result, "Your function's result")
-    if why is not None:
-        return Feedback(name, False, [why + " Return the chosen token ids, a tensor of shape (batch, max_len)."])
-    expected = _decode(model, memory, max_len)
-    batch = expected.shape[0]
-    if close(got, expected):
-        return Feedback(
-            name,
-            True,
-            [
-                "Start from <bos> and s_0, and feed each step's most likely token back in: "
-                "the model continues its own output, as it must when no target is given."
-            ],
-        )
-    if got.shape == (batch, max_len, model.tgt_vocab):
-        return Feedback(
-            name,
-            False,
-            [
-                "These are the scores (logits) of every token: pick the most likely one at "
-                "each step, logits.argmax(dim=-1), and return the ids."
-            ],
-        )
-    if got.shape == (max_len, batch) and close(got.T, expected):
-        return Feedback(
-            name,
-            False,
-            [
-                "Right tokens, wrong layout: one row per sequence, one column per step. Stack "
-                "the steps along dim=1 (torch.stack(ids, dim=1))."
-            ],
-        )
-    if got.shape == (batch, max_len + 1):
-        return Feedback(
-            name,
-            False,
-            [f"One column too many: return the {max_len} chosen tokens, without the <bos> you started from."],
-        )
-    if got.shape != expected.shape:
-        return Feedback(
-            name,
-            False,
-            [
-                f"For a batch of {batch} inputs and max_len = {max_len} return shape "
-                f"({batch}, {max_len}), one token per sequence and step; got {got.shape}."
-            ],
-        )
-    if not np.all(np.isfinite(got)) or np.any(got != np.round(got)):
-        return Feedback(
-            name, False, ["Token ids are whole numbers: return the argmax indices, not scores or probabilities."]
-        )
-    mistakes = [
-        (
-            _decode(model, memory, max_len, feed_back=False),
-            "Every step is fed <bos> again: feed the token chosen at step t back in as the input of step t + 1.",
+    return check_function(
+        title,
+        fn,
+        [Case((model, memory, 6), "For a batch of 4 inputs and max_len = 6,")],
+        _decode,
+        _GREEDY_MISTAKES,
+        shape=": one token id per sequence and step",
+        otherwise=Mistake(
+            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed "
+            "back, another start token). Is your first column the model's first choice after <bos>?",
+            hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the "
+            "argmax of the logits, keep it and feed it back, with the new state.",
         ),
-        (
-            _decode(model, memory, max_len, update=False),
-            "The state never moves on: keep the new state that decoder.step returns and pass it to the next step.",
-        ),
-        (_decode(model, memory, max_len, first=Vocab.EOS), "Start from <bos> (Vocab.BOS), not <eos>."),
-        (_decode(model, memory, max_len, first=Vocab.PAD), "Start from <bos> (Vocab.BOS), not padding."),
-    ]
-    hint = known_mistake(got, mistakes)
-    if hint is not None:
-        return Feedback(name, False, [hint], fix=_GREEDY_FIX)
-    if np.all(got[:, 0] == Vocab.BOS) and close(got[:, 1:], expected[:, :-1]):
-        return Feedback(
-            name,
-            False,
-            [
-                "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. "
-                "Which tokens does the model choose: is <bos> one of them?"
-            ],
-            hint="Keep only what the steps return; the start token is an input, not an output.",
-            fix=_GREEDY_FIX,
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, "
-            "another start token). Is your first column the model's first choice after <bos>?"
-        ],
-        hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the "
-        "argmax of the logits, keep it and feed it back, with the new state.",
         fix=_GREEDY_FIX,
+        success="Start from <bos> and s_0, and feed each step's most likely token back in: the model continues its "
+        "own output, as it must when no target is given.",
     )

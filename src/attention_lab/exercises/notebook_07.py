@@ -11,17 +11,8 @@ import math
 import numpy as np
 
 from ..normalisers import softmax
-from .feedback import (
-    Feedback,
-    _one_line,
-    _short,
-    _student_line,
-    exercise,
-    not_attempted,
-    quiet,
-    unanswered,
-)
-from .runner import Case, Mistake, check_function, read_number
+from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
+from .runner import Case, Mistake, check_function, check_positions, raised, read_number, show
 
 __all__ = [
     "check_self_attention",
@@ -46,70 +37,59 @@ def _attn(scores_to_out):
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
 _SA_MISTAKES = [
-    Mistake(
+    Mistake.of(
+        _attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
         "{where} your result is (n, n): that is the weight matrix. What does each position output?",
-        hint="Each output row is a weighted average of the rows of V.",
-        fix=_SA_FIX,
-        when=lambda got, X, *w: got.shape == (X.shape[0], X.shape[0]) != (X.shape[0], w[2].shape[1]),
+        "Each output row is a weighted average of the rows of V.",
     ),
-    Mistake(
+    Mistake.of(
+        lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
         "{where} your result has d_model columns, so it averages X itself. What are the values?",
-        hint="V = X W_v.",
-        fix=_SA_FIX,
-        when=lambda got, X, *w: got.shape == X.shape != (X.shape[0], w[2].shape[1]),
+        "V = X W_v.",
     ),
     Mistake(
         "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
         hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
     ),
     Mistake(
         "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
         hint="d_k = W_q.shape[1].",
-        fix=_SA_FIX,
         wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
     ),
     Mistake(
         "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
         hint="d_k = W_q.shape[1].",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
     ),
     Mistake(
         "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
         hint="The variance of q . k is d_k for unit-variance entries.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
     ),
     Mistake(
         "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
         hint="It keeps the softmax out of its saturated region.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
     ),
     Mistake(
         "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
         hint="On the scores, before the softmax.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
     ),
     Mistake(
         "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
         hint="A row of the score matrix is one query.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
     ),
     Mistake(
         "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
         hint="Rows are queries, columns keys.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
     ),
     Mistake(
         "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
         hint="Weights are non-negative and sum to 1.",
-        fix=_SA_FIX,
         wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
     ),
 ]
@@ -142,37 +122,17 @@ def check_self_attention(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract each row's maximum before exp (notebook 01).",
-            fix=_SA_FIX,
         ),
         otherwise=Mistake(
             "{where} the shape is right but the numbers are not, and not one of the usual slips. "
             "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
             hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
             "over each row, then weights @ V.",
-            fix=_SA_FIX,
         ),
         success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
         "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
+        fix=_SA_FIX,
     )
-
-
-def _positions(value, what, n):
-    """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        return None, f"{what}: answer with a list of positions such as [3, 5]; got {type(value).__name__}."
-    items = list(value)
-    positions = set()
-    for item in items:
-        if (
-            isinstance(item, bool)
-            or not isinstance(item, (int, np.integer))
-            and not (isinstance(item, (float, np.floating)) and float(item).is_integer())
-        ):
-            return None, f"{what}: positions are whole numbers from 0 to {n - 1}; got {item!r}."
-        if not 0 <= int(item) < n:
-            return None, f"{what}: positions count from 0 to {n - 1}; got {int(item)}."
-        positions.add(int(item))
-    return positions, None
 
 
 def _layer(X, W, mask):
@@ -203,75 +163,56 @@ def _changed_outputs(n, changed, layers, window, seed):
 _INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 
+_INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is said
+    Mistake(
+        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of "
+        "which is 2; stacking does not send information backwards: in the next layer position i again reads only "
+        "positions <= i, none of which saw the change.",
+        when=lambda got, right: any(p < 2 for p in got - right),
+    ),
+    Mistake(
+        "{where}: you left out a position that does change. May a query attend to its own key, and what does the "
+        "residual connection carry forward?",
+        when=lambda got, right: 2 in right - got,
+    ),
+    Mistake(
+        "{where}: some positions you included do not change: each layer moves the change at most as far as its "
+        "mask reaches. How far is that for this mask?",
+        when=lambda got, right: any(p > 2 for p in got - right),
+    ),
+    Mistake(
+        "{where}: some later positions you left out change too. Which positions read position 2, directly or through "
+        "an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
+        when=lambda got, right: bool(right - got - {2}),
+    ),
+]
+
+
 @exercise("predict: how far does a change travel?")
-def check_causal_influence(name, two_causal_layers, one_window_layer, two_window_layers) -> Feedback:
+def check_causal_influence(title, two_causal_layers, one_window_layer, two_window_layers) -> Feedback:
     """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after two stacked
     causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
     x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
     n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
-    answers = {
-        "two_causal_layers": two_causal_layers,
-        "one_window_layer": one_window_layer,
-        "two_window_layers": two_window_layers,
-    }
-    if any(unanswered(value) for value in answers.values()):
-        return not_attempted(name)
-    got = {}
-    for what, value in answers.items():
-        positions, why = _positions(value, what, n)
-        if why is not None:
-            return Feedback(name, False, [why])
-        got[what] = positions
     truth = {
         "two_causal_layers": _changed_outputs(n, j, 2, n, 0),
         "one_window_layer": _changed_outputs(n, j, 1, 2, 1),
         "two_window_layers": _changed_outputs(n, j, 2, 2, 2),
     }
-    if got == truth:
-        return Feedback(
-            name,
-            True,
-            [
-                f"Two causal layers: {sorted(truth['two_causal_layers'])}; one window layer: "
-                f"{sorted(truth['one_window_layer'])}; two: {sorted(truth['two_window_layers'])}. A change travels "
-                "forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches "
-                "every later position at once; a window of two, one more position per layer. Stacking never sends it "
-                "backwards, so under the causal mask appending a token never changes an earlier position's outputs."
-            ],
-        )
-    hints = []
-    for what in answers:
-        before = sorted(p for p in got[what] - truth[what] if p < j)
-        if before:
-            hints.append(
-                f"{what}: you included {before}, before position {j}. Query i < {j} attends only to keys "
-                f"at positions <= i, none of which is {j}; stacking does not send information backwards: "
-                "in the next layer position i again reads only positions <= i, none of which saw the change."
-            )
-        if j in truth[what] - got[what]:
-            hints.append(
-                f"{what}: you left out a position that does change. May a query attend to its own key, and what "
-                "does the residual connection carry forward?"
-            )
-        beyond = sorted(p for p in got[what] - truth[what] if p > j)
-        if beyond:
-            hints.append(
-                f"{what}: {beyond} do not change: each layer moves the change at most as far as its mask "
-                "reaches. How far is that for this mask?"
-            )
-        if truth[what] - got[what] - {j}:
-            hints.append(
-                f"{what}: some later positions you left out change too. Which positions read position {j}, directly "
-                "or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is "
-                "never exactly 0)?"
-            )
-    fix = "; ".join(f"{what} = {sorted(truth[what])}" for what in answers)
-    return Feedback(
-        name,
-        False,
-        hints,
+    causal, one, two = (sorted(t) for t in truth.values())
+    answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
+    return check_positions(
+        title,
+        answers,
+        truth,
+        n,
+        _INFLUENCE_MISTAKES,
+        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, "
+        "and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position "
+        "at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the "
+        "causal mask appending a token never changes an earlier position's outputs.",
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
-        fix=fix,
+        fix="; ".join(f"{what} = {sorted(right)}" for what, right in truth.items()),
     )
 
 
@@ -285,33 +226,28 @@ _VAR_MISTAKES = [
         "{where} your variance grows with d_model. How many features does one head's dot product add up? "
         "A head only sees its own d_k = d_model / num_heads features.",
         hint="Count the terms q_r k_r of one head.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d * s**4,
     ),
     Mistake(
         "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
         "variance of such a product of the two variances?",
         hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d / h * s**2,
     ),
     Mistake(
         "{where} that is the standard deviation; the question asks for the variance. What is its square?",
         hint="Variance = standard deviation squared.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
     ),
     Mistake(
         "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
         hint="Each term's variance is E[q_r^2] E[k_r^2].",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d / h,
     ),
     Mistake(
         "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
         "independent variables of variance sigma^2?",
         hint="A head sees d_k = d_model / num_heads features.",
-        fix=_VAR_FIX,
         wrong=lambda d, h, s: d * s**2,
     ),
 ]
@@ -334,16 +270,15 @@ def check_head_score_variance(title, fn) -> Feedback:
         not_finite=Mistake(
             "{where} your variance is NaN or inf; a variance here is a finite positive number. "
             "Which operation gives it?",
-            fix=_VAR_FIX,
         ),
         otherwise=Mistake(
             "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
             "and how do the variances of independent terms add up?",
             hint="Write q . k = sum over the head's d_k features of q_r k_r.",
-            fix=_VAR_FIX,
         ),
         success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
         "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+        fix=_VAR_FIX,
     )
 
 
@@ -360,21 +295,18 @@ _SPLIT_MISTAKES = [
         "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
         "order. Which axis comes second in (b, num_heads, n, d_k)?",
         hint="Move the heads axis before the positions.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
     ),
     Mistake(
         "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
         "different positions. Which axis of x holds the features that are to be split?",
         hint="Split the last axis only, then move the new heads axis forward.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
     ),
     Mistake(
         "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
         "convention: which features does head m hold?",
         hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
-        fix=_SPLIT_FIX,
         wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
     ),
 ]
@@ -402,55 +334,49 @@ def check_split_heads(title, fn) -> Feedback:
         otherwise=Mistake(
             "{where} Right shape, wrong entries. Which features of which position land in head 0?",
             hint="Label every feature with its index and print head 0.",
-            fix=_SPLIT_FIX,
         ),
         success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
         "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
+        fix=_SPLIT_FIX,
     )
 
 
+_RESHAPE_MISTAKES = [
+    Mistake(
+        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). "
+        "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
+        "position after position. Count how many numbers head 0 takes, and whose they are.",
+        when=lambda got, right: got == {0, 1, 2, 3},
+    ),
+    Mistake(
+        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position "
+        "0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers "
+        "in that order. Whose are they?",
+        when=lambda got, right: got != {0, 1, 2, 3},
+    ),
+]
+
+
 @exercise("predict: the tempting reshape")
-def check_tempting_reshape(name, positions_in_head_0) -> Feedback:
+def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
     """Exercise (predict, then check): which positions' features ``x.reshape(b, num_heads, n, d_k)`` puts in head 0,
     for b = 1, n = 4, d_model = 6 and 2 heads. Computed by labelling every feature with its position."""
     b, n, d_model, num_heads = 1, 4, 6, 2
-    positions, why = _positions(positions_in_head_0, "positions_in_head_0", n)
-    if why is not None:
-        return Feedback(name, False, [why])
     labelled = np.broadcast_to(np.arange(n)[None, :, None], (b, n, d_model))  # each feature holds its position
-    head_0 = labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0]
-    truth = {int(p) for p in np.unique(head_0)}
-    if positions == truth:
-        return Feedback(
-            name,
-            True,
-            [
-                f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the first "
-                f"n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
-                "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because "
-                "the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads "
-                "axis forward keeps every position in every head."
-            ],
-        )
-    if positions == set(range(n)):
-        return Feedback(
-            name,
-            False,
-            [
-                "Every position in head 0 is what the right split gives (reshape to (b, n, "
-                "heads, d_k), then transpose). "
-                "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
-                "position after position. Count how many numbers head 0 takes, and whose they are."
-            ],
-        )
-    return Feedback(
-        name,
-        False,
-        [
-            f"Not {sorted(positions)}. reshape refills the new shape in memory order: write x for b = 1 as the 6 "
-            "numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the "
-            "first 4 x 3 numbers in that order. Whose are they?"
-        ],
+    truth = {int(p) for p in np.unique(labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0])}
+    return check_positions(
+        title,
+        {"positions_in_head_0": positions_in_head_0},
+        {"positions_in_head_0": truth},
+        n,
+        _RESHAPE_MISTAKES,
+        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the "
+        f"first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
+        "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the "
+        "shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis "
+        "forward keeps every position in every head.",
+        hint="Label each feature of x with its position, do the reshape, and print head 0.",
+        fix=f"positions_in_head_0 = {sorted(truth)}",
     )
 
 
@@ -495,10 +421,9 @@ _FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nr
 
 
 _INIT_FIX = (
-    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\n"
-    "self.attention = MultiHeadAttention(d_model, num_heads)\n"
-    "self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n"
-    "                               torch.nn.Linear(d_ff, d_model))\n```"
+    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = "
+    "MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), "
+    "torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"
 )
 
 
@@ -581,55 +506,50 @@ def block_mistakes(ref):
     }
 
 
-_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint, the line of the fix)
+_SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
+_SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
+_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
     "post_ln": (
-        "{where} your block normalises after each residual sum, LN(x + sub-layer(x)): that is the paper's post-LN. "
-        "In the pre-LN block asked for, what does each sub-layer read, and is the sum ever normalised inside it?",
-        "Pre-LN: each sub-layer reads a normalised copy of x, and its output is added to x itself.",
+        "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each "
+        "sub-layer read, and is the sum normalised?",
+        "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself.",
     ),
     "residual_of_ln": (
-        "{where} your residual connection adds the attention's output to LN(x), not to x: the input was replaced "
-        "by its normalised copy before the sum. What should travel unchanged along the residual path?",
-        "Keep the input and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
+        "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
+        "unchanged along the residual path?",
+        "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
     ),
     "no_residual_attention": (
-        "{where} the attention half has no residual connection: its output replaces x instead of being added "
-        "to it. What does x + F(x) keep that F(x) alone loses?",
-        "Both halves have the form input + sub-layer(LN(input)).",
+        "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?",
+        _SAME_FORM,
     ),
     "no_residual_ffn": (
-        "{where} the feed-forward half has no residual connection: the block returns the FFN's output alone. "
-        "What should it be added to?",
-        "Both halves have the form input + sub-layer(LN(input)).",
+        "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?",
+        _SAME_FORM,
     ),
     "ffn_half_post_ln": (
-        "{where} the attention half is pre-LN, but the feed-forward half normalises after its residual sum. "
-        "In pre-LN, where does the second layer normalisation sit?",
-        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+        "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?",
+        _SECOND_HALF,
     ),
     "one_norm": (
-        "{where} both halves go through the same layer normalisation, norm1 (the check gives norm1 and norm2 "
-        "different gains and shifts). Which one belongs to the feed-forward half?",
-        "Each sub-layer has its own LN, with its own learned gain and shift.",
+        "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?",
+        "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones).",
     ),
     "no_norm2": (
-        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does norm2 go?",
-        "The second half is the first one with the FFN in place of the attention and norm2 in place of norm1.",
+        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?",
+        _SECOND_HALF,
     ),
     "parallel": (
-        "{where} your attention and FFN both read the block's input, and their outputs are added side by side "
-        "(a parallel block, as in GPT-J). In the Transformer block they come one after the other: what does the "
-        "FFN half read?",
-        "The FFN half starts from the attention half's output (x after its first residual sum).",
+        "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel "
+        "block). What does the FFN half read in the Transformer block?",
+        "The FFN half starts from x after the attention half's residual sum.",
     ),
     "keys_not_normalised": (
-        "{where} your queries come from LN(x) but the keys and values from x itself. In pre-LN, which tensor "
-        "do all three read?",
-        "Self-attention: queries, keys and values all come from the same (normalised) tensor.",
+        "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?",
+        "Self-attention: queries, keys and values all come from the same normalised tensor.",
     ),
     "mask_ignored": (
-        "{where} your block gives the same output with the mask as without it: the mask never reaches the "
-        "attention. Where must it go?",
+        "{where} your block gives the same output with the mask as without: the mask never reaches the attention.",
         "forward receives `mask`; MultiHeadAttention takes it as its fourth argument.",
     ),
 }
@@ -690,7 +610,7 @@ def check_transformer_block(title, cls) -> Feedback:
     import torch
 
     if not isinstance(cls, type):
-        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {_short(cls)}."])
+        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {show(cls)}."])
     ref = reference_block()
     try:
         with torch.random.fork_rng():
@@ -703,7 +623,7 @@ def check_transformer_block(title, cls) -> Feedback:
             False,
             [
                 f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of "
-                f"shape (2, 5, 8) raised {_one_line(error)}{_student_line(error)}. Which part, or which line of "
+                f"shape (2, 5, 8) raised {raised(error)}. Which part, or which line of "
                 "forward, does that point to?"
             ],
         )
@@ -727,64 +647,36 @@ def check_transformer_block(title, cls) -> Feedback:
             fix="Leave the Dropout layers out (or build them with p = 0).",
         )
 
-    def forward(x, mask):  # the student's block with the reference weights
-        with torch.no_grad():
-            return block(x, mask)
-
-    def reference(x, mask):
-        with torch.no_grad():
-            return ref(x, mask)
-
     wrong = block_mistakes(ref)
-    mistakes = [
-        Mistake(says, hint=hint, fix=_FORWARD_FIX, wrong=lambda x, m, f=wrong[name]: reference_call(f, x, m))
-        for name, (says, hint) in _BLOCK_SAYS.items()
-    ]
-    return check_function(
-        title,
-        forward,
-        _block_cases(),
-        reference,
-        mistakes,
-        tensor=True,
-        compare=lambda got, expected, *args: (
-            got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
-        ),
-        shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
-        otherwise=Mistake(
-            "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
-            "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
-            "right, if you compare it with the formula x + Attention(LN(x))?",
-            hint="Compute the first half alone with the check's weights and compare it with the library block's "
-            "norm1 and attention; then the second half.",
+    mistakes = [Mistake.of(wrong[name], says, hint) for name, (says, hint) in _BLOCK_SAYS.items()]
+    with torch.no_grad():  # the student's block with the reference weights, against the library's
+        return check_function(
+            title,
+            block,
+            _block_cases(),
+            ref,
+            mistakes,
+            tensor=True,
+            compare=lambda got, expected, *args: (
+                got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+            ),
+            shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
+            otherwise=Mistake(
+                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
+                "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
+                "right, if you compare it with the formula x + Attention(LN(x))?",
+                hint="Compute the first half alone with the check's weights and compare it with the library block's "
+                "norm1 and attention; then the second half.",
+            ),
+            success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
+            "without masks, for large and small inputs. From here on the notebook uses the library's class.",
             fix=_FORWARD_FIX,
-        ),
-        success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
-        "without masks, for large and small inputs. From here on the notebook uses the library's class.",
-    )
-
-
-def reference_call(f, x, mask):
-    import torch
-
-    with torch.no_grad():
-        return f(x, mask)
-
-
-def train_step_reference(model, optimizer, inputs, targets):
-    import torch
-
-    logits = model(inputs)  # (b, n, vocab)
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return loss.item()
+        )
 
 
 def _step_variant(order="zbs", loss="mean"):
-    """A training step that does its three calls in ``order`` (z = zero_grad, b = backward, s = step) with the
-    loss ``loss``: the training steps students write instead of the right one."""
+    """The training step (the defaults), or one that does its three calls in ``order`` (z = zero_grad,
+    b = backward, s = step) with the loss ``loss``: the training steps students write instead."""
     import torch
     import torch.nn.functional as F
 
@@ -831,9 +723,8 @@ def _run_steps(step, optimizer):
 
 
 _NO_UPDATE = (
-    "{where} your step leaves every parameter as it was: no update happened. An update needs the gradients "
-    "that backward() computes, then the optimizer's step(); which is missing, or what clears the gradients "
-    "between the two?"
+    "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is "
+    "missing, or what clears the gradients between them?"
 )
 _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
@@ -842,44 +733,42 @@ _STEP_MISTAKES = [  # (order, loss, says, hint)
     (
         "bs",
         "mean",
-        "{where} your first step is right, the later ones are not: each step's gradient is added to the ones "
-        "before. What keeps the gradients of earlier batches in .grad?",
+        "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What "
+        "keeps earlier batches' gradients in .grad?",
         "PyTorch accumulates gradients in .grad until something sets them to zero.",
     ),
     (
         "zbs",
         "sum",
-        "{where} the losses you return are 20 times the mean cross-entropy per position (4 sequences x 5 "
-        "positions), and SGD's steps are 20 times too large. Which loss does the training use: the sum or "
-        "the mean over the positions?",
+        "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. "
+        "Which loss does training use: the sum or the mean over the positions?",
         "F.cross_entropy averages by default (reduction='mean').",
     ),
     (
         "zbs",
         "softmax_first",
-        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice (once by you, "
-        "once inside cross_entropy). What does F.cross_entropy expect as its input?",
+        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does "
+        "F.cross_entropy expect as its input?",
         "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
     ),
     (
         "zbs",
         "nll_of_logits",
-        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities), so "
-        "it can fall without bound. What turns logits into log-probabilities?",
+        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What "
+        "turns logits into log-probabilities?",
         "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
     ),
     (
         "zbs",
         "last_position",
-        "{where} your loss uses only the last position of each sequence. The model predicts every position at "
-        "once (8 outputs per sequence in the reversal task): which positions should the loss average over?",
+        "{where} your loss uses only the last position of each sequence. Which positions have a target?",
         "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
     ),
     (
         "zbs",
         "misaligned",
         "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
-        "position's target. How must the two be laid out so that row r of one matches entry r of the other?",
+        "position's target. How must both be laid out?",
         "Flatten both the same way, keeping the batch axis first.",
     ),
 ]
@@ -921,7 +810,7 @@ def _step_error(error) -> str:
         )
     if "backward through the graph a second time" in text:
         return "backward() ran twice on the same loss; each step needs one forward pass and one backward()."
-    return f"Your function raised {_one_line(error)}{_student_line(error)}. What did that line get?"
+    return f"Your function raised {raised(error)}. What did that line get?"
 
 
 @exercise("the training step of the tiny model")
@@ -932,7 +821,7 @@ def check_train_step(title, fn) -> Feedback:
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {_short(fn)}."])
+        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {show(fn)}."])
     model, opt, inputs, targets = _step_setup("SGD")
     try:
         with quiet():
@@ -978,7 +867,7 @@ def check_train_step(title, fn) -> Feedback:
             Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
             Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
         ],
-        lambda optimizer: _run_steps(train_step_reference, optimizer),
+        lambda optimizer: _run_steps(_step_variant(), optimizer),
         mistakes,
         otherwise=Mistake(
             "{where} your losses or your updated parameters differ from one training step's, and not in one of "
@@ -986,8 +875,8 @@ def check_train_step(title, fn) -> Feedback:
             "losses you return already right?",
             hint="One step: the cross-entropy over every position of every sequence, zero the gradients, "
             "backward, step; return the loss as a number.",
-            fix=_STEP_FIX,
         ),
         success="Your step is the course's training step: the same losses and the same parameters after three "
         "steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
+        fix=_STEP_FIX,
     )

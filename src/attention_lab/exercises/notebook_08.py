@@ -1,13 +1,4 @@
-"""Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``).
-
-- :func:`check_top_p`: nucleus filtering of one distribution (ties to the smaller index);
-- :func:`check_reheat`: the distribution at any T from the one at T = 1 (T from 0.0005 to 5);
-- :func:`check_kv_cache_bytes`: the cache's memory per position, derived;
-- :func:`check_window_mask`: a model change, sliding-window attention: its mask, then its effect on the loss;
-- :func:`check_cross_attention_cache`: which keys an encoder-decoder can keep while it writes.
-
-Each check is a table of cases and named mistakes on the shared runner (:mod:`.runner`).
-"""
+"""Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``)."""
 
 from __future__ import annotations
 
@@ -52,14 +43,12 @@ _TOP_P_MISTAKES = [
         "{where} you keep one token too few: the token whose probability makes the running sum reach p_top is "
         "dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
     ),
     Mistake(
         "{where} you keep one token too few: a token is kept only while the running sum, its own probability "
         "included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
     ),
     Mistake(
@@ -67,47 +56,40 @@ _TOP_P_MISTAKES = [
         "too. Once the kept mass is at least p_top, is another token needed?",
         hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with "
         "p_top strictly.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
     ),
     Mistake(
         "{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?",
         hint="Divide by the kept mass.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
     ),
     Mistake(
         "{where} you summed from the least likely token up. From which end does the nucleus start?",
         hint="The nucleus holds the most likely tokens.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
     ),
     Mistake(
         "{where} the kept probabilities are right but in sorted order, most likely first. Where does each "
         "probability belong in the result?",
         hint="The result is indexed like probs: token i's probability at index i.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
     ),
     Mistake(
         "{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each "
         "token's probability, or the mass of the most likely tokens together?",
         hint="Rank the tokens, then add up their probabilities in that order.",
-        fix=_TOP_P_FIX,
         when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
     ),
     Mistake(
         "{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p "
         "keep?",
         hint="As many as it takes for their mass to reach p_top: it depends on the probabilities.",
-        fix=_TOP_P_FIX,
         wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
     ),
     Mistake(
         "{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the "
         "smaller index: which of the tied tokens comes first in the ranking?",
         hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them.",
-        fix=_TOP_P_FIX,
         when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
     ),
 ]
@@ -160,10 +142,10 @@ def check_top_p(title, fn) -> Feedback:
             "tokens does yours keep, and what is the mass of the ones before the last kept token?",
             hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that "
             "order, and keep a token while the mass before it is below p_top.",
-            fix=_TOP_P_FIX,
         ),
         success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, "
         "ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
+        fix=_TOP_P_FIX,
     )
 
 
@@ -180,39 +162,33 @@ _REHEAT_MISTAKES = [
     Mistake(
         "{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?",
         hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T).",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p**t / np.sum(p**t),
     ),
     Mistake(
         "{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?",
         hint="Every distribution here sums to 1.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p ** (1 / t),
     ),
     Mistake(
         "{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?",
         hint="softmax(alpha) = p: take the log of both sides.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: softmax(p / t),
     ),
     Mistake(
         "{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does "
         "the temperature divide?",
         hint="The temperature acts on the logits, before the exponential.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: p / t / np.sum(p / t),
     ),
     Mistake(
         "{where} those are the tempered logits, not a distribution (they are negative). What is left to do?",
         hint="Logits become probabilities through a softmax.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: np.log(p) / t,
     ),
     Mistake(
         "{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up "
         "to a constant, the logit or minus the logit?",
         hint="A larger logit means a larger probability.",
-        fix=_REHEAT_FIX,
         wrong=lambda p, t: softmax(-np.log(p) / t),
     ),
 ]
@@ -241,16 +217,14 @@ def check_reheat(title, fn) -> Feedback:
             "underflow to 0 or overflow before you normalise?",
             hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. "
             "Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
-            fix=_REHEAT_FIX,
         ),
         otherwise=Mistake(
             "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
             hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
-            fix=_REHEAT_FIX,
         ),
-        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum "
-        "subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not "
-        "underflow.",
+        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: "
+        "at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
+        fix=_REHEAT_FIX,
     )
 
 
@@ -264,10 +238,6 @@ def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
 _BYTES_FIX = "```\nreturn 2 * n_layers * d_model * bytes_per_number\n```"
 
 
-def _bytes(says, hint, wrong):
-    return Mistake(says, hint=hint, fix=_BYTES_FIX, wrong=wrong)
-
-
 @exercise("the KV cache's memory per position")
 def check_kv_cache_bytes(title, fn) -> Feedback:
     """Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number."""
@@ -277,36 +247,36 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
     ]
     mistakes = [
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: n * d * b,
             "{where} you counted the keys only. What else does attention need of every past position?",
             "The output is a weighted sum of values.",
-            lambda n, d, h, b: n * d * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d * h * b,
             "{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
             "how many do all heads keep together?",
             "d_k = d_model / num_heads.",
-            lambda n, d, h, b: 2 * n * d * h * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d / h * b,
             "{where} that is one head's share. Does every head keep its own keys and values?",
             "The heads together are d_model wide.",
-            lambda n, d, h, b: 2 * n * d / h * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * d * b,
             "{where} that is one layer's cache. Does each layer attend to its own keys?",
             "Each layer projects its own input to keys and values.",
-            lambda n, d, h, b: 2 * d * b,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 2 * n * d,
             "{where} that is a count of numbers, not bytes. How large is one number?",
             "bytes_per_number is 4 for float32, 2 for 16-bit numbers.",
-            lambda n, d, h, b: 2 * n * d,
         ),
-        _bytes(
+        Mistake.of(
+            lambda n, d, h, b: 3 * n * d * b,
             "{where} you cached queries too. Is a past position's query ever used again?",
             "A query is used once, when its own position is computed.",
-            lambda n, d, h, b: 3 * n * d * b,
         ),
     ]
     return check_function(
@@ -318,11 +288,11 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         otherwise=Mistake(
             "{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
             hint="Count per layer, then multiply by the layers and by the bytes of one number.",
-            fix=_BYTES_FIX,
         ),
         success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = "
         "d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their "
         "total width does.",
+        fix=_BYTES_FIX,
     )
 
 
@@ -348,48 +318,41 @@ _WINDOW_MISTAKES = [
         "{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, "
         "which keys may query i read?",
         hint="A window of w keys ending at i: i - w + 1, ..., i.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 0, w),
     ),
     Mistake(
         "{where} query i reads keys on both sides of it, later positions included. What may a position of a "
         "language model never read?",
         hint="The window is the causal mask with the far past cut off.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, -(w - 1), w - 1),
     ),
     Mistake(
         "{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past "
         "along a row of the (query, key) mask?",
         hint="Rows are queries i, columns keys j; the past is j < i.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, -(w - 1), 0),
     ),
     Mistake(
         "{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of "
         "query i's reach?",
         hint="Keys more than window - 1 positions back are masked too.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 0, n),
     ),
     Mistake(
         "{where} query i does not read its own key. Does the window include the query's own position?",
         hint="The causal mask allows j <= i, the diagonal included; so does the window.",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: _band(n, 1, w),
     ),
     Mistake(
         "{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask "
         "(notebook 07)?",
         hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite).",
-        fix=_WINDOW_FIX,
         wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
     ),
     Mistake(
         "{where} yours lets query i read only the last window keys of the whole sequence, the same for every "
         "query. Where does each query's window end?",
         hint="The window slides with the query: it ends at key i.",
-        fix=_WINDOW_FIX,
         when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
     ),
 ]
@@ -422,16 +385,15 @@ def check_window_mask(title, fn) -> Feedback:
             "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does "
             "the course's attention take?",
             hint="A boolean mask, True = may attend.",
-            fix=_WINDOW_FIX,
         ),
         otherwise=Mistake(
             "{where} your mask is {got}. For query i (row i), which keys j should be True?",
             hint="Write the condition on the offset i - j: not negative (causal) and below the window.",
-            fix=_WINDOW_FIX,
         ),
         success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's "
         "and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still "
         "sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
+        fix=_WINDOW_FIX,
     )
 
 

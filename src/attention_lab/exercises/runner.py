@@ -16,9 +16,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .feedback import Feedback, _one_line, _short, _student_line, not_attempted, quiet, to_float_array, unanswered
+from .feedback import Feedback, _one_line, _short, _student_line, not_attempted, quiet, unanswered
 
-__all__ = ["Case", "Mistake", "check_function", "check_choice", "read_number", "show"]
+__all__ = [
+    "Case",
+    "Mistake",
+    "check_function",
+    "check_choice",
+    "check_positions",
+    "read_number",
+    "read_positions",
+    "raised",
+    "show",
+    "to_float_array",
+]
 
 
 @dataclass(frozen=True)
@@ -34,8 +45,9 @@ class Mistake:
     """A named mistake: ``says`` (what their code did, and a question; never the fix's code), ``hint``, ``fix``.
 
     It matches when the student's output equals ``wrong(*args)`` (a known wrong implementation: same shape, NaN
-    and inf in the same places, the rest close) or when ``when(got, *args)`` is true. With neither it is a
-    check's fallback. ``says`` and ``hint`` may contain ``{where}`` and ``{got}`` (the student's output, rounded).
+    and inf in the same places, the rest close) or when ``when(got, *args)`` is true (on a right-shaped output,
+    or any with ``any_shape``). With neither it is a check's fallback. ``says`` and ``hint`` may contain
+    ``{where}`` and ``{got}`` (the student's output, rounded).
     """
 
     says: str
@@ -43,6 +55,12 @@ class Mistake:
     fix: str = ""
     wrong: Callable | None = None
     when: Callable | None = None
+    any_shape: bool = False  # a ``when`` that reads the shape itself: tried before the wrong-shape message
+
+    @classmethod
+    def of(cls, wrong: Callable, says: str, hint: str = "", fix: str = "") -> Mistake:
+        """The mistake of a known wrong function: it matches when the student's output equals ``wrong(*args)``."""
+        return cls(says, hint, fix, wrong=wrong)
 
     def matches(self, got, args) -> bool:
         try:
@@ -65,6 +83,41 @@ def show(value, digits=4) -> str:
         return str(np.round(array, digits).tolist()) if array.size <= 24 else f"an array of shape {array.shape}"
     except Exception:  # noqa: BLE001
         return _short(value)
+
+
+def to_float_array(value, what="Your answer"):
+    """``value`` as a float64 array, or (None, a sentence saying why not): tensors, lists, scalars are fine."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency of the course
+        torch = None
+    if torch is not None and torch.is_tensor(value):
+        if value.is_complex():
+            return None, f"{what} is a complex tensor; the answer is real numbers."
+        value = value.detach().cpu().to(torch.float64).numpy()
+    if isinstance(value, str | bytes | dict | set):
+        return None, f"{what} is a {type(value).__name__} ({_short(value)}), not numbers."
+    if isinstance(value, np.ma.MaskedArray):
+        return None, f"{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...))."
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
+        return None, f"{what} could not be read as an array of numbers ({_one_line(error)})."
+    if array.dtype.kind == "c":
+        return None, f"{what} has complex numbers ({_short(value)}); the answer is real."
+    if array.dtype.kind == "b":
+        return None, f"{what} is True/False values, not numbers."
+    if array.dtype.kind not in "iuf":
+        return None, f"{what} is {type(value).__name__} {_short(value)}, not numbers."
+    try:
+        return array.astype(np.float64), None
+    except (OverflowError, ValueError) as error:  # pragma: no cover - integers beyond float64
+        return None, f"{what} could not be read as float numbers ({_one_line(error)})."
+
+
+def raised(error: BaseException) -> str:
+    """An exception in the student's terms: its type, its first line, and the line of their code that raised it."""
+    return f"{_one_line(error)}{_student_line(error)}"
 
 
 def _numpy(value):
@@ -103,7 +156,7 @@ def _call(title, fn, case: Case, names):
             title,
             False,
             [
-                f"Your function raised {_one_line(error)}{_student_line(error)} when called as "
+                f"Your function raised {raised(error)} when called as "
                 f"`{getattr(fn, '__name__', 'fn')}({called})` ({case.where[:1].lower() + case.where[1:]}). Which "
                 "argument does that line treat differently from what it is (its shape, its type)?"
             ],
@@ -178,9 +231,12 @@ def check_function(
             continue
         mine, theirs = np.shape(_numpy(got)), np.shape(_numpy(expected))
         if np.size(_numpy(got)) == 1 == np.size(_numpy(expected)):
+            if mine != theirs and _same(np.reshape(_numpy(got), theirs), expected):
+                said = f"{case.where} the number is right, in an array of shape {mine}: one number or an array?"
+                return Feedback(title, False, [said], hint="Return the number itself, e.g. a float.")
             mine = theirs  # one number: a 0-d array, a float or a 1-element array all do
-        # a predicate reads a right-shaped output only; a known wrong function may have another shape
-        usable = [m for m in mistakes if mine == theirs or m.when is None]
+        # a predicate reads a right-shaped output only (unless it says otherwise); a known wrong function may not
+        usable = [m for m in mistakes if mine == theirs or m.when is None or m.any_shape]
         named = next((m for m in usable if m.matches(got, case.args)), None)
         if named is not None:
             return named.feedback(title, case.where, got, fix)
@@ -265,11 +321,47 @@ def read_number(value, what="Your answer"):
         try:
             return float(Fraction(value.replace(" ", ""))), None
         except (ValueError, ZeroDivisionError):
-            return None, f"{what} is the text {value!r:.30}; write a number such as 0.5 (or a fraction such as 1/2)."
+            return None, f"{what} is the text {value!r:.30}, not numbers; write a number such as 0.5 (or 1/2)."
     array, why = to_float_array(value, what)
     if why is not None:
         return None, why
     if array.size != 1:
         return None, f"{what} should be one number; got {array.size} numbers (shape {array.shape})."
     number = float(array.reshape(()))
-    return (None, f"{what} is {number}; give a number.") if np.isnan(number) else (number, None)
+    return (None, f"{what} is {number}, not a finite number.") if np.isnan(number) else (number, None)
+
+
+def read_positions(value, what, n):
+    """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
+        return None, f"{what}: answer with a list of positions such as [3, 5]; got {type(value).__name__}."
+    positions = set()
+    for item in list(value):
+        whole = isinstance(item, int | np.integer) or isinstance(item, float | np.floating) and float(item).is_integer()
+        if isinstance(item, bool) or not whole:
+            return None, f"{what}: positions are whole numbers from 0 to {n - 1}; got {item!r}."
+        if not 0 <= int(item) < n:
+            return None, f"{what}: positions count from 0 to {n - 1}; got {int(item)}."
+        positions.add(int(item))
+    return positions, None
+
+
+def check_positions(title, answers: dict, truth: dict, n, mistakes: Sequence[Mistake], *, success, hint="", fix=""):
+    """Answers that are sets of positions (``answers`` and ``truth`` map a name to one each): each wrong answer is
+    explained by every row whose ``when(got, right)`` holds (``{where}`` is the answer's name), else "not right"."""
+    if any(unanswered(value) for value in answers.values()):
+        return not_attempted(title)
+    got = {}
+    for what, value in answers.items():
+        got[what], why = read_positions(value, what, n)
+        if why is not None:
+            return Feedback(title, False, [why])
+    if got == truth:
+        return Feedback(title, True, [success])
+    messages = []
+    for what in answers:
+        if got[what] != truth[what]:
+            fill = {"where": what, "got": sorted(got[what])}
+            said = [m.says.format(**fill) for m in mistakes if m.when(got[what], truth[what])]
+            messages += said or [f"{what}: {sorted(got[what])} is not right: which positions did you miss or add?"]
+    return Feedback(title, False, messages, hint=hint, fix=fix)
