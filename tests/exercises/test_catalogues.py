@@ -505,3 +505,11 @@ def test_a_wrong_shape_or_an_exception_is_told_in_the_students_terms():
     assert "should have shape (3,)" in shape and "yours has shape (3, 1)" in shape
     crash = text(ex.check_top_k(lambda alpha, k: alpha[k + 10]))
     assert "Your function raised IndexError" in crash and "alpha=ndarray of shape (4,), k=1" in crash
+
+
+def test_a_fenced_fix_is_a_pre_block_in_html_with_no_stray_backticks():
+    fix = "Stack them:\n```\nalpha = E @ W.T @ s  # (n,): s < t\nreturn np.tanh(alpha)\n```\nthen `c`."
+    html = Feedback("t", False, ["Which `axis`?"], hint="h", fix=fix)._repr_html_()
+    assert "<pre><code>alpha = E @ W.T @ s  # (n,): s &lt; t\nreturn np.tanh(alpha)</code></pre>" in html
+    assert "`" not in html and "<code>c</code>" in html and "<code>axis</code>" in html
+    assert "<p><pre>" not in html  # a <pre> cannot sit inside a <p>

@@ -69,7 +69,7 @@ class Feedback:
     def _repr_html_(self):
         items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
         folded = "".join(
-            f"<details><summary>{label}</summary><p>{_html(text)}</p></details>"
+            f"<details><summary>{label}</summary><div>{_html(text)}</div></details>"
             for label, text in (("A further hint", self._hint), ("The fix", self._fix))
             if text
         )
@@ -77,10 +77,16 @@ class Feedback:
 
 
 def _html(text: str) -> str:
-    """Plain text with `code` spans, as HTML."""
+    """Plain text with ```fenced``` code blocks (as <pre>) and `code` spans, as HTML."""
     import html
 
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(str(text), quote=False))
+    parts = re.split(r"```[\w-]*\n?(.*?)\n?```", str(text), flags=re.S)  # odd items: the fenced blocks
+    return "".join(
+        f"<pre><code>{html.escape(part, quote=False)}</code></pre>"
+        if i % 2
+        else re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(part, quote=False))
+        for i, part in enumerate(parts)
+    )
 
 
 def not_attempted(exercise):
