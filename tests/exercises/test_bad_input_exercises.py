@@ -238,7 +238,7 @@ def test_shared_helpers_never_raise_and_say_what_is_wrong():
     table = ([Case((), "For no arguments")], lambda: np.array([1.0, 2.0]))
     rows = {"otherwise": Mistake("{where} not right."), "not_finite": Mistake("{where} NaN: look for 0/0.")}
     problem = check_function("t", lambda: np.array([1.0, np.nan]), *table, success="", **rows)
-    assert problem.messages == ["For no arguments NaN: look for 0/0."]
+    assert problem.messages == ["For no arguments: NaN: look for 0/0."]
     assert check_function("t", lambda: np.array([1.0, 2.0]), *table, success="ok", **rows).passed
     problem = check_function("t", _raiser("exit"), *table, success="", **rows)
     assert "SystemExit" in problem.messages[0]

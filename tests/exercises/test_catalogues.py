@@ -513,3 +513,19 @@ def test_a_fenced_fix_is_a_pre_block_in_html_with_no_stray_backticks():
     assert "<pre><code>alpha = E @ W.T @ s  # (n,): s &lt; t\nreturn np.tanh(alpha)</code></pre>" in html
     assert "`" not in html and "<code>c</code>" in html and "<code>axis</code>" in html
     assert "<p><pre>" not in html  # a <pre> cannot sit inside a <p>
+
+
+def test_the_case_and_the_diagnosis_are_joined_by_punctuation():
+    tanh_each = lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :]  # noqa: E731
+    raw = lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([(E @ W.T @ s) @ E, s]))  # noqa: E731
+    flipped = lambda n, window: ~(np.tri(n, dtype=bool) & ~np.tri(n, k=-window, dtype=bool))  # noqa: E731
+    assert "d_h = 4 hidden units: You took" in text(ex.check_additive_scores(tanh_each))
+    assert "W_c (3, 7): The raw scores" in text(ex.check_luong_attentional_state(raw))
+    assert "For n = 5 and a window of 2, yours marks" in text(ex.check_window_mask(flipped))
+
+
+def test_a_wrong_shape_is_told_in_words_with_a_fix():
+    feedback = ex.check_knn_regression(lambda x_query, x_keys, y_values, k: np.zeros((len(x_query), 1)))
+    assert "one prediction per query: (n_q,)" in feedback.hint() and "comment" not in feedback.hint()
+    assert "an axis too many" in feedback.fix() and "No fix" not in feedback.fix()
+    assert feedback._repr_html_().count("<details>") == 2

@@ -141,7 +141,7 @@ def check_softmax(name, fn) -> Feedback:
         SOFTMAX_CASES,
         _reference_softmax,
         SOFTMAX_MISTAKES,
-        shape=" (one weight per score)",
+        shape="one weight per score",
         otherwise=Mistake(
             "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
             "/ T). What must the ratio of two weights be?",
@@ -280,7 +280,7 @@ def check_copies_weight(name, fn) -> Feedback:
         COPIES_CASES,
         _copies,
         COPIES_MISTAKES,
-        shape=" (one number)",
+        shape="one number",
         otherwise=Mistake(
             "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
             "sum over all keys): what do the copies add to S, and to the key's share?",

@@ -106,7 +106,7 @@ def check_logsumexp(name, fn) -> Feedback:
         LSE_CASES,
         _smooth_max,
         LSE_MISTAKES,
-        shape=" (one number)",
+        shape="one number",
         compare=lambda got, expected, a, t: got.size == 1 and abs(float(got.reshape(-1)[0]) - expected) < 1e-6,
         otherwise=Mistake(
             "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
@@ -195,7 +195,7 @@ def check_top_k(name, fn) -> Feedback:
         TOP_K_CASES,
         _top_k,
         TOP_K_MISTAKES,
-        shape=" (one weight per score)",
+        shape="one weight per score",
         otherwise=Mistake(
             "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
             "keys did you choose, and what are their scores?",
@@ -386,7 +386,7 @@ def check_reinforce(name, fn) -> Feedback:
         _reinforce_exact,
         REINFORCE_MISTAKES,
         compare=_reinforce_ok,
-        shape=" (one entry per score)",
+        shape="one entry per score",
         otherwise=Mistake(
             "{where} your estimate {got} is further from the exact gradient than sampling noise explains "
             "(5 standard errors). What is one sample's estimate?",
@@ -475,7 +475,7 @@ def check_positional_attention(name, fn) -> Feedback:
         POSITION_CASES,
         _positional,
         POSITION_MISTAKES,
-        shape=" (one output vector, the values' width)",
+        shape="one output vector, as wide as a value",
         otherwise=Mistake(
             "{where} your output {got} is not the attention output with the position term. Which step "
             "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",

@@ -144,7 +144,7 @@ def check_knn_regression(name, fn) -> Feedback:
         KNN_CASES,
         _knn,
         KNN_MISTAKES,
-        shape=" (one prediction per query)",
+        shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
             "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
             "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
@@ -244,7 +244,7 @@ def check_bandwidth_search(name, fn) -> Feedback:
         _search_cases(),
         _search,
         SEARCH_MISTAKES,
-        shape=" (one bandwidth)",
+        shape="one number, the bandwidth",
         otherwise=Mistake(
             "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
             "your value come from the data passed in, and from which set's error?",
@@ -343,7 +343,7 @@ def check_small_h_limit(name, fn) -> Feedback:
         SMALL_H_CASES,
         _small_h,
         SMALL_H_MISTAKES,
-        shape=" (one prediction per query)",
+        shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
             "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
             "value; where several tie? " + _TIES,

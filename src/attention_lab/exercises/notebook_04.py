@@ -233,7 +233,7 @@ def check_loo_predictions(name, fn) -> Feedback:
         LOO_MISTAKES,
         tensor=True,
         compare=_with_grad(_same_values),
-        shape=" (one prediction per point)",
+        shape="one prediction per point",
         otherwise=Mistake(
             "{where} your predictions {got} are not the leave-one-out predictions, or their gradient with respect to "
             "w is not. Is every step in torch (no .item(), .numpy(), .detach()), and is only the diagonal masked?",
@@ -342,7 +342,7 @@ def check_gradient_w(name, fn) -> Feedback:
         GRADIENT_CASES,
         _gradient,
         GRADIENT_MISTAKES,
-        shape=" (one number: w is a scalar)",
+        shape="one number, since w is a scalar",
         compare=lambda got, g, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - g) <= 1e-6 + 1e-5 * abs(g),
         otherwise=Mistake(
             "{where} autograd and your function disagree ({got}). Which of the three steps differs: "
@@ -542,7 +542,7 @@ def check_laplace_sgd_step(name, fn) -> Feedback:
         _step_cases(),
         _step_variant(),  # the right step: the Laplace score, leave-one-out, w - lr dL/dw
         STEP_MISTAKES,
-        shape=" (one number, the new w)",
+        shape="one number, the new w",
         compare=lambda got, new, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - new) <= 1e-4 * (1 + abs(new)),
         otherwise=Mistake(
             "{where} your new w is {got}. Which part differs from one step of plain gradient descent on "

@@ -113,7 +113,7 @@ def check_additive_scores(title, fn) -> Feedback:
         cases,
         additive_reference,
         _ADD_MISTAKES,
-        shape=" = (n_q, n_k): queries on the rows, keys on the columns",
+        shape="one score per query and key, queries on the rows: (n_q, n_k)",
         otherwise=Mistake(
             "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
             "queries, projected keys, their pairwise sums, the tanh to differ?",
@@ -257,7 +257,7 @@ def check_padded_attention(title, fn) -> Feedback:
         _padded_cases(),
         padded_attention,
         _PADDED_MISTAKES,
-        shape=" (batch, n_q, d_v): one output per query",
+        shape="one output per query: (batch, n_q, d_v)",
         not_finite=Mistake(
             "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too "
             "large for exp?",
@@ -331,7 +331,7 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
         lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()),
         _ENTROPY_MISTAKES,
         compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
-        shape=" (batch, n_q, n_k)",
+        shape="one weight per query and key: (batch, n_q, n_k)",
         not_finite=Mistake(
             f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} "
             f"to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows "
@@ -469,7 +469,7 @@ def check_query_jacobian(title, fn) -> Feedback:
         cases,
         query_jacobian_reference,
         _JAC_MISTAKES,
-        shape=" (d, d): the output and the query both have d entries",
+        shape="d o_a / d q_b for the d entries of each: (d, d)",
         compare=lambda got, expected, *args: (
             got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8))
         ),

@@ -87,7 +87,7 @@ def check_luong_attentional_state(title, fn) -> Feedback:
         cases,
         luong_reference,
         _LUONG_MISTAKES,
-        shape=" (d_s,): the size of the decoder state",
+        shape="one vector the size of the decoder state: (d_s,)",
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract the largest score before exp (notebook 01).",
@@ -247,7 +247,7 @@ def check_greedy_decode(title, fn) -> Feedback:
         [Case((model, memory, 6), "For a batch of 4 inputs and max_len = 6,")],
         _decode,
         _GREEDY_MISTAKES,
-        shape=": one token id per sequence and step",
+        shape="one token id per sequence and step: (batch, max_len)",
         otherwise=Mistake(
             "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed "
             "back, another start token). Is your first column the model's first choice after <bos>?",

@@ -118,7 +118,7 @@ def check_self_attention(title, fn) -> Feedback:
         cases,
         self_attention_reference,
         _SA_MISTAKES,
-        shape=" (n, d_v): one output per position",
+        shape="one output per position: (n, d_v)",
         not_finite=Mistake(
             "{where} your result has NaN or inf: do the scores overflow exp?",
             hint="Subtract each row's maximum before exp (notebook 01).",
@@ -266,7 +266,7 @@ def check_head_score_variance(title, fn) -> Feedback:
         cases,
         head_score_variance_reference,
         _VAR_MISTAKES,
-        shape=" (one number, a variance)",
+        shape="one number, a variance",
         not_finite=Mistake(
             "{where} your variance is NaN or inf; a variance here is a finite positive number. "
             "Which operation gives it?",
@@ -330,7 +330,7 @@ def check_split_heads(title, fn) -> Feedback:
         cases,
         split_heads_reference,
         _SPLIT_MISTAKES,
-        shape=" = (b, num_heads, n, d_k)",
+        shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
         otherwise=Mistake(
             "{where} Right shape, wrong entries. Which features of which position land in head 0?",
             hint="Label every feature with its index and print head 0.",
@@ -660,7 +660,7 @@ def check_transformer_block(title, cls) -> Feedback:
             compare=lambda got, expected, *args: (
                 got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
             ),
-            shape=" (a block keeps (batch, n, d_model), so that blocks stack)",
+            shape="the input's shape (batch, n, d_model), so that blocks stack",
             otherwise=Mistake(
                 "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
                 "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "

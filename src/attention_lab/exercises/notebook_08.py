@@ -136,7 +136,7 @@ def check_top_p(title, fn) -> Feedback:
         cases,
         top_p_reference,
         _TOP_P_MISTAKES,
-        shape=" (one probability per token)",
+        shape="one probability per token",
         otherwise=Mistake(
             "{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which "
             "tokens does yours keep, and what is the mass of the ones before the last kept token?",
@@ -211,7 +211,7 @@ def check_reheat(title, fn) -> Feedback:
         cases,
         reheat_reference,
         _REHEAT_MISTAKES,
-        shape=" (one probability per token)",
+        shape="one probability per token",
         not_finite=Mistake(
             "{where} your result has NaN or inf. At this temperature, does any number in your computation "
             "underflow to 0 or overflow before you normalise?",
@@ -380,7 +380,7 @@ def check_window_mask(title, fn) -> Feedback:
         ],
         window_mask_reference,
         _WINDOW_MISTAKES,
-        shape=" (one row per query, one column per key)",
+        shape="one row per query, one column per key",
         not_finite=Mistake(
             "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does "
             "the course's attention take?",

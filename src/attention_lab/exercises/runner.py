@@ -73,7 +73,20 @@ class Mistake:
 
     def feedback(self, title, where="", got=None, fix="") -> Feedback:
         fill = {"where": where, "got": show(got)}
-        return Feedback(title, False, [self.says.format(**fill)], hint=self.hint.format(**fill), fix=self.fix or fix)
+        says, hint = (
+            lead(where, t.removeprefix("{where}").lstrip(" ,:").format(**fill))
+            if t.startswith("{where}")
+            else t.format(**fill)
+            for t in (self.says, self.hint)
+        )
+        return Feedback(title, False, [says], hint=hint, fix=self.fix or fix)
+
+
+def lead(where: str, sentence: str) -> str:
+    """A case's name and what happened on it, joined as the course writes it: "For x, your ..." (a lower-case
+    continuation), "For x: The ..." (a sentence of its own)."""
+    where = where.rstrip(" ,:")
+    return f"{where}{', ' if sentence[:1].islower() else ': '}{sentence}" if where else sentence
 
 
 def show(value, digits=4) -> str:
@@ -170,10 +183,12 @@ def _convert(title, out, case, tensor):
     if tensor:
         if not hasattr(out, "detach") or not getattr(out, "is_floating_point", lambda: False)():
             what = f"dtype {out.dtype}" if hasattr(out, "dtype") else f"{type(out).__name__} {_short(out)}"
-            return None, Feedback(title, False, [f"{case.where} return a floating-point torch tensor; got {what}."])
+            return None, Feedback(
+                title, False, [lead(case.where, f"return a floating-point torch tensor; got {what}.")]
+            )
         return out, None
     array, why = to_float_array(out, "Your function's result")
-    return (None, Feedback(title, False, [f"{case.where}: {why}"])) if why else (array, None)
+    return (None, Feedback(title, False, [lead(case.where, why)])) if why else (array, None)
 
 
 def check_function(
@@ -193,8 +208,9 @@ def check_function(
 ) -> Feedback:
     """Run ``fn`` on each case; the first case whose output differs from ``reference(*args)`` is explained.
 
-    The explanation is the first of ``mistakes`` that matches; else a wrong shape (``shape`` says what one
-    entry is), else ``not_finite`` for NaN or inf where the reference is finite, else ``otherwise``.
+    The explanation is the first of ``mistakes`` that matches; else a wrong shape (``shape`` says in words what
+    the result holds, e.g. "one weight per score"), else ``not_finite`` for NaN or inf where the reference is
+    finite, else ``otherwise``.
     ``compare(got, expected, *args)`` replaces the default comparison (same shape, NaN in the same places).
     ``fix`` is the third step of every row that has none of its own.
     """
@@ -232,7 +248,7 @@ def check_function(
         mine, theirs = np.shape(_numpy(got)), np.shape(_numpy(expected))
         if np.size(_numpy(got)) == 1 == np.size(_numpy(expected)):
             if mine != theirs and _same(np.reshape(_numpy(got), theirs), expected):
-                said = f"{case.where} the number is right, in an array of shape {mine}: one number or an array?"
+                said = lead(case.where, f"the number is right, in an array of shape {mine}: one number or an array?")
                 return Feedback(title, False, [said], hint="Return the number itself, e.g. a float.")
             mine = theirs  # one number: a 0-d array, a float or a 1-element array all do
         # a predicate reads a right-shaped output only (unless it says otherwise); a known wrong function may not
@@ -241,15 +257,14 @@ def check_function(
         if named is not None:
             return named.feedback(title, case.where, got, fix)
         if mine != theirs:
+            said = f"the result should have shape {theirs}{f' ({shape})' if shape else ''}; yours has shape {mine}."
             return Feedback(
                 title,
                 False,
-                [
-                    f"{case.where} the result should have shape {theirs}{shape}; yours has shape {mine}. Which axis is "
-                    "missing, extra or swapped?"
-                ],
-                hint="Print the shape of each intermediate array: where does the first one differ from the "
-                "shape in the comment of the exercise?",
+                [lead(case.where, said + " Which axis is missing, extra or swapped?")],
+                hint=f"Expected: {shape or 'shape ' + str(theirs)}; here that is {theirs}. Print the shape of each "
+                "intermediate array, line by line: which is the first that is not what you expect?",
+                fix=_reshape(mine, theirs) + (f"\n\n{fix}" if fix else ""),
             )
         bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
             np.asarray(_numpy(expected), dtype=float)
@@ -258,6 +273,20 @@ def check_function(
             return not_finite.feedback(title, case.where, got, fix)
         return otherwise.feedback(title, case.where, got, fix)
     return Feedback(title, True, [success])
+
+
+def _reshape(mine, theirs) -> str:
+    """The fix of a wrong shape, from the two shapes."""
+    if sorted(mine) == sorted(theirs):
+        return f"Your axes are all there, in another order: build the result as {theirs} (or move the axes)."
+    if len(mine) > len(theirs):
+        return f"Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}."
+    if len(mine) < len(theirs):
+        return (
+            f"Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one "
+            f"that should not be reduced, removed it. The result is {theirs}."
+        )
+    return f"An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."
 
 
 def _letters(answer, options, several):
