@@ -59,6 +59,16 @@ _TOP_P_MISTAKES = [
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
     ),
     Mistake(
+        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is "
+        "0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes "
+        "the sum reach p_top?",
+        hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide "
+        "from the mass *before* each token, which stays below 1.",
+        when=lambda got, probs, p: (
+            np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
+        ),
+    ),
+    Mistake(
         "{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?",
         hint="Divide by the kept mass.",
         wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
@@ -129,6 +139,7 @@ def check_top_p(title, fn) -> Feedback:
         Case((TIES, 0.8), "For the same probs at p_top = 0.8 (the third token breaks a tie)"),
         Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
         Case((PROBS, 1.0), "At p_top = 1"),
+        Case((np.array([0.2, 0.7, 0.1]), 1.0), "For probs [0.2, 0.7, 0.1] at p_top = 1"),
     ]
     return check_function(
         title,
