@@ -32,6 +32,12 @@ def test_uniform_temperature_wrong_answers_ask_without_telling(answer, words):
     assert not feedback.passed and words in text(feedback) and "inf" not in text(feedback).replace("infinity", "")
 
 
+@pytest.mark.parametrize("temperature", [760.0, 1000.0, 3800.0, 1e7])
+def test_a_ratio_just_above_1_is_shown_visibly_not_1(temperature):
+    said = text(ex.check_uniform_temperature(temperature, SCORES))
+    assert "is (1 + " in said and " is 1 times" not in said, said
+
+
 @pytest.mark.parametrize(("choice", "words"), [("a", "training loss"), ("c", "wider kernel"), ("(C)", "wider kernel")])
 def test_no_loo_prediction_explains_the_chosen_option_only(choice, words):
     feedback = ex.check_no_loo_prediction(choice)

@@ -36,8 +36,8 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
     if t <= 0:
         says = (
             (
-                "A negative temperature flips the order: the lowest score would get the most weight. Which end of "
-                "the slider spreads the weights?"
+                "A negative temperature flips the order: the lowest score would get the most weight. Which T, "
+                "low or high, spreads the weights?"
             )
             if t < 0
             else (
@@ -47,13 +47,15 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
         )
         return Feedback(name, False, [says], **ladder)
     excess = float(np.expm1(min((alpha.max() - alpha.min()) / t, 700.0)))  # largest / smallest weight - 1
-    shown = "over a million" if excess > 1e6 else f"{excess + 1:.3g}" if excess >= 1e-3 else f"(1 + {excess:.2g})"
+    shown = f"{excess + 1:,.0f}" if excess >= 999 else f"{excess + 1:.3g}" if excess >= 0.1 else f"(1 + {excess:.2g})"
+    shown = "over a million" if excess > 1e6 else shown
     return Feedback(
         name,
         False,
         [
-            f"At T = {t:g} the largest weight is {shown} times the smallest: not exactly 1, however equal the bars "
-            "look. Is there a finite T at which the scores stop mattering?"
+            f"At T = {t:g} the largest weight is {shown} times the smallest: "
+            + ("not exactly 1, however equal the weights look." if excess < 0.1 else "the weights are not equal.")
+            + " Is there a finite T at which the scores stop mattering?"
         ],
         **ladder,
     )
