@@ -529,3 +529,10 @@ def test_a_wrong_shape_is_told_in_words_with_a_fix():
     assert "one prediction per query: (n_q,)" in feedback.hint() and "comment" not in feedback.hint()
     assert "an axis too many" in feedback.fix() and "No fix" not in feedback.fix()
     assert feedback._repr_html_().count("<details>") == 2
+
+
+def test_a_tie_is_told_at_the_query_where_the_answer_is_wrong():
+    right = load_solution("notebook_03").knn_regression
+    later_below_1 = lambda xq, xk, y, k: np.where(xq == 0.25, 0.5, right(xq, xk, y, k))  # noqa: E731
+    said = text(ex.check_knn_regression(later_below_1))
+    assert "the query 0.25" in said and "1.5" not in said, said

@@ -47,8 +47,12 @@ KNN_CASES = [
         "For queries [1, -50], four keys and k = 4 (every key)",
     ),
     Case(
-        (_A([1.5, 0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        (_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
         "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)",
+    ),
+    Case(
+        (_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)",
     ),
     Case(
         (_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
