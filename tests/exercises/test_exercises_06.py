@@ -189,7 +189,7 @@ def loop(feed_back=True, update=True, first=Vocab.BOS, transpose=False, logits_o
     "answer, hint",
     [
         (loop(feed_back=False), "feed the token chosen"),
-        (loop(update=False), "state never moves on"),
+        (loop(update=False), "what does your loop pass to the next step?"),
         (loop(first=Vocab.EOS), "not <eos>"),
         (loop(first=Vocab.PAD), "not padding"),
         (loop(transpose=True), "wrong layout"),
@@ -203,6 +203,12 @@ def loop(feed_back=True, update=True, first=Vocab.BOS, transpose=False, logits_o
 def test_greedy_mistakes_are_explained(answer, hint):
     feedback = ex.check_greedy_decode(answer)
     assert not feedback.passed and hint in text(feedback)
+    assert "for _ in range" in feedback.fix() and "for _ in range" not in text(feedback)  # the loop: step 3 only
+
+
+def test_the_luong_fix_calls_a_softmax_the_notebook_has():
+    fix = ex.check_luong_attentional_state(lambda s, E, W, W_c: np.tanh(W_c @ np.concatenate([E.mean(0), s]))).fix()
+    assert "al.softmax(alpha)" in fix and " softmax(" not in fix
 
 
 def test_greedy_reference_is_the_library_greedy(nb06):

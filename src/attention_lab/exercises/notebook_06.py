@@ -31,7 +31,7 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
 
 
 _LUONG_FIX = (
-    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = softmax(alpha) @ E                    # "
+    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = al.softmax(alpha) @ E                 # "
     "(d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
 )
 _LUONG_MISTAKES = [
@@ -223,10 +223,13 @@ _GREEDY_MISTAKES = [
     Mistake.of(
         lambda *a: _decode(*a, feed_back=False),
         "Every step is fed <bos> again: do you feed the token chosen at step t back in as the input of step t + 1?",
+        "Greedy decoding continues its own output: step t + 1 reads the token chosen at step t.",
     ),
     Mistake.of(
         lambda *a: _decode(*a, update=False),
-        "The state never moves on: what does decoder.step return besides the logits, and where should it go?",
+        "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what "
+        "does your loop pass to the next step?",
+        "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0.",
     ),
     Mistake.of(lambda *a: _decode(*a, first=2), "The first input is <bos>, not <eos>: which token opens a sequence?"),
     Mistake.of(lambda *a: _decode(*a, first=0), "The first input is <bos>, not padding: which token opens a sequence?"),
