@@ -84,6 +84,16 @@ SMOOTH_MAX = [
     ("T ignored", lambda a, t: a.max() + np.log(np.sum(np.exp(a - a.max()))), "temperature is ignored"),
     ("T outside only", lambda a, t: a.max() * t + t * np.log(np.sum(np.exp(a - a.max()))), "not divided by T"),
     ("max not added back", lambda a, t: t * np.log(np.sum(np.exp((a - a.max()) / t))), "did not add it back"),
+    (
+        "shifted, not divided by T",
+        lambda a, t: a.max() + t * np.log(np.sum(np.exp(a - a.max()))),
+        "right at T = 1 only",
+    ),
+    (
+        "T times the max too",
+        lambda a, t: t * (a.max() + np.log(np.sum(np.exp((a - a.max()) / t)))),
+        "multiplies the max",
+    ),
     ("mean instead of sum", lambda a, t: a.max() + t * np.log(np.mean(np.exp((a - a.max()) / t))), "below the max"),
     (
         "softmax-weighted mean",

@@ -77,6 +77,18 @@ LSE_MISTAKES = [
         wrong=lambda a, t: _lse(a, 1.0),
     ),
     Mistake(
+        "{where} you returned {got}: the shift by the max is there, but the shifted scores inside exp are not "
+        "divided by T, so yours is right at T = 1 only. Which numbers go into exp?",
+        hint="Inside exp are the scores divided by T: shifted by the max, that is every alpha_i - m, divided by T.",
+        wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a - a.max()))),
+    ),
+    Mistake(
+        "{where} you returned {got}: T multiplies the max as well as the log. When the max is pulled out of "
+        "T log sum_i exp(alpha_i / T), is what comes out m or T m?",
+        hint="exp(alpha_i / T) = exp(m / T) exp((alpha_i - m) / T): take the log of the first factor, times T.",
+        wrong=lambda a, t: t * (a.max() + np.log(np.sum(np.exp((a - a.max()) / t)))),
+    ),
+    Mistake(
         "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
         "What goes into exp?",
         hint="exp(alpha_i / T).",
@@ -111,7 +123,8 @@ def check_logsumexp(name, fn) -> Feedback:
         otherwise=Mistake(
             "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
             "hand: which step differs?",
-            hint=_PULL,
+            hint="For alpha = [0, 0] at T = 0.5 it is 0.5 log 2: which of your steps (divide by T, shift, exp, sum, "
+            "log, times T) gives another number?",
         ),
         success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very "
         "negative scores.",
@@ -119,7 +132,7 @@ def check_logsumexp(name, fn) -> Feedback:
     )
 
 
-TOP_K_RULE = "tied scores: the key with the lower index is chosen first"
+TOP_K_RULE = "among tied scores, the key with the lower index is chosen first"
 
 
 def _top_k(alpha, k):
@@ -156,7 +169,7 @@ TOP_K_MISTAKES = [
         wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
     ),
     Mistake(
-        "{where} your weights {got} choose a later key among tied scores. The tie rule: "
+        "{where} your weights {got} choose a later key among tied scores. Tie rule: "
         + TOP_K_RULE
         + ". Which order of the indices does your sort give to equal scores?",
         hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",

@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 _A = np.array
-KNN_RULE = "keys tied at the k-th smallest distance: the lower index is chosen first"
+KNN_RULE = "among keys tied at the k-th smallest distance, the one with the lower index is chosen first"
 
 
 def _knn(x_query, x_keys, y_values, k):
@@ -124,7 +124,7 @@ KNN_MISTAKES = [
         wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
     ),
     Mistake(
-        "{where} you returned {got}: among tied keys you chose a later one. The tie rule: "
+        "{where} you returned {got}: among tied keys you chose a later one. Tie rule: "
         + KNN_RULE
         + ". What order does your sort give equal distances?",
         hint="A reversed sort reorders ties too.",
