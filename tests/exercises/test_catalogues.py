@@ -296,14 +296,14 @@ LOO = [
 # --- 04 ex4: dL/dw by hand -----------------------------------------------------------------------------------
 
 
-def _grad(scale=1.0, numerator_only=False, power=1):
+def _grad(scale=1.0, numerator_only=False, d_alpha=lambda diff2, w: -diff2 * w):
     def gradient_w(queries, keys, values, targets, w):
         diff2 = (queries[:, None] - keys[None, :]) ** 2
         scores = -diff2 * w**2 / 2
         lam = np.exp(scores - scores.max(axis=1, keepdims=True))
         lam /= lam.sum(axis=1, keepdims=True)
-        d_alpha = -diff2 * w if power else -diff2 / 2
-        d_lam = lam * d_alpha if numerator_only else lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True))
+        d_a = d_alpha(diff2, w)
+        d_lam = lam * d_a if numerator_only else lam * (d_a - (lam * d_a).sum(axis=1, keepdims=True))
         return scale * float(np.mean(2 * (lam @ values - targets) * (d_lam @ values)))
 
     return gradient_w
@@ -324,7 +324,9 @@ GRADIENT = [
     ("sum over queries", lambda q, *a: len(q) * _grad()(q, *a), "n_q times"),
     ("factor 2 missing", _grad(scale=0.5), "factor 2"),
     ("factor 2 twice", _grad(scale=2.0), "factor 2"),
-    ("with respect to w^2 / 2", _grad(power=0), "with respect to w^2"),
+    ("with respect to w^2 / 2", _grad(d_alpha=lambda d, w: -d / 2), "with respect to w^2"),
+    ("d alpha / dw = -d^2 w^2", _grad(d_alpha=lambda d, w: -d * w**2), "a factor w too many"),
+    ("alpha as its own derivative", _grad(d_alpha=lambda d, w: -d * w**2 / 2), "a factor w too many"),
     ("unstable softmax", _grad_unstable, "NaN or inf"),
     ("loss not averaged, sign", lambda q, *a: -len(q) * _grad()(q, *a), None),
     (

@@ -293,9 +293,9 @@ GRADIENT_MISTAKES = [
         when=_ratio(lambda q, w: q.size),
     ),
     Mistake(
-        "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring (the square of the "
-        "residual, and w^2 / 2)?",
-        hint="d/dy_hat (y_hat - y)^2 = 2 (y_hat - y); d/dw w^2 / 2 = w.",
+        "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring, and which cancel?",
+        hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose "
+        "derivative is w.",
         when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
     ),
     Mistake(
@@ -303,6 +303,12 @@ GRADIENT_MISTAKES = [
         "rule leave when you differentiate w^2?",
         hint="d(w^2)/dw = 2 w.",
         when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
+    ),
+    Mistake(
+        "{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. "
+        "What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?",
+        hint="(q - k)^2 / 2 is a constant factor; only w^2 changes with w, and d(w^2)/dw = 2 w.",
+        when=lambda got, *a: _ratio(lambda q, w: w)(got, *a) or _ratio(lambda q, w: w / 2)(got, *a),
     ),
     Mistake(
         "{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?",
