@@ -53,6 +53,9 @@ SOFTMAX = [
     ("one sum for all", _sm(axis=None), "all of them together"),
     ("clipped exponent", _clip, None),
     ("no keepdims", lambda a, t: _sm()(a, t) if np.ndim(a) == 1 else np.exp(a / t) / np.exp(a / t).sum(axis=-1), None),
+    ("max without keepdims", _sm(shift=lambda z: z.max(axis=-1)), "mix the rows"),
+    ("sum without keepdims", _sm(keep=False), "each column sums to 1"),  # the same output on the 2 x 2 case
+    ("both without keepdims", _sm(shift=lambda z: z.max(axis=-1), keep=False), "mix the rows"),
 ]
 
 # --- 01 ex3: a key that appears m times ---------------------------------------------------------------------

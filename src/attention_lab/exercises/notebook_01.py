@@ -49,6 +49,12 @@ def _shift(says, shift):
     return Mistake(says, hint=_ROW, fix=_FIX, wrong=lambda a, t: _exp_norm(a / t - shift(a / t)))
 
 
+def _flat(z, keep_max, keep_sum):  # a stable softmax with keepdims forgotten in the max, the sum, or both
+    e = np.exp(z - z.max(axis=-1, keepdims=keep_max))
+    return e / e.sum(axis=-1, keepdims=keep_sum)
+
+
+_NO_KEEPDIMS = ((False, True), (True, False), (False, False))
 SOFTMAX_MISTAKES = [
     Mistake(
         "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents "
@@ -113,6 +119,13 @@ SOFTMAX_MISTAKES = [
         "{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
         hint="The last axis, axis=-1, holds the keys of a row.",
         when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
+    ),
+    Mistake(
+        "{where} your weights {got} mix the rows: a row's maximum or sum without keepdims has shape (n,), and "
+        "(n, m) scores combined with it broadcast it along the last axis, so entry (i, j) meets row j's value. "
+        "Along which axis does a (n,) array broadcast against (n, m)?",
+        hint="One value per row, kept as a column of shape (n, 1), broadcasts along the keys of its own row.",
+        when=lambda got, a, t: a.ndim == 2 and any(np.allclose(got, _flat(a / t, *keep)) for keep in _NO_KEEPDIMS),
     ),
     Mistake(
         "{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
