@@ -121,8 +121,8 @@ SOFTMAX_MISTAKES = [
         when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
     ),
     Mistake(
-        "{where} your weights {got} mix the rows: a row's maximum or sum without keepdims has shape (n,), and "
-        "(n, m) scores combined with it broadcast it along the last axis, so entry (i, j) meets row j's value. "
+        "{where} your weights {got} mix the rows: you combined (n, m) scores with a (n,) array of row maxima or "
+        "sums, which broadcasts along the last axis, so entry (i, j) meets row j's value. "
         "Along which axis does a (n,) array broadcast against (n, m)?",
         hint="One value per row, kept as a column of shape (n, 1), broadcasts along the keys of its own row.",
         when=lambda got, a, t: a.ndim == 2 and any(np.allclose(got, _flat(a / t, *keep)) for keep in _NO_KEEPDIMS),
