@@ -154,6 +154,11 @@ def no_shift(q, k, v, lens):  # the mask right, exp without a shift: overflows o
     return e / np.where(total > 0, total, 1.0) @ v
 
 
+def flipped_mask(q, k, v, lens):  # PyTorch's polarity (True = blocked) given to the course's softmax
+    padding = np.arange(k.shape[1])[None, None, :] >= lens[:, None, None]
+    return softmax(scores_of(q, k), mask=np.broadcast_to(padding, scores_of(q, k).shape)) @ v
+
+
 def weights_only(q, k, v, lens):
     return softmax(scores_of(q, k), mask=np.broadcast_to(key_mask(k, lens), scores_of(q, k).shape))
 
@@ -173,6 +178,7 @@ PADDED = [  # (a student's function, the words its first message must contain)
     (values_zeroed, "no longer sum to 1"),  # the same numbers as zeroing the weights afterwards
     (no_shift, "NaN or inf"),
     (weights_only, "shape"),
+    (flipped_mask, "True on the padding"),
 ]
 CATALOGUES = {"check_padded_attention": PADDED}
 

@@ -42,6 +42,18 @@ def residual_of_ln(self, x, mask=None):
     return x + self.ffn(x)
 
 
+def ln_overwrites_x(self, x, mask=None):  # a reader's block: the first half's residual carries LN(x)
+    x = self.norm1(x)
+    x = x + self.attention(x, x, x, mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def ln_overwrites_x_in_ffn_half(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    x = self.norm2(x)
+    return x + self.ffn(x)
+
+
 def no_residual_attention(self, x, mask=None):
     x = self.att(self.norm1(x), mask)
     return x + self.ffn(self.norm2(x))
@@ -145,6 +157,8 @@ class Unpicklable(Block):
 BLOCKS = [  # (the block, the words its first message must contain)
     (block(post_ln), "post-LN"),
     (block(residual_of_ln), "adds the attention's output to LN(x)"),
+    (block(ln_overwrites_x), "adds the attention's output to LN(x)"),
+    (block(ln_overwrites_x_in_ffn_half), "adds the FFN's output to LN2"),
     (block(no_residual_attention), "attention half has no residual"),
     (block(no_residual_ffn), "feed-forward half has no residual"),
     (block(no_residuals), "not the pre-LN block's"),

@@ -134,11 +134,11 @@ def padded_attention(queries, keys, values, valid_lens):
     return softmax(scores, mask=mask) @ values  # (batch, n_q, d_v); a sequence with no valid key gives zeros
 
 
-def _masks(keys, valid_lens, offset=0, first_only=False, on_queries=False, n_q=None):
+def _masks(keys, valid_lens, offset=0, first_only=False, on_queries=False, n_q=None, flip=False):
     lens = np.asarray(valid_lens)
     lens = np.full_like(lens, lens[0]) if first_only else lens
     n = n_q if on_queries else keys.shape[1]
-    mask = np.arange(n)[None, :] < lens[:, None] + offset  # (batch, n)
+    mask = (np.arange(n)[None, :] < lens[:, None] + offset) != flip  # (batch, n)
     return mask[:, :, None] if on_queries else mask[:, None, :]
 
 
@@ -188,6 +188,12 @@ _PADDED_MISTAKES = [
         "query of sequence b never read?",
         hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
+    ),
+    Mistake(
+        "{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: "
+        "your mask is True on the padding. In this course, what does True mean in a mask (section 4)?",
+        hint="True = may attend, as in the library: the real keys j < valid_lens[b] are the True ones.",
+        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True),
     ),
     Mistake(
         "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "

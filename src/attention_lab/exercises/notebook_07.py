@@ -454,11 +454,17 @@ def block_mistakes(ref):
         h = N1(x + att(x, m))
         return N2(h + F(h))
 
-    def residual_of_ln(x, m):  # x = norm1(x), then x = x + attention(x): the residual carries LN(x)
+    def residual_of_ln(x, m, second=True):  # x = norm1(x), then x = x + attention(x): the residual carries LN(x)
         h = N1(x)
         h = h + att(h, m)
-        z = N2(h)
-        return z + F(z)
+        return N2(h) + F(N2(h)) if second else h + F(N2(h))
+
+    def residual_of_ln_attention(x, m):  # the attention half only, as in x = norm1(x); x = x + attention(x)
+        return residual_of_ln(x, m, second=False)
+
+    def residual_of_ln_ffn(x, m):
+        h = x + att(N1(x), m)
+        return N2(h) + F(N2(h))
 
     def no_residual_attention(x, m):
         h = att(N1(x), m)
@@ -494,6 +500,8 @@ def block_mistakes(ref):
         for f in (
             post_ln,
             residual_of_ln,
+            residual_of_ln_attention,
+            residual_of_ln_ffn,
             no_residual_attention,
             no_residual_ffn,
             ffn_half_post_ln,
@@ -508,16 +516,23 @@ def block_mistakes(ref):
 
 _SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
 _SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
+_LN_RESIDUAL = (
+    "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
+    "unchanged along the residual path?",
+    "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
+)
 _BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
     "post_ln": (
         "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each "
         "sub-layer read, and is the sum normalised?",
         "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself.",
     ),
-    "residual_of_ln": (
-        "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
-        "unchanged along the residual path?",
-        "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
+    "residual_of_ln": _LN_RESIDUAL,
+    "residual_of_ln_attention": _LN_RESIDUAL,
+    "residual_of_ln_ffn": (
+        "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What "
+        "should travel unchanged along the residual path?",
+        _LN_RESIDUAL[1],
     ),
     "no_residual_attention": (
         "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?",
