@@ -241,6 +241,14 @@ def returns_nothing(model, optimizer, inputs, targets):
     step()(model, optimizer, inputs, targets)
 
 
+def returns_tensor(model, optimizer, inputs, targets):  # right, but the loss tensor itself is returned
+    loss = F.cross_entropy(model(inputs).reshape(-1, 6), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
 STEPS = [
     (step("bzs"), "no update happened"),
     (step("zb"), "no update happened"),
@@ -261,6 +269,8 @@ STEPS = [
     (step("zbbs"), "backward() ran twice"),
     (step(loss=lambda lg, t: F.mse_loss(lg, F.one_hot(t, 6).double())), "not in one of the usual ways"),
     (returns_nothing, "returns None"),
+    (lambda *a: torch.as_tensor(step()(*a)), "as a tensor"),
+    (returns_tensor, "as a tensor"),
 ]
 CATALOGUES["check_train_step"] = STEPS
 

@@ -860,6 +860,17 @@ def check_train_step(title, fn) -> Feedback:
     number, why = read_number(loss, "The loss your step returns")
     if why is not None:
         return Feedback(title, False, [why])
+    if hasattr(loss, "detach"):
+        return Feedback(
+            title,
+            False,
+            [
+                f"Your step returns the loss as a tensor ({show(loss)}, a {type(loss).__name__}), not as a number. "
+                "What turns a one-element tensor into a Python float?"
+            ],
+            hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.",
+            fix="End the step with `return loss.item()`.",
+        )
     try:
         with quiet():
             _run_steps(fn, "SGD")
