@@ -135,7 +135,7 @@ KNN_MISTAKES = [
 ]
 
 
-@exercise("change the model: k-nearest-neighbour pooling")
+@exercise("k-nearest-neighbour pooling (a model change)")
 def check_knn_regression(name, fn) -> Feedback:
     """Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys."""
     from ..regression_data import make_regression_data

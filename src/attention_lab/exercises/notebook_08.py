@@ -369,7 +369,7 @@ _WINDOW_MISTAKES = [
 ]
 
 
-@exercise("a sliding-window mask: a model change")
+@exercise("a sliding-window mask (a model change)")
 def check_window_mask(title, fn) -> Feedback:
     """Exercise: ``fn(n, window)`` -> the (n, n) mask, True where query i may read key j: i - window < j <= i
     (window >= 1, so the diagonal keeps every row from being fully masked; a window >= n is the causal mask)."""
