@@ -1,4 +1,4 @@
-"""How long each numbered notebook takes, from one rule: ``python tools/lesson_times.py [--write | --check]``.
+"""How long each numbered notebook takes, from one rule: ``python -m tools.lesson_times [--write | --check]``.
 
 The rule (stated once for readers in the README and in notebook 00):
 
@@ -200,7 +200,7 @@ def main(argv=None) -> int:
         for path, nb in notebooks.items():
             problems = stale(nb) + ([readme_problems[path.name[:2]]] if path.name[:2] in readme_problems else [])
             if problems:
-                lines.append(f"{path.name}: {'; '.join(problems)}; run python tools/lesson_times.py --write")
+                lines.append(f"{path.name}: {'; '.join(problems)}; run python -m tools.lesson_times --write")
         for line in lines:
             print(line, file=sys.stderr)
         return 1 if lines else 0

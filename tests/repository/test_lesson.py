@@ -20,7 +20,7 @@
    a section (up to the next ``## `` heading that is not Going further) is tagged ``going-further`` and no
    cell outside is; after the first such section no numbered core section (``## N. ...``) starts, except the
    Exercises section.
-6. Times: ``tools/lesson_times.py --check`` passes; each numbered notebook's first cell and the README's
+6. Times: ``python -m tools.lesson_times --check`` passes; each numbered notebook's first cell and the README's
    table say the times of ``metadata.attention_lab.minutes``.
 7. Glossary (issue 30, item 7): every symbol of the notebooks' math is in the glossary once (a row of the
    symbol table, or the "Local symbols" table for the notebooks named there), and no symbol has two rows.
@@ -37,7 +37,7 @@ import math
 import re
 import tokenize
 
-import lesson_times
+from tools import lesson_times
 import pytest
 from helpers import NOTEBOOKS, ROOT
 
@@ -360,7 +360,7 @@ def test_first_cell_and_readme_state_the_stored_times(path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     problems = time_problems(_load(path), readme, path.name[:2])
     problems += lesson_times.stale(_load(path))
-    assert not problems, f"{path.name}: run python tools/lesson_times.py --write\n" + "\n".join(problems)
+    assert not problems, f"{path.name}: run python -m tools.lesson_times --write\n" + "\n".join(problems)
 
 
 def test_lesson_times_check_passes(capsys):
@@ -679,10 +679,10 @@ def test_glossary_check_finds_missing_and_doubled_symbols():
     early = glossary_problems(glossary, {"00": {"k"}, "01": {"k"}, "05": {"L"}})
     assert "notebook 01 uses k before its glossary row's 'first in' 03" in early
     assert not any(p.startswith("notebook 00") for p in early)
-    assert any(p.startswith("notebook 05 uses L, which means something else") for p in early)
+    assert any(p.startswith("notebook 05 uses L, which the glossary gives another meaning") for p in early)
     kinds = glossary_problems(glossary, {"04": {r"\delta"}, "05": {"b"}, "01": {"s"}})  # Kronecker; a bias
-    assert any(p.startswith("notebook 04 uses \\delta, which means something else") for p in kinds)
-    assert any(p.startswith("notebook 05 uses b, which means something else") for p in kinds)
+    assert any(p.startswith("notebook 04 uses \\delta, which the glossary gives another meaning") for p in kinds)
+    assert any(p.startswith("notebook 05 uses b, which the glossary gives another meaning") for p in kinds)
     assert not any("notebook 01 uses s, which" in p for p in kinds)  # 01 names 06's decoder state
 
 
