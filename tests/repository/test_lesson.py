@@ -14,8 +14,8 @@
    cells, or in some code cell's source (as text, e.g. an input the reader sees; or as a numeric literal of
    the same value, ``5e-3`` for "0.005", ``0.9`` for "90%"), or in :data:`ALLOWED` with a reason.
    ``pytest -v`` lists every number with its notebook.
-4. Check cells carry the metadata CONTRIBUTING.md describes: ``tags`` with ``check``, ``jupyter.source_hidden``, slide type
-   ``skip``, a first line ``# Check: ...``; and a code cell opening with ``# Check:`` is tagged ``check``.
+4. Check cells carry the metadata CONTRIBUTING.md describes: ``tags`` with ``check``,
+   ``jupyter.source_hidden``, slide type ``skip``, a first line ``# Check: ...``; and a code cell opening with ``# Check:`` is tagged ``check``.
 5. "Going further": every numbered notebook (01-08) has a ``## Going further: `` section; every cell of such
    a section (up to the next ``## `` heading that is not Going further) is tagged ``going-further`` and no
    cell outside is; after the first such section no numbered core section (``## N. ...``) starts, except the
@@ -37,9 +37,10 @@ import math
 import re
 import tokenize
 
-from tools import lesson_times
 import pytest
 from helpers import NOTEBOOKS, ROOT
+
+from tools import lesson_times
 
 NUMBERED = [p for p in NOTEBOOKS if re.match(r"0[1-9]_", p.name)]
 GLOSSARY = ROOT / "notebooks" / "glossary.md"
