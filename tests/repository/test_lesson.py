@@ -15,7 +15,8 @@
    the same value, ``5e-3`` for "0.005", ``0.9`` for "90%"), or in :data:`ALLOWED` with a reason.
    ``pytest -v`` lists every number with its notebook.
 4. Check cells carry the metadata CONTRIBUTING.md describes: ``tags`` with ``check``,
-   ``jupyter.source_hidden``, slide type ``skip``, a first line ``# Check: ...``; and a code cell opening with ``# Check:`` is tagged ``check``.
+   ``jupyter.source_hidden``, slide type ``skip``, a first line ``# Check: ...``; and a code cell opening
+   with ``# Check:`` is tagged ``check``.
 5. "Going further": every numbered notebook (01-08) has a ``## Going further: `` section; every cell of such
    a section (up to the next ``## `` heading that is not Going further) is tagged ``going-further`` and no
    cell outside is; after the first such section no numbered core section (``## N. ...``) starts, except the
