@@ -14,8 +14,8 @@ Calibration: before the core path and "Going further" were separated, a second-y
 hours for each of notebooks 03-08 and 3 hours for 02, where the rule gave 118 minutes on average for 03-08 and
 140 for 02. After the separation two fresh readers, working as second-year students, estimated the core path
 without its exercises at 30-35 minutes for 01, 70-80 for 02, 55-65 for each of 03-05 and 65-75 for each of
-06-08; the rule's reading and code minutes for the same cells are within about 10 minutes of that for 01-04,
-06 and 08, and 15-20 minutes above it for 05 and 07, so it errs on the long side.
+06-08; the rule's reading and code minutes (which also count the exercises' prompts) are within about 10 minutes
+of that for 01, 03, 04, 06 and 08, 5-15 below it for 02, and 15-25 above it for 05 and 07.
 
 The times live in each notebook's ``metadata.attention_lab.minutes = {"core": N, "full": M}``. ``--write``
 stores them, rewrites the first markdown cell's line beginning "Time:" to "Time: about N minutes for the
