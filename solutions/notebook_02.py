@@ -41,8 +41,8 @@ def reinforce(alpha, losses, n_samples, rng):
     return np.mean(losses[index][:, None] * (one_hot - p), axis=0)
 
 
-def attend_with_position(alpha, values, beta):
-    """Scores alpha_i + beta * i for the key in slot i, then softmax and the weighted average."""
-    scores = alpha + beta * np.arange(len(alpha))
+def attend_with_position(alpha, values, b):
+    """Scores alpha_i + b * i for the key in slot i, then softmax and the weighted average."""
+    scores = alpha + b * np.arange(len(alpha))
     weights = np.exp(scores - scores.max())
     return (weights / weights.sum()) @ values

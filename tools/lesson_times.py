@@ -1,4 +1,4 @@
-"""How long each numbered notebook takes, from one rule: ``python tools/lesson_times.py [--write | --check]``.
+"""How long each numbered notebook takes, from one rule: ``python -m tools.lesson_times [--write | --check]``.
 
 The rule (stated once for readers in the README and in notebook 00):
 
@@ -10,10 +10,12 @@ The rule (stated once for readers in the README and in notebook 00):
 - the **core** time counts the cells not tagged ``going-further``, the **full** time every cell; each is
   rounded up to a multiple of 5 minutes.
 
-Calibration: the rule gives about 2 hours (118 minutes on average) for everything in notebooks 03-08 as they
-were when a second-year student worked through them, who took about 2 hours each. For 02 the student took
-about 3 hours, the rule 140 minutes: 02's graduate sections (the variational view, the Gumbel-max proof)
-were slower than their length says, and they are now outside the core path.
+Calibration: before the core path and "Going further" were separated, a second-year student took about 2
+hours for each of notebooks 03-08 and 3 hours for 02, where the rule gave 118 minutes on average for 03-08 and
+140 for 02. After the separation two fresh readers, working as second-year students, estimated the core path
+without its exercises at 30-35 minutes for 01, 70-80 for 02, 55-65 for each of 03-05 and 65-75 for each of
+06-08; the rule's reading and code minutes (which also count the exercises' prompts) are within about 10 minutes
+of that for 01, 03, 04, 06 and 08, 5-15 below it for 02, and 15-25 above it for 05 and 07.
 
 The times live in each notebook's ``metadata.attention_lab.minutes = {"core": N, "full": M}``. ``--write``
 stores them, rewrites the first markdown cell's line beginning "Time:" to "Time: about N minutes for the
@@ -200,7 +202,7 @@ def main(argv=None) -> int:
         for path, nb in notebooks.items():
             problems = stale(nb) + ([readme_problems[path.name[:2]]] if path.name[:2] in readme_problems else [])
             if problems:
-                lines.append(f"{path.name}: {'; '.join(problems)}; run python tools/lesson_times.py --write")
+                lines.append(f"{path.name}: {'; '.join(problems)}; run python -m tools.lesson_times --write")
         for line in lines:
             print(line, file=sys.stderr)
         return 1 if lines else 0

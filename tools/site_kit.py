@@ -107,8 +107,11 @@ MATHJAX_CONFIG = (
 
 def local_links(page: str, href) -> str:
     """Links to a notebook (``NAME.ipynb#anchor``) point to ``href(NAME)`` (its page or its deck); links to the
-    glossary to its page."""
+    glossary to its page; links to a file of the repository outside ``notebooks/`` (``../README.md#...``), which
+    the site does not copy, to that file in the repository."""
     page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{href(m.group(1))}{m.group(2) or ""}"', page)
+    blob = f"https://github.com/{launch_buttons.SLUG}/blob/{launch_buttons.BRANCH}/"
+    page = re.sub(r'href="\.\./([\w\-./]+\.md(?:#[^"]*)?)"', lambda m: f'href="{blob}{m.group(1)}"', page)
     return page.replace('href="glossary.md"', 'href="glossary.html"')
 
 

@@ -46,6 +46,7 @@ def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, pat
     assert not re.search(r'<script type="module">[^<]*https?://', page)
     assert 'href="glossary.html"' in page
     assert not re.search(r'href="(?!https://)[^"]*\.ipynb"', page), "a relative link to a notebook, not its page"
+    assert 'href="../' not in page, "a relative link out of the site (the README is linked in the repository)"
     assert "application/vnd.jupyter.widget-view+json" not in page  # explorers appear as pictures
     assert "Traceback" not in page
 

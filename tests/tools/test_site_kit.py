@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from tools import decks, site_kit
+from tools import decks, launch_buttons, site_kit
 
 
 def _code(source, tags=(), outputs=()):
@@ -70,6 +70,10 @@ def test_links_titles_and_network_scripts_are_handled_once_for_pages_and_decks()
         '<a href="03_nadaraya_watson.html#2">x</a> <a href="glossary.html">g</a>'
     )
     assert 'href="03_nadaraya_watson.slides.html#2"' in site_kit.local_links(page, decks.deck_name)
+    readme = site_kit.local_links('<a href="../README.md#how-to-cite-and-reuse">the posts</a>', decks.deck_name)
+    assert readme == (
+        f'<a href="https://github.com/{launch_buttons.SLUG}/blob/main/README.md#how-to-cite-and-reuse">the posts</a>'
+    )
     assert site_kit.title(_notebook(), "fallback") == "Title"
     assert site_kit.title(nbformat.v4.new_notebook(), "fallback") == "fallback"
     cdn = '<script src="https://cdn.example.org/require.js"></script><p>kept</p>'

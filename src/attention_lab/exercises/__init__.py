@@ -27,10 +27,3 @@ from .notebook_08 import *  # noqa: F403
 
 _MODULES = (notebook_00, notebook_01, notebook_02, notebook_03, notebook_04, notebook_05, notebook_06, notebook_07)
 __all__ = ["Feedback", *(name for module in (*_MODULES, notebook_08) for name in module.__all__)]
-
-# Names of replaced exercises that the set-up cells of notebooks 01, 03 and 04 (lesson cells) still import;
-# not in __all__, to be dropped once those imports go: each exercise cell imports its own check.
-check_scores_for_weights = notebook_01.check_copies_weight
-check_gaussian_weights = notebook_03.check_knn_regression
-check_bandwidth_choice = notebook_03.check_bandwidth_search
-check_laplace_forward = notebook_04.check_laplace_sgd_step

@@ -411,26 +411,26 @@ def check_reinforce(name, fn) -> Feedback:
     )
 
 
-def _positional(alpha, values, beta):
-    return softmax(alpha + beta * np.arange(alpha.size)) @ values
+def _positional(alpha, values, b):
+    return softmax(alpha + b * np.arange(alpha.size)) @ values
 
 
 _POS_FIX = (
-    "`scores = alpha + beta * np.arange(len(alpha)); w = np.exp(scores - scores.max()); return (w / w.sum()) @ values`"
+    "`scores = alpha + b * np.arange(len(alpha)); w = np.exp(scores - scores.max()); return (w / w.sum()) @ values`"
 )
 _rng = np.random.default_rng(5)
 _V6, _V6b, _V5 = _rng.normal(size=(6, 2)), _rng.normal(size=(6, 2)), _rng.normal(size=(5, 3))
 _ALPHA = _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
 POSITION_CASES = [
-    Case((_ALPHA, _V6, 0.0), "With beta = 0"),
-    Case((_ALPHA, _V6b, 0.5), "With beta = 0.5"),
-    Case((_rng.normal(size=5), _V5, -1.0), "With beta = -1"),
+    Case((_ALPHA, _V6, 0.0), "With b = 0"),
+    Case((_ALPHA, _V6b, 0.5), "With b = 0.5"),
+    Case((_rng.normal(size=5), _V5, -1.0), "With b = -1"),
     Case(
         (_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0),
-        "For the huge scores [1000, 1001, 998, 1000.5, 999] with beta = 2",
+        "For the huge scores [1000, 1001, 998, 1000.5, 999] with b = 2",
     ),
-    Case((_ALPHA, _V6, 300.0), "With the large slope beta = 300"),
-    Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3), "For tied scores with the tiny slope beta = 0.001"),
+    Case((_ALPHA, _V6, 300.0), "With the large slope b = 300"),
+    Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3), "For tied scores with the tiny slope b = 0.001"),
 ]
 POSITION_MISTAKES = [
     Mistake(
@@ -460,11 +460,11 @@ POSITION_MISTAKES = [
     ),
     Mistake(
         "{where} your output {got}: you multiplied the score by the position. Add or multiply?",
-        hint="The model's score is alpha_i + beta i.",
+        hint="The model's score is alpha_i + b i.",
         wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
     ),
     Mistake(
-        "{where} your output {got} favours the other end: later slots should gain for beta > 0. Which way does "
+        "{where} your output {got} favours the other end: later slots should gain for b > 0. Which way does "
         "your position count?",
         hint="Slot i counts from 0 at the first key.",
         wrong=lambda a, v, b: _positional(a, v, -b),
@@ -472,7 +472,7 @@ POSITION_MISTAKES = [
     Mistake(
         "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
         "without changing its weights?",
-        hint="Subtract the largest of the shifted scores alpha_i + beta i.",
+        hint="Subtract the largest of the shifted scores alpha_i + b i.",
         when=lambda got, a, v, b: not np.isfinite(got).all(),
     ),
 ]
@@ -480,7 +480,7 @@ POSITION_MISTAKES = [
 
 @exercise("attention that notices order: a position term in the scores")
 def check_positional_attention(name, fn) -> Feedback:
-    """Exercise: ``fn(alpha, values, beta)`` returns softmax(alpha_i + beta * i) @ values, i = slot 0..n-1."""
+    """Exercise: ``fn(alpha, values, b)`` returns softmax(alpha_i + b * i) @ values, i = slot 0..n-1."""
     moved = float(np.linalg.norm(_positional(_ALPHA[::-1], _V6b[::-1], 0.5) - _positional(_ALPHA, _V6b, 0.5)))
     return check_function(
         name,
@@ -491,10 +491,10 @@ def check_positional_attention(name, fn) -> Feedback:
         shape="one output vector, as wide as a value",
         otherwise=Mistake(
             "{where} your output {got} is not the attention output with the position term. Which step "
-            "differs: the scores alpha_i + beta i, the softmax, or the weighted average?",
-            hint="Print the weights: do they sum to 1, and does beta tilt them towards later slots?",
+            "differs: the scores alpha_i + b i, the softmax, or the weighted average?",
+            hint="Print the weights: do they sum to 1, and does b tilt them towards later slots?",
         ),
-        success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at beta = 0.5); at "
-        "beta = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
+        success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at b = 0.5); at "
+        "b = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
         fix=_POS_FIX,
     )
