@@ -80,9 +80,11 @@ def test_notebook_in_jupyterlab(lab, page, path):
     lab.shutdown_kernels()  # the previous notebook's kernel: free its memory before this one starts
     browser.open_notebook(page, lab, f"notebooks/{path.name}")
     assert page.locator(browser.DIALOG).count() == 0, "a dialog (e.g. 'Select Kernel') opened with the notebook"
-    # the Colab set-up cell is collapsed to the one line that says what it is
+    # the Colab set-up cell and the check cells are collapsed, each to the one line that says what it is
     placeholders = page.locator(browser.PLACEHOLDER)
-    assert placeholders.count() == 1 and placeholders.first.inner_text().startswith("# Colab set-up (hidden)")
+    hidden = [c for c in nbformat.read(path, as_version=4).cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    assert placeholders.count() == len(hidden) and placeholders.first.inner_text().startswith("# Colab set-up (hidden)")
+    assert all(placeholders.nth(i).inner_text().startswith("# Check:") for i in range(1, len(hidden)))
     browser.run_all(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"), full_page=True)

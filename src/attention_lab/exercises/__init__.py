@@ -12,6 +12,7 @@ from . import (
     notebook_05,
     notebook_06,
     notebook_07,
+    notebook_07_build,
     notebook_08,
 )
 from .feedback import Feedback
@@ -23,7 +24,8 @@ from .notebook_04 import *  # noqa: F403
 from .notebook_05 import *  # noqa: F403
 from .notebook_06 import *  # noqa: F403
 from .notebook_07 import *  # noqa: F403
+from .notebook_07_build import *  # noqa: F403
 from .notebook_08 import *  # noqa: F403
 
 _MODULES = (notebook_00, notebook_01, notebook_02, notebook_03, notebook_04, notebook_05, notebook_06, notebook_07)
-__all__ = ["Feedback", *(name for module in (*_MODULES, notebook_08) for name in module.__all__)]
+__all__ = ["Feedback", *(name for module in (*_MODULES, notebook_07_build, notebook_08) for name in module.__all__)]

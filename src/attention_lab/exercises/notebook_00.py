@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .answers import read_number
 from .feedback import Feedback, exercise
-from .runner import read_number
 
 __all__ = ["check_uniform_temperature"]
 

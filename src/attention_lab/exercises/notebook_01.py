@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
+from .answers import check_choice
 from .feedback import Feedback, exercise, not_attempted, unanswered
-from .runner import Case, Mistake, check_choice, check_function, to_float_array
+from .runner import Case, Mistake, check_function, to_float_array
 
 __all__ = ["check_softmax", "check_reachable_outputs", "check_copies_weight", "check_dot_product_winner"]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import hard_attention, logsumexp, softmax
+from .answers import read_number
 from .feedback import Feedback, exercise, unanswered
-from .runner import Case, Mistake, check_function, read_number, to_float_array
+from .runner import Case, Mistake, check_function, to_float_array
 
 __all__ = [
     "check_logsumexp",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import loo_bandwidth, nadaraya_watson
+from .answers import check_choice, read_number
 from .feedback import Feedback, exercise, unanswered
-from .runner import Case, Mistake, check_choice, check_function, read_number
+from .runner import Case, Mistake, check_function
 
 __all__ = [
     "check_knn_regression",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .answers import check_choice, read_number
 from .feedback import Feedback, exercise, not_attempted, unanswered
-from .runner import Case, Mistake, check_choice, check_function, read_number
+from .runner import Case, Mistake, check_function
 
 __all__ = [
     "check_w_symmetry",

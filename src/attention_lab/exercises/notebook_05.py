@@ -7,8 +7,9 @@ import warnings
 import numpy as np
 
 from ..normalisers import entropy, softmax
+from .answers import read_number
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function, read_number
+from .runner import Case, Mistake, check_function
 
 __all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
+from .answers import check_choice
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_choice, check_function
+from .runner import Case, Mistake, check_function
 
 __all__ = ["check_top_p", "check_reheat", "check_kv_cache_bytes", "check_window_mask", "check_cross_attention_cache"]
 
