@@ -130,6 +130,9 @@ def token_heatmap(
     """Attention weights as a heatmap with a token on every column and row; ``colorbar_label=None``: no colour bar."""
     image = ax.imshow(weights, cmap=CMAP, vmin=0, vmax=1, aspect=aspect, interpolation="nearest")
     ax.set_xticks(range(len(x_tokens)), x_tokens, fontsize=fontsize, fontfamily=FONT_FAMILY)
+    for label in ax.get_xticklabels():
+        if len(label.get_text()) > 2:  # "<eos>", words: upright they would run into their neighbours
+            label.set_rotation(90)
     ax.set_yticks(range(len(y_tokens)), y_tokens, fontsize=fontsize, fontfamily=FONT_FAMILY)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
