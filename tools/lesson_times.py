@@ -3,7 +3,8 @@
 The rule (stated once for readers in the README and in notebook 00):
 
 - **reading**: the words of the markdown cells at 60 words a minute, the pace of mathematical prose read
-  with care (HTML comments, link targets and the questions footer are not counted);
+  with care (HTML comments, link targets, the "Time:" line and the questions footer are not counted, so that
+  writing the times does not change them);
 - **code**: 1 minute for each visible code cell, to read it, run it and look at what it shows (check cells,
   hidden cells and the Colab set-up cell are not counted);
 - **exercises**: 8 minutes for each exercise cell (tagged ``exercise``);
@@ -71,7 +72,8 @@ def _cell_minutes(cell) -> float:
     """The rule, for one cell."""
     tags = _tags(cell)
     if cell.get("cell_type") == "markdown":
-        return 0.0 if "questions" in tags else len(NOT_READ.sub(" ", _source(cell)).split()) / WORDS_PER_MINUTE
+        text = TIME_LINE.sub(" ", NOT_READ.sub(" ", _source(cell)))  # the "Time:" line itself is not counted
+        return 0.0 if "questions" in tags else len(text.split()) / WORDS_PER_MINUTE
     if cell.get("cell_type") != "code":
         return 0.0
     if "exercise" in tags:

@@ -699,3 +699,20 @@ def test_notebook_08_symbols_are_in_the_glossary():
     path = next(p for p in NOTEBOOKS if p.name.startswith("08_"))
     problems = glossary_problems(GLOSSARY.read_text(encoding="utf-8"), {"08": notebook_symbols(_load(path))})
     assert not [p for p in problems if p.startswith("notebook 08")], problems
+
+
+def test_writing_the_times_leaves_them_true():
+    """The "Time:" line is not counted as reading, so writing it cannot change the times it states."""
+    nb = {
+        "cells": [
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "# 01 · Title\n\nTime: about 5 minutes.\n\n" + "word " * 230,
+            },
+            {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": []},
+        ],
+        "metadata": {},
+    }
+    times = lesson_times.apply(nb)
+    assert times == {"core": 5, "full": 5} and lesson_times.stale(nb) == []  # 233 words and 1 cell: 4.9 minutes
