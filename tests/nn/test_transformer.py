@@ -95,10 +95,11 @@ def test_with_the_causal_mask_the_past_never_sees_the_future():
     heads=st.integers(1, 4),
     d_k=st.integers(1, 5),
     bias=st.booleans(),
-    masking=st.sampled_from(["none", "causal", "padding"]),
+    masking=st.sampled_from(["none", "causal", "padding", "self"]),
     seed=st.integers(0, 2**16),
 )
 def test_multi_head_attention_agrees_with_torch(batch, n_q, n_k, heads, d_k, bias, masking, seed):
+    """Cross-attention (three tensors) and self-attention (one tensor: the stacked projection) alike."""
     torch.manual_seed(seed)
     d_model = heads * d_k
     reference = torch.nn.MultiheadAttention(d_model, heads, bias=bias, batch_first=True).eval()
@@ -119,6 +120,9 @@ def test_multi_head_attention_agrees_with_torch(batch, n_q, n_k, heads, d_k, bia
         valid = torch.arange(n_k)[None, :] < lengths[:, None]  # (batch, n_k)
         mask = valid[:, None, :]  # (batch, 1, n_k): every query, every head
         kwargs["key_padding_mask"] = ~valid
+    elif masking == "self":
+        n_k = n_q
+        keys = values = queries  # one tensor: the layer projects it with [W_q; W_k; W_v] in one product
     with torch.no_grad():
         theirs, their_weights = reference(queries, keys, values, average_attn_weights=False, **kwargs)
         got = ours(queries, keys, values, mask)
@@ -257,3 +261,15 @@ def test_multi_head_attention_gives_a_query_with_no_allowed_key_nothing(seed, n_
     weights = module.attention_weights  # (2, heads, n_q, n_k)
     assert torch.all(weights.permute(0, 2, 1, 3)[empty] == 0)
     torch.testing.assert_close(out[empty], module.W_o.bias.expand(int(empty.sum()), 8))  # heads give 0; W_o 0 + b
+
+
+def test_self_attention_gives_every_projection_its_gradient():
+    """The stacked projection of self-attention is differentiable in W_q, W_k and W_v, as three products are."""
+    torch.manual_seed(0)
+    layer, x = MultiHeadAttention(8, 2), torch.randn(2, 5, 8)
+    layer(x, x, x).square().sum().backward()
+    separate = MultiHeadAttention(8, 2)
+    separate.load_state_dict(layer.state_dict())
+    separate(x, x.clone(), x.clone()).square().sum().backward()  # three tensors: three products
+    for name, parameter in layer.named_parameters():
+        torch.testing.assert_close(parameter.grad, dict(separate.named_parameters())[name].grad, atol=1e-5, rtol=1e-4)
