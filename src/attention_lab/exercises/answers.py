@@ -26,16 +26,14 @@ def _letters(answer, options, several):
     else:
         return (
             None,
-            f"Answer with {'the letters' if several else 'one letter'} in quotes, such as {example}; "
-            f"got {_short(answer, 40)}.",
+            f"Answer with {'the letters' if several else 'one letter'} in quotes, such as {example}; got {_short(answer, 40)}.",
         )
     chosen = set(items)
     unknown = sorted(chosen - set(known))
     if unknown or not chosen:
         return (
             None,
-            f"Answer with {'letters' if several else 'one letter'} among {', '.join(known)} (such as "
-            f"{example}); got {_short(answer, 40)}.",
+            f"Answer with {'letters' if several else 'one letter'} among {', '.join(known)} (such as {example}); got {_short(answer, 40)}.",
         )
     if not several and len(chosen) > 1:
         return None, f"Choose one option; you gave {len(chosen)} ({''.join(sorted(chosen))})."

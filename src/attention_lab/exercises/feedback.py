@@ -125,8 +125,7 @@ def exercise(name):
                     title,
                     False,
                     [
-                        f"Your answer could not be checked: {_one_line(error)}. "
-                        "Look at its type and shape, fix it, and run the cell again."
+                        f"Your answer could not be checked: {_one_line(error)}. Look at its type and shape, fix it, and run the cell again."
                     ],
                 )
             if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict

@@ -29,20 +29,17 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
             name,
             True,
             [
-                f"As T -> infinity every alpha_i / T -> 0 and every weight tends to "
-                f"1/{alpha.size}: average pooling, which ignores the query."
+                f"As T -> infinity every alpha_i / T -> 0 and every weight tends to 1/{alpha.size}: average pooling, which ignores the query."
             ],
         )
     if t <= 0:
         says = (
             (
-                "A negative temperature flips the order: the lowest score would get the most weight. Which T, "
-                "low or high, spreads the weights?"
+                "A negative temperature flips the order: the lowest score would get the most weight. Which T, low or high, spreads the weights?"
             )
             if t < 0
             else (
-                "T = 0 is the other end: all the weight goes to the largest score (a hard lookup). What happens at "
-                "the opposite end?"
+                "T = 0 is the other end: all the weight goes to the largest score (a hard lookup). What happens at the opposite end?"
             )
         )
         return Feedback(name, False, [says], **ladder)

@@ -40,10 +40,7 @@ SOFTMAX_CASES = [
 ]
 
 _ROW = "Subtract each row's own largest value of alpha / T: every exponent is then <= 0 and the largest is 0."
-_FIX = (
-    "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); "
-    "return e / e.sum(axis=-1, keepdims=True)`"
-)
+_FIX = "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); return e / e.sum(axis=-1, keepdims=True)`"
 
 
 def _shift(says, shift):
@@ -58,51 +55,40 @@ def _flat(z, keep_max, keep_sum):  # a stable softmax with keepdims forgotten in
 _NO_KEEPDIMS = ((False, True), (True, False), (False, False))
 SOFTMAX_MISTAKES = [
     Mistake(
-        "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents "
-        "alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. "
-        "Of which numbers must the subtracted maximum be the largest?",
+        "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. Of which numbers must the subtracted maximum be the largest?",
         hint="The numbers that go into exp are alpha / T.",
         wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
     ),
     _shift(
-        "{where} you returned {got}. You subtract the largest score of the whole array: a row far below it "
-        "underflows to 0 / 0. Whose maximum should each row subtract?",
+        "{where} you returned {got}. You subtract the largest score of the whole array: a row far below it underflows to 0 / 0. Whose maximum should each row subtract?",
         lambda z: z.max(),
     ),
     _shift(
-        "{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the "
-        "row's range, which overflows. Which value of a row makes every exponent <= 0?",
+        "{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the row's range, which overflows. Which value of a row makes every exponent <= 0?",
         lambda z: z.min(axis=-1, keepdims=True),
     ),
     _shift(
-        "{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it "
-        "still overflows. Which value makes every exponent <= 0?",
+        "{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it still overflows. Which value makes every exponent <= 0?",
         lambda z: z.min(),
     ),
     _shift(
-        "{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and "
-        "underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing "
-        "its weights?",
+        "{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing its weights?",
         lambda z: 0.0,
     ),
     _shift(
-        "{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which "
-        "overflows on a row spread wide. Which value makes every exponent <= 0?",
+        "{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which overflows on a row spread wide. Which value makes every exponent <= 0?",
         lambda z: z.mean(axis=-1, keepdims=True),
     ),
     _shift(
-        "{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the "
-        "others can overflow. Which score of the row is safe to subtract?",
+        "{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the others can overflow. Which score of the row is safe to subtract?",
         lambda z: z[..., :1],
     ),
     _shift(
-        "{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each "
-        "key by a different amount and changes the weights. Along which axis is the maximum taken?",
+        "{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each key by a different amount and changes the weights. Along which axis is the maximum taken?",
         lambda z: z.max(axis=0, keepdims=True),
     ),
     Mistake(
-        "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T "
-        "enter the formula?",
+        "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T enter the formula?",
         hint="softmax(alpha / T): T divides every score.",
         wrong=lambda a, t: softmax(a, 1.0),
     ),
@@ -122,9 +108,7 @@ SOFTMAX_MISTAKES = [
         when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
     ),
     Mistake(
-        "{where} your weights {got} mix the rows: you combined (n, m) scores with a (n,) array of row maxima or "
-        "sums, which broadcasts along the last axis, so entry (i, j) meets row j's value. "
-        "Along which axis does a (n,) array broadcast against (n, m)?",
+        "{where} your weights {got} mix the rows: you combined (n, m) scores with a (n,) array of row maxima or sums, which broadcasts along the last axis, so entry (i, j) meets row j's value. Along which axis does a (n,) array broadcast against (n, m)?",
         hint="One value per row, kept as a column of shape (n, 1), broadcasts along the keys of its own row.",
         when=lambda got, a, t: a.ndim == 2 and any(np.allclose(got, _flat(a / t, *keep)) for keep in _NO_KEEPDIMS),
     ),
@@ -157,12 +141,10 @@ def check_softmax(name, fn) -> Feedback:
         SOFTMAX_MISTAKES,
         shape="one weight per score",
         otherwise=Mistake(
-            "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha "
-            "/ T). What must the ratio of two weights be?",
+            "{where} your weights {got} are >= 0 and sum to 1 per row, but they are not softmax(alpha / T). What must the ratio of two weights be?",
             hint="The ratio of two weights is exp((alpha_i - alpha_j) / T).",
         ),
-        success="Rows sum to 1, the temperature divides the scores, and nothing overflows or underflows to 0 / 0: "
-        "not for huge scores at T = 0.25, 1 or 4, nor for rows far apart or whose first score is not the largest.",
+        success="Rows sum to 1, the temperature divides the scores, and nothing overflows or underflows to 0 / 0: not for huge scores at T = 0.25, 1 or 4, nor for rows far apart or whose first score is not the largest.",
         fix=_FIX,
     )
 
@@ -195,18 +177,15 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
             options[letter] = ""
         elif np.any(point > V.max(axis=0) + _BOUNDARY) or np.any(point < V.min(axis=0) - _BOUNDARY):
             options[letter] = (
-                "it lies outside the range of the values in at least one coordinate. Can an average "
-                "with weights >= 0 exceed the largest value?"
+                "it lies outside the range of the values in at least one coordinate. Can an average with weights >= 0 exceed the largest value?"
             )
         elif lam.min() < -_BOUNDARY:
             options[letter] = (
-                "it is within every coordinate's range, yet the only weights summing to 1 that give it "
-                "have a negative one. Is checking each coordinate's range enough?"
+                "it is within every coordinate's range, yet the only weights summing to 1 that give it have a negative one. Is checking each coordinate's range enough?"
             )
         else:
             options[letter] = (
-                "the only weights that give it include a weight of exactly 0. Can "
-                "exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"
+                "the only weights that give it include a weight of exactly 0. Can exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"
             )
     return check_choice(
         name,
@@ -214,11 +193,8 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
         options,
         right,
         several=True,
-        success=f"{' and '.join(right)}: the outputs whose weights are all positive. A softmax gives any positive "
-        "weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention "
-        "outputs exactly the points strictly inside the tetrahedron of the four values.",
-        hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which "
-        "weights a softmax can produce: all > 0, summing to 1.",
+        success=f"{' and '.join(right)}: the outputs whose weights are all positive. A softmax gives any positive weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention outputs exactly the points strictly inside the tetrahedron of the four values.",
+        hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which weights a softmax can produce: all > 0, summing to 1.",
         fix=f"The reachable candidates are {right}: their weights are all positive.",
     )
 
@@ -236,10 +212,7 @@ COPIES_CASES = [
     Case((1 - 1e-9, 5), "For a key of weight 1 - 1e-9 that appears 5 times"),
 ]
 _SAME_SCORE = "An exact copy has the same score, so the same exp(alpha_i / T) as the original."
-_COPIES_FIX = (
-    "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With n_c copies the sum "
-    "is S + (n_c - 1) e, so the copies weigh n_c e / (S + (n_c - 1) e) = `n_c * lam / (1 + (n_c - 1) * lam)`."
-)
+_COPIES_FIX = "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With n_c copies the sum is S + (n_c - 1) e, so the copies weigh n_c e / (S + (n_c - 1) e) = `n_c * lam / (1 + (n_c - 1) * lam)`."
 COPIES_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
@@ -247,38 +220,32 @@ COPIES_MISTAKES = [
         wrong=lambda lam, n_c: lam,
     ),
     Mistake(
-        "{where} you returned {got}, n_c times the weight: the weights then no longer sum to 1 (with lambda = 0.8 "
-        "and 3 copies, 2.4). What happens to the denominator when keys are added?",
+        "{where} you returned {got}, n_c times the weight: the weights then no longer sum to 1 (with lambda = 0.8 and 3 copies, 2.4). What happens to the denominator when keys are added?",
         hint=_SAME_SCORE + " The sum in the denominator grows too.",
         wrong=lambda lam, n_c: n_c * lam,
     ),
     Mistake(
-        "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away "
-        "from the original only, or from every key?",
+        "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away from the original only, or from every key?",
         hint=_SAME_SCORE,
         wrong=lambda lam, n_c: lam / n_c,
     ),
     Mistake(
-        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^n_c. Is a softmax "
-        "weight a probability of a separate draw, or a share of one sum?",
+        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^n_c. Is a softmax weight a probability of a separate draw, or a share of one sum?",
         hint=_SAME_SCORE,
         wrong=lambda lam, n_c: 1 - (1 - lam) ** n_c,
     ),
     Mistake(
-        "{where} you returned {got}, capped at 1. Before capping it is n_c lambda: what happens to the "
-        "denominator when keys are added?",
+        "{where} you returned {got}, capped at 1. Before capping it is n_c lambda: what happens to the denominator when keys are added?",
         hint=_SAME_SCORE,
         wrong=lambda lam, n_c: min(n_c * lam, 1.0),
     ),
     Mistake(
-        "{where} you returned {got}: one copy's weight, not the n_c copies' total. The question asks for all of "
-        "them together: how many equal shares are there?",
+        "{where} you returned {got}: one copy's weight, not the n_c copies' total. The question asks for all of them together: how many equal shares are there?",
         hint=_SAME_SCORE,
         wrong=lambda lam, n_c: lam / (1 + (n_c - 1) * lam),
     ),
     Mistake(
-        "{where} you returned {got}: your denominator counts the key n_c times and the other keys n_c times as well "
-        "(or not at all). Which keys were copied?",
+        "{where} you returned {got}: your denominator counts the key n_c times and the other keys n_c times as well (or not at all). Which keys were copied?",
         hint=_SAME_SCORE,
         when=lambda got, lam, n_c: n_c > 1 and (np.isclose(got, n_c * lam / (1 + n_c * lam)) or np.isclose(got, 1.0)),
     ),
@@ -296,12 +263,10 @@ def check_copies_weight(name, fn) -> Feedback:
         COPIES_MISTAKES,
         shape="one number",
         otherwise=Mistake(
-            "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the "
-            "sum over all keys): what do the copies add to S, and to the key's share?",
+            "{where} you returned {got}. Write the key's weight as e / S (its exp(alpha / T) over the sum over all keys): what do the copies add to S, and to the key's share?",
             hint=_SAME_SCORE,
         ),
-        success="n_c lambda / (1 + (n_c - 1) lambda): copies pull the output towards their value, although they add no "
-        "information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
+        success="n_c lambda / (1 + (n_c - 1) lambda): copies pull the output towards their value, although they add no information. Attention weighs a multiset of keys: a token repeated in a context gains weight.",
         fix=_COPIES_FIX,
     )
 
@@ -327,15 +292,12 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
             name,
             True,
             [
-                f"q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although "
-                f"'{nearest}' is the nearest key. A dot product measures direction only when the keys have equal "
-                "lengths (notebook 05)."
+                f"q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although '{nearest}' is the nearest key. A dot product measures direction only when the keys have equal lengths (notebook 05)."
             ],
         )
     says = (
         (
-            f"'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? "
-            "Expand q . k = |q| |k| cos(angle)."
+            f"'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? Expand q . k = |q| |k| cos(angle)."
         )
         if answer == nearest
         else (f"Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?")

@@ -43,32 +43,27 @@ _PULL = "log sum_i exp(a_i) = c + log sum_i exp(a_i - c) for any constant c: whi
 _LSE_FIX = "With m = alpha.max(): `m + temperature * np.log(np.sum(np.exp((alpha - m) / temperature)))`."
 LSE_MISTAKES = [
     Mistake(
-        "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at "
-        "T = 1. Of which numbers must the subtracted maximum be the largest?",
+        "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at T = 1. Of which numbers must the subtracted maximum be the largest?",
         hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.",
         wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
     ),
     Mistake(
-        "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). "
-        "What could you pull out of the sum before taking exp?",
+        "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). What could you pull out of the sum before taking exp?",
         hint=_PULL,
         wrong=_lse,
     ),
     Mistake(
-        "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, "
-        "and by how much at most?",
+        "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?",
         hint="The gap is between 0 and T log n.",
         wrong=lambda a, t: a.max(),
     ),
     Mistake(
-        "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of "
-        "the smooth max as T grows?",
+        "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of the smooth max as T grows?",
         hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.",
         wrong=lambda a, t: _lse(a, t) / t,
     ),
     Mistake(
-        "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms "
-        "does the T in front multiply?",
+        "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms does the T in front multiply?",
         hint="T log sum exp(...) multiplies the whole log.",
         wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
     ),
@@ -78,32 +73,27 @@ LSE_MISTAKES = [
         wrong=lambda a, t: _lse(a, 1.0),
     ),
     Mistake(
-        "{where} you returned {got}: the shift by the max is there, but the shifted scores inside exp are not "
-        "divided by T, so yours is right at T = 1 only. Which numbers go into exp?",
+        "{where} you returned {got}: the shift by the max is there, but the shifted scores inside exp are not divided by T, so yours is right at T = 1 only. Which numbers go into exp?",
         hint="Inside exp are the scores divided by T: shifted by the max, that is every alpha_i - m, divided by T.",
         wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a - a.max()))),
     ),
     Mistake(
-        "{where} you returned {got}: T multiplies the max as well as the log. When the max is pulled out of "
-        "T log sum_i exp(alpha_i / T), is what comes out m or T m?",
+        "{where} you returned {got}: T multiplies the max as well as the log. When the max is pulled out of T log sum_i exp(alpha_i / T), is what comes out m or T m?",
         hint="exp(alpha_i / T) = exp(m / T) exp((alpha_i - m) / T): take the log of the first factor, times T.",
         wrong=lambda a, t: t * (a.max() + np.log(np.sum(np.exp((a - a.max()) / t)))),
     ),
     Mistake(
-        "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. "
-        "What goes into exp?",
+        "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. What goes into exp?",
         hint="exp(alpha_i / T).",
         wrong=lambda a, t: t * _lse(a, 1.0),
     ),
     Mistake(
-        "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a "
-        "constant out of a log-sum-exp leave outside?",
+        "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a constant out of a log-sum-exp leave outside?",
         hint=_PULL,
         wrong=lambda a, t: _lse(a, t) - a.max(),
     ),
     Mistake(
-        "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), "
-        "have a log below max / T?",
+        "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), have a log below max / T?",
         hint="Each term of the sum is positive.",
         when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
     ),
@@ -122,13 +112,10 @@ def check_logsumexp(name, fn) -> Feedback:
         shape="one number",
         compare=lambda got, expected, a, t: got.size == 1 and abs(float(got.reshape(-1)[0]) - expected) < 1e-6,
         otherwise=Mistake(
-            "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by "
-            "hand: which step differs?",
-            hint="For alpha = [0, 0] at T = 0.5 it is 0.5 log 2: which of your steps (divide by T, shift, exp, sum, "
-            "log, times T) gives another number?",
+            "{where} you returned {got}, not T log sum_i exp(alpha_i / T). Compute it for two scores by hand: which step differs?",
+            hint="For alpha = [0, 0] at T = 0.5 it is 0.5 log 2: which of your steps (divide by T, shift, exp, sum, log, times T) gives another number?",
         ),
-        success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very "
-        "negative scores.",
+        success="Right at T = 0.01, 0.25, 0.5, 1, 2 and 4, on ties and near-ties, and stable for huge and very negative scores.",
         fix=_LSE_FIX,
     )
 
@@ -159,8 +146,9 @@ TOP_K_CASES = [
 _TOP_K_FIX = '`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k`.'
 TOP_K_MISTAKES = [
     Mistake(
-        "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest "
-        "score is kept. The tie rule (" + TOP_K_RULE + ") keeps exactly k: which ones?",
+        "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest score is kept. The tie rule ("
+        + TOP_K_RULE
+        + ") keeps exactly k: which ones?",
         hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.",
         when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
     ),
@@ -187,8 +175,7 @@ TOP_K_MISTAKES = [
         wrong=lambda a, k: k * _top_k(a, k),
     ),
     Mistake(
-        "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's "
-        "weight in hard top-k attention?",
+        "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's weight in hard top-k attention?",
         hint="Each chosen key gets the same weight.",
         when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
     ),
@@ -211,8 +198,7 @@ def check_top_k(name, fn) -> Feedback:
         TOP_K_MISTAKES,
         shape="one weight per score",
         otherwise=Mistake(
-            "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which "
-            "keys did you choose, and what are their scores?",
+            "{where} your weights {got} are 1/k on k keys, but not on the k largest scores. Which keys did you choose, and what are their scores?",
             hint="Sort the indices by score, largest first, ties by index.",
         ),
         success="1/k on exactly k keys, the largest scores, ties to the lower index, also for huge and tiny scores.",
@@ -288,8 +274,7 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
         name,
         True,
         [
-            f"The gap is at most T log n = {truth:.4f}, reached exactly when all scores are "
-            "equal: the smooth max overshoots most when there is no clear winner."
+            f"The gap is at most T log n = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner."
         ],
     )
 
@@ -316,10 +301,7 @@ def _reinforce_ok(got, exact, alpha, losses, m, rng):
     return got.shape == exact.shape and np.linalg.norm(got - exact) <= 5 * se and not np.allclose(got, exact, atol=1e-9)
 
 
-_RF_FIX = (
-    "`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); "
-    "return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`"
-)
+_RF_FIX = "`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`"
 
 
 def _rf(says, hint, target=None, when=None):
@@ -329,8 +311,7 @@ def _rf(says, hint, target=None, when=None):
 
 REINFORCE_MISTAKES = [
     _rf(
-        "{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the "
-        "exercise ask you to use instead?",
+        "{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the exercise ask you to use instead?",
         "Draw keys with rng; a model often cannot look at every key.",
         when=lambda got, a, L, m, rng: np.allclose(got, _reinforce_truth(a, L)[0], atol=1e-9),
     ),
@@ -345,8 +326,7 @@ REINFORCE_MISTAKES = [
         lambda a, L, m: m * _reinforce_truth(a, L)[0],
     ),
     _rf(
-        "{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply "
-        "each sampled loss?",
+        "{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply each sampled loss?",
         "The score function: the gradient of log p_i.",
         lambda a, L, m: _reinforce_truth(a, L)[2] * L,
     ),
@@ -356,8 +336,7 @@ REINFORCE_MISTAKES = [
         lambda a, L, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, L)),
     ),
     _rf(
-        "{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score "
-        "function's estimate?",
+        "{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score function's estimate?",
         "The division by p_i happened inside the derivative of the log.",
         lambda a, L, m: L - L.sum() * _reinforce_truth(a, L)[2],
     ),
@@ -402,12 +381,10 @@ def check_reinforce(name, fn) -> Feedback:
         compare=_reinforce_ok,
         shape="one entry per score",
         otherwise=Mistake(
-            "{where} your estimate {got} is further from the exact gradient than sampling noise explains "
-            "(5 standard errors). What is one sample's estimate?",
+            "{where} your estimate {got} is further from the exact gradient than sampling noise explains (5 standard errors). What is one sample's estimate?",
             hint="One sample: L_i (one_hot(i) - p) with i drawn from p; then average.",
         ),
-        success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its "
-        "error shrinks like 1/sqrt(number of samples).",
+        success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its error shrinks like 1/sqrt(number of samples).",
         fix=_RF_FIX,
     )
 
@@ -435,8 +412,7 @@ POSITION_CASES = [
 ]
 POSITION_MISTAKES = [
     Mistake(
-        "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns "
-        "scores into weights?",
+        "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns scores into weights?",
         hint="Weights are >= 0 and sum to 1.",
         wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
     ),
@@ -446,16 +422,14 @@ POSITION_MISTAKES = [
         wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
     ),
     Mistake(
-        "{where} you added the position term to the output: every coordinate moved by the same amount, but the "
-        "weights are still softmax(alpha). Should order change where the output lies, or which keys are attended to?",
+        "{where} you added the position term to the output: every coordinate moved by the same amount, but the weights are still softmax(alpha). Should order change where the output lies, or which keys are attended to?",
         hint="The slot's term belongs inside the softmax.",
         when=lambda got, a, v, b: (
             b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9
         ),
     ),
     Mistake(
-        "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What "
-        "must it depend on instead?",
+        "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What must it depend on instead?",
         hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.",
         wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
     ),
@@ -465,14 +439,12 @@ POSITION_MISTAKES = [
         wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
     ),
     Mistake(
-        "{where} your output {got} favours the other end: later slots should gain for b > 0. Which way does "
-        "your position count?",
+        "{where} your output {got} favours the other end: later slots should gain for b > 0. Which way does your position count?",
         hint="Slot i counts from 0 at the first key.",
         wrong=lambda a, v, b: _positional(a, v, -b),
     ),
     Mistake(
-        "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract "
-        "without changing its weights?",
+        "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract without changing its weights?",
         hint="Subtract the largest of the shifted scores alpha_i + b i.",
         when=lambda got, a, v, b: not np.isfinite(got).all(),
     ),
@@ -491,11 +463,9 @@ def check_positional_attention(name, fn) -> Feedback:
         POSITION_MISTAKES,
         shape="one output vector, as wide as a value",
         otherwise=Mistake(
-            "{where} your output {got} is not the attention output with the position term. Which step "
-            "differs: the scores alpha_i + b i, the softmax, or the weighted average?",
+            "{where} your output {got} is not the attention output with the position term. Which step differs: the scores alpha_i + b i, the softmax, or the weighted average?",
             hint="Print the weights: do they sum to 1, and does b tilt them towards later slots?",
         ),
-        success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at b = 0.5); at "
-        "b = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
+        success=f"Reversing the keys and values together now moves the output by {moved:.3f} (at b = 0.5); at b = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.",
         fix=_POS_FIX,
     )

@@ -64,33 +64,28 @@ KNN_CASES = [
         "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2",
     ),
 ]
-_KNN_FIX = (
-    '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; '
-    "return y_values[order].mean(axis=1)`"
-)
+_KNN_FIX = '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; return y_values[order].mean(axis=1)`'
 _DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
 KNN_MISTAKES = [
     Mistake(
-        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
-        "holds the nearest?",
+        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances holds the nearest?",
         hint="np.argsort sorts in ascending order.",
         wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
     ),
     Mistake(
-        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
-        "What is the distance between two points on a line?",
+        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. What is the distance between two points on a line?",
         hint=_DIST,
         wrong=_knn_by(lambda d: -d),
     ),
     Mistake(
-        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
-        "What is the distance between two points on a line?",
+        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. What is the distance between two points on a line?",
         hint=_DIST,
         wrong=_knn_by(lambda d: d),
     ),
     Mistake(
-        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
-        "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
+        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are all kept, more than k. The tie rule ("
+        + KNN_RULE
+        + ") keeps exactly k: which ones?",
         hint="A threshold cannot break ties; a stable ordering of the indices can.",
         wrong=lambda xq, xk, y, k: (
             lambda d: (
@@ -119,8 +114,7 @@ KNN_MISTAKES = [
         wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
     ),
     Mistake(
-        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
-        "instead of by distance to each query?",
+        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?",
         hint=_DIST,
         wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
     ),
@@ -151,14 +145,12 @@ def check_knn_regression(name, fn) -> Feedback:
         KNN_MISTAKES,
         shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
-            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
-            "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
+            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken ("
+            + KNN_RULE
+            + ")?",
             hint=_DIST,
         ),
-        success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its "
-        f"window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query "
-        f"where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; "
-        "and, unlike the compact kernels of section 6, it never leaves a query without keys.",
+        success=f"Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.",
         fix=_KNN_FIX,
     )
 
@@ -197,14 +189,10 @@ def _search_cases():
     return cases
 
 
-_SEARCH_FIX = (
-    "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) "
-    "for h in grid]; return grid[int(np.argmin(errors))]`"
-)
+_SEARCH_FIX = "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) for h in grid]; return grid[int(np.argmin(errors))]`"
 SEARCH_MISTAKES = [
     Mistake(
-        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
-        "their targets. On which points must the error be measured?",
+        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies their targets. On which points must the error be measured?",
         hint="Fit on the training set; predict at x_val; compare with y_val.",
         wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
     ),
@@ -219,20 +207,17 @@ SEARCH_MISTAKES = [
         wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
     ),
     Mistake(
-        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
-        "the answer?",
+        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is the answer?",
         hint="argmin gives where, min gives how much.",
         wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
     ),
     Mistake(
-        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
-        "and values, and which one judges?",
+        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys and values, and which one judges?",
         hint="Keys and values: the training set.",
         wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
     ),
     Mistake(
-        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
-        "this exercise scores each h on the held-out set: which points does yours use?",
+        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but this exercise scores each h on the held-out set: which points does yours use?",
         hint="Predict at x_val, compare with y_val.",
         wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
     ),
@@ -251,13 +236,10 @@ def check_bandwidth_search(name, fn) -> Feedback:
         SEARCH_MISTAKES,
         shape="one number, the bandwidth",
         otherwise=Mistake(
-            "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
-            "your value come from the data passed in, and from which set's error?",
-            hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
-            "error against y_val; keep the h with the smallest.",
+            "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does your value come from the data passed in, and from which set's error?",
+            hint="For each h of the grid: fit on the training set, predict at x_val, mean squared error against y_val; keep the h with the smallest.",
         ),
-        success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy "
-        "straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
+        success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
         fix=_SEARCH_FIX,
     )
 
@@ -294,10 +276,7 @@ def _argmin_value(xq, xk, y, last=False):
 
 
 _TIES = "Tied keys have equal scores at every h, so equal weights: what do they share in the limit?"
-_SMALL_FIX = (
-    "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); "
-    "return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
-)
+_SMALL_FIX = "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
 SMALL_H_MISTAKES = [
     Mistake(
         "{where} you returned {got}: the indices of the nearest keys. What should they select?",
@@ -310,28 +289,25 @@ SMALL_H_MISTAKES = [
         wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
     ),
     Mistake(
-        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
-        "as h -> 0?",
+        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go as h -> 0?",
         hint="To the keys with the largest score, the nearest.",
         wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
     ),
     Mistake(
-        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
-        "of their values (np.argmin takes the first). " + _TIES,
+        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one of their values (np.argmin takes the first). "
+        + _TIES,
         hint="The limit averages the tied keys' values.",
         when=lambda got, xq, xk, y: (
             np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
         ),
     ),
     Mistake(
-        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
-        "underflows to 0 at a tiny h?",
+        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which underflows to 0 at a tiny h?",
         hint="The limit needs only distances, a comparison and an average.",
         when=lambda got, xq, xk, y: not np.isfinite(got).all(),
     ),
     Mistake(
-        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
-        "Nearest on which side?",
+        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. Nearest on which side?",
         hint="Nearest means the smallest |x - x_i|, on either side.",
         when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
     ),
@@ -350,13 +326,11 @@ def check_small_h_limit(name, fn) -> Feedback:
         SMALL_H_MISTAKES,
         shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
-            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
-            "value; where several tie? " + _TIES,
+            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its value; where several tie? "
+            + _TIES,
             hint="Average the tied keys' values.",
         ),
-        success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot "
-        "at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same "
-        "way.",
+        success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same way.",
         fix=_SMALL_FIX,
     )
 
@@ -381,9 +355,7 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
             name,
             True,
             [
-                f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by "
-                f"2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare "
-                "with the slopes measured below."
+                f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by 2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare with the slopes measured below."
             ],
         )
     known_a = {
@@ -407,8 +379,7 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     ]
     if _near(b, a) and not _near(b, -0.8):
         hints.append(
-            "Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n "
-            "does each term get?"
+            "Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n does each term get?"
         )
     else:
         hints.append(
@@ -439,10 +410,7 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     measured = loo_bandwidth(x_train, y_noisy)
     ratio = measured / h_calm
     truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
-    why = (
-        "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and "
-        "which way does that move the best h?"
-    )
+    why = "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and which way does that move the best h?"
     verdict = check_choice(
         name,
         said,
@@ -462,8 +430,7 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
         says = why_h or (
             f"h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?"
             if abs(h - h_calm) <= 0.03 * h_calm
-            else f"h_noisy = {h:.3g} is not the leave-one-out "
-            "choice on the noisy data set. Which function and which data did section 4 use?"
+            else f"h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set. Which function and which data did section 4 use?"
         )
         return Feedback(
             name,
@@ -475,10 +442,6 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
         name,
         True,
         [
-            f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you "
-            "predicted. Doubling the "
-            "noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
-            "the balance moves to "
-            f"a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."
+            f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you predicted. Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so the balance moves to a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."
         ],
     )

@@ -62,8 +62,7 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         first = (
             "(i) Right: the score -((x - x_i) w)^2 / 2 depends on w only through w^2."
             if ok
-            else f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. Which other "
-            "w gives the same score -((x - x_i) w)^2 / 2 for every pair?"
+            else f"(i) At w = {w_other:g} the predictions differ from those at w = 2 by up to {gap:.3f}. Which other w gives the same score -((x - x_i) w)^2 / 2 for every pair?"
         )
     w = torch.zeros((), dtype=torch.float64, requires_grad=True)
     keys, values = leave_one_out(x, y)
@@ -75,13 +74,11 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         {
             "a": "from w = 1 it does. At w = 0, what is d alpha_ij / d w = -(x_i - x_j)^2 w for a pair?",
             "b": "",
-            "c": "to move to negative w the first step needs dL/dw > 0 at w = 0. L is the same at w and -w "
-            "(part (i)): what is the slope of an even function at 0?",
+            "c": "to move to negative w the first step needs dL/dw > 0 at w = 0. L is the same at w and -w (part (i)): what is the slope of an even function at 0?",
             "d": "at w = 0 every score is 0 and every weight 1/n_k: nothing is infinite. What is dL/dw there?",
         },
         "b" if stays else "a",
-        success="(ii) Right: autograd gives dL/dw = 0 exactly at w = 0 on the course data, so plain gradient "
-        "descent never moves; every term of the chain rule holds d alpha_ij / d w = -(x_i - x_j)^2 w = 0.",
+        success="(ii) Right: autograd gives dL/dw = 0 exactly at w = 0 on the course data, so plain gradient descent never moves; every term of the chain rule holds d alpha_ij / d w = -(x_i - x_j)^2 w = 0.",
     )
     messages = [first, *[m if m.startswith("(ii)") else f"(ii) {m}" for m in second.messages]]
     return Feedback(
@@ -99,15 +96,12 @@ def check_no_loo_prediction(name, choice) -> Feedback:
         name,
         choice,
         {
-            "a": "with leave-one-out keys a point is predicted from its neighbours; without them it "
-            "may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
+            "a": "with leave-one-out keys a point is predicted from its neighbours; without them it may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
             "b": "",
-            "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which "
-            "way must w move to lower it when a point is among its own keys?",
+            "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which way must w move to lower it when a point is among its own keys?",
         },
         "b",
-        success="With x_i among its own keys, the key at distance 0 always scores highest, and its weight tends to 1 "
-        "as w grows: each point copies its own y_i and the training loss tends to 0. Nothing stops w.",
+        success="With x_i among its own keys, the key at distance 0 always scores highest, and its weight tends to 1 as w grows: each point copies its own y_i and the training loss tends to 0. Nothing stops w.",
         hint="The key at distance 0 has the score 0, the largest in its row, at every w.",
     )
 
@@ -171,51 +165,38 @@ def _loo_cases():
     ]
 
 
-_LOO_FIX = (
-    "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; scores = scores.masked_fill(torch.eye(len(x), "
-    "dtype=torch.bool), float('-inf')); return torch.softmax(scores, dim=1) @ y`"
-)
-_NEXT_TO = (
-    "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. "
-    "Which entry of row i is point i itself?"
-)
+_LOO_FIX = "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); return torch.softmax(scores, dim=1) @ y`"
+_NEXT_TO = "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. Which entry of row i is point i itself?"
 LOO_MISTAKES = [
     Mistake(
-        "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. "
-        "A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
+        "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
         hint="A weight of exactly 0 needs a score of -inf before the softmax.",
         wrong=_loo_masked(lambda n: _eye(n) & False),  # a mask that hides nothing
     ),
     Mistake(
-        "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to "
-        "less than 1. What must still hold for the remaining weights?",
+        "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to less than 1. What must still hold for the remaining weights?",
         hint="Renormalise, or mask before the softmax.",
         wrong=lambda x, y, w: _loo(x, y, w, zero_after=True),
     ),
     Mistake(
-        "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it "
-        "(masked_fill fills where the mask is True)? And do the values run along the keys?",
+        "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it (masked_fill fills where the mask is True)? And do the values run along the keys?",
         hint="Fill the diagonal; the values go along the keys, y[None, :].",
         when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, y),
     ),
     Mistake(
-        "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over "
-        "the queries (dim=0). Along which dimension does one query's row run?",
+        "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over the queries (dim=0). Along which dimension does one query's row run?",
         hint="softmax(..., dim=1), and the weighted sum along the same row.",
         when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _loo(x, y, w, columns=True)),
     ),
     Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, 1))),
     Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, -1))),
     Mistake(
-        "{where} your predictions {got}: for a single point there is no other point, so its row is fully masked "
-        "and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: "
-        "what does exp(-1e9 - (-1e9)) give?",
+        "{where} your predictions {got}: for a single point there is no other point, so its row is fully masked and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: what does exp(-1e9 - (-1e9)) give?",
         hint="Use -inf: a fully masked row then gives NaN, honestly.",
         when=lambda got, x, y, w: x.shape[0] == 1,
     ),
     Mistake(
-        "{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off "
-        "the diagonal: how else can the masked entries get -inf?",
+        "{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off the diagonal: how else can the masked entries get -inf?",
         hint="Fill them (masked_fill or torch.where).",
         when=lambda got, x, y, w: x.shape[0] > 1 and not bool(got.isfinite().all()),
     ),
@@ -236,13 +217,10 @@ def check_loo_predictions(name, fn) -> Feedback:
         compare=_with_grad(_same_values),
         shape="one prediction per point",
         otherwise=Mistake(
-            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient with respect to "
-            "w is not. Is every step in torch (no .item(), .numpy(), .detach()), and is only the diagonal masked?",
+            "{where} your predictions {got} are not the leave-one-out predictions, or their gradient with respect to w is not. Is every step in torch (no .item(), .numpy(), .detach()), and is only the diagonal masked?",
             hint="Scores (n, n), the diagonal to -inf, a softmax over each row, each row's weighted sum of y.",
         ),
-        success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking "
-        "the diagonal's scores removes each point from its own softmax, and a point with no other point is honestly "
-        "NaN. A diagonal score of 0 would change nothing: alpha_ii is already 0, the largest in its row.",
+        success="Your predictions and the gradient of their sum with respect to w match, at small and large w: masking the diagonal's scores removes each point from its own softmax, and a point with no other point is honestly NaN. A diagonal score of 0 would change nothing: alpha_ii is already 0, the largest in its row.",
         fix=_LOO_FIX,
     )
 
@@ -269,14 +247,10 @@ def _ratio(c):
     )
 
 
-_GRAD_FIX = (
-    "`d_alpha = -diff2 * w; d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True)); "
-    "return np.mean(2 * (y_hat - targets) * (d_lam @ values))`"
-)
+_GRAD_FIX = "`d_alpha = -diff2 * w; d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True)); return np.mean(2 * (y_hat - targets) * (d_lam @ values))`"
 GRADIENT_MISTAKES = [
     Mistake(
-        "{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation "
-        "sum_l exp(alpha_l) depend on w?",
+        "{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation sum_l exp(alpha_l) depend on w?",
         hint="d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l).",
         when=lambda got, q, k, v, t, w: (
             abs(float(got.reshape(-1)[0]) - _numerator_only(q, k, v, t, w))
@@ -295,19 +269,16 @@ GRADIENT_MISTAKES = [
     ),
     Mistake(
         "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring, and which cancel?",
-        hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose "
-        "derivative is w.",
+        hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose derivative is w.",
         when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
     ),
     Mistake(
-        "{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain "
-        "rule leave when you differentiate w^2?",
+        "{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain rule leave when you differentiate w^2?",
         hint="d(w^2)/dw = 2 w.",
         when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
     ),
     Mistake(
-        "{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. "
-        "What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?",
+        "{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?",
         hint="(q - k)^2 / 2 is a constant factor; only w^2 changes with w, and d(w^2)/dw = 2 w.",
         when=lambda got, *a: _ratio(lambda q, w: w)(got, *a) or _ratio(lambda q, w: w / 2)(got, *a),
     ),
@@ -352,12 +323,10 @@ def check_gradient_w(name, fn) -> Feedback:
         shape="one number, since w is a scalar",
         compare=lambda got, g, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - g) <= 1e-6 + 1e-5 * abs(g),
         otherwise=Mistake(
-            "{where} autograd and your function disagree ({got}). Which of the three steps differs: "
-            "d alpha / d w, the softmax's derivative, or the average over the queries?",
+            "{where} autograd and your function disagree ({got}). Which of the three steps differs: d alpha / d w, the softmax's derivative, or the average over the queries?",
             hint="d y_hat_m / d w = sum_j (d lambda_mj / d w) v_j.",
         ),
-        success="Your dL/dw matches autograd, also at a large w: backward() computes exactly this chain rule, through "
-        "the softmax's normalisation.",
+        success="Your dL/dw matches autograd, also at a large w: backward() computes exactly this chain rule, through the softmax's normalisation.",
         fix=_GRAD_FIX,
     )
 
@@ -383,8 +352,7 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
             [
                 why
                 or why_n
-                or f"The learning rate must be > 0 and the epochs an integer from 1 "
-                f"to {max_epochs}; got {learning_rate!r:.20} and {epochs!r:.20}."
+                or f"The learning rate must be > 0 and the epochs an integer from 1 to {max_epochs}; got {learning_rate!r:.20} and {epochs!r:.20}."
             ],
         )
     x, y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y, dtype=torch.float32)
@@ -410,10 +378,7 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
             else "slowly. Too big a step, or too few epochs to return: which can you change?"
         )
     elif top > (1 + tolerance) * target_w and w >= 0.99 * top:
-        says = (
-            f"w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the "
-            "steps nearly vanish. How big was the first step?"
-        )
+        says = f"w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the steps nearly vanish. How big was the first step?"
     elif top > (1 + tolerance) * target_w:
         says = f"w overshot to {top:.2f} and came back below the target: are the steps near the minimum too big?"
     elif int(n) < max_epochs:
@@ -435,19 +400,13 @@ def check_laplace_prediction(name, choice) -> Feedback:
         name,
         choice,
         {
-            "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is "
-            "its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
+            "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
             "b": "",
-            "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps "
-            "midway between keys. At "
-            "a finite w every weight changes continuously with x: what about its slope as x passes a key?",
-            "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and "
-            "the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
+            "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps midway between keys. At a finite w every weight changes continuously with x: what about its slope as x passes a key?",
+            "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
         },
         "b",
-        success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted "
-        "average "
-        "keeps a corner there, unless y_i equals the fit there. The cells below train it and measure the jumps.",
+        success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted average keeps a corner there, unless y_i equals the fit there. The cells below train it and measure the jumps.",
         hint="Differentiate exp(-w |x - x_i|) on each side of x_i.",
     )
 
@@ -486,11 +445,7 @@ def _step_cases():
     ]
 
 
-_STEP_FIX = (
-    "`w = torch.tensor(w, requires_grad=True); scores = (-w * (x[:, None] - x[None, :]).abs()).masked_fill("
-    "torch.eye(len(x), dtype=torch.bool), float('-inf')); loss = torch.mean((torch.softmax(scores, dim=1) @ y - y)"
-    " ** 2); loss.backward(); return (w - lr * w.grad).item()`"
-)
+_STEP_FIX = "`w = torch.tensor(w, requires_grad=True); scores = (-w * (x[:, None] - x[None, :]).abs()).masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); loss = torch.mean((torch.softmax(scores, dim=1) @ y - y) ** 2); loss.backward(); return (w - lr * w.grad).item()`"
 STEP_MISTAKES = [
     Mistake(
         "{where} your new w {got} moved uphill: the loss grows along the gradient. Which way must a descent step go?",
@@ -552,11 +507,9 @@ def check_laplace_sgd_step(name, fn) -> Feedback:
         shape="one number, the new w",
         compare=lambda got, new, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - new) <= 1e-4 * (1 + abs(new)),
         otherwise=Mistake(
-            "{where} your new w is {got}. Which part differs from one step of plain gradient descent on "
-            "the leave-one-out mean squared error: the score, the mask, the loss, or the step?",
+            "{where} your new w is {got}. Which part differs from one step of plain gradient descent on the leave-one-out mean squared error: the score, the mask, the loss, or the step?",
             hint="Forward with w as a tensor that requires grad, loss, backward(), w - lr * w.grad.",
         ),
-        success="One step by hand: forward, loss, backward, update. torch.optim.SGD does exactly this, and "
-        "zero_grad() is needed because backward() adds to .grad. From a tiny w and a large one alike.",
+        success="One step by hand: forward, loss, backward, update. torch.optim.SGD does exactly this, and zero_grad() is needed because backward() adds to .grad. From a tiny w and a large one alike.",
         fix=_STEP_FIX,
     )

@@ -30,20 +30,15 @@ def _both(Q, K, W_q, W_k):
     return (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]  # (n_q, n_k, d_h)
 
 
-_ADD_FIX = (
-    "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\n"
-    "return np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
-)
+_ADD_FIX = "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\nreturn np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
 _ADD_MISTAKES = [
     Mistake(
-        "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key "
-        "term. What does the softmax over the keys do to a term that depends on the query only?",
+        "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key term. What does the softmax over the keys do to a term that depends on the query only?",
         hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
         wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
     ),
     Mistake(
-        "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the "
-        "query term in the softmax?",
+        "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the query term in the softmax?",
         hint="The tanh of the sum is what lets them interact.",
         wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
     ),
@@ -71,8 +66,7 @@ _ADD_MISTAKES = [
         any_shape=True,
     ),
     Mistake(
-        "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form "
-        "every pair (query, key)?",
+        "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form every pair (query, key)?",
         hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
         when=lambda got, Q, *a: got.shape == (len(Q),),
         any_shape=True,
@@ -104,8 +98,8 @@ def check_additive_scores(title, fn) -> Feedback:
         cases.append(
             Case(
                 (Q, K, W_q, W_k, w_v),
-                f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, "
-                f"d_h = {d_h} hidden units" + ("" if scale == 1 else f" and queries scaled by {scale:g}"),
+                f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units"
+                + ("" if scale == 1 else f" and queries scaled by {scale:g}"),
             )
         )
     return check_function(
@@ -116,14 +110,10 @@ def check_additive_scores(title, fn) -> Feedback:
         _ADD_MISTAKES,
         shape="one score per query and key, queries on the rows: (n_q, n_k)",
         otherwise=Mistake(
-            "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected "
-            "queries, projected keys, their pairwise sums, the tanh to differ?",
-            hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then "
-            "the dot product with w_v over the last axis.",
+            "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected queries, projected keys, their pairwise sums, the tanh to differ?",
+            hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then the dot product with w_v over the last axis.",
         ),
-        success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many "
-        "queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a "
-        "key term; the query term cancels in the softmax, so every query would get the same weights.",
+        success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a key term; the query term cancels in the softmax, so every query would get the same weights.",
         fix=_ADD_FIX,
     )
 
@@ -178,33 +168,25 @@ def _padded_cases():
     ]
 
 
-_PADDED_FIX = (
-    "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\n"
-    "scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\n"
-    "return al.softmax(scores, mask=mask) @ values\n```"
-)
+_PADDED_FIX = "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\nscores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\nreturn al.softmax(scores, mask=mask) @ values\n```"
 _PADDED_MISTAKES = [
     Mistake(
-        "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a "
-        "query of sequence b never read?",
+        "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query of sequence b never read?",
         hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
     ),
     Mistake(
-        "{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: "
-        "your mask is True on the padding. In this course, what does True mean in a mask (section 4)?",
+        "{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: your mask is True on the padding. In this course, what does True mean in a mask (section 4)?",
         hint="True = may attend, as in the library: the real keys j < valid_lens[b] are the True ones.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True),
     ),
     Mistake(
-        "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query "
-        "reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
+        "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
         hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
     ),
     Mistake(
-        "{where} one key too many takes part in each sequence: with valid length L, which positions are the "
-        "real keys, counting from 0?",
+        "{where} one key too many takes part in each sequence: with valid length L, which positions are the real keys, counting from 0?",
         hint="Positions 0, ..., L - 1: L keys.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
     ),
@@ -214,33 +196,27 @@ _PADDED_MISTAKES = [
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
     ),
     Mistake(
-        "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax "
-        "ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
+        "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
         hint="Mask before the softmax, so that it normalises over the real keys only.",
         wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
     ),
     Mistake(
-        "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. "
-        "What score gets a weight of exactly 0?",
+        "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. What score gets a weight of exactly 0?",
         hint="exp(s) is 0 only in the limit s -> -inf.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
     ),
     Mistake(
-        "{where} the sequence with no valid key gets the average of its padding values: a large finite fill such "
-        "as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a "
-        "query with nothing to read get then?",
+        "{where} the sequence with no valid key gets the average of its padding values: a large finite fill such as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a query with nothing to read get then?",
         hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
     ),
     Mistake(
-        "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum "
-        "to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
+        "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
         hint="The keys are the last axis of the scores.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
     ),
     Mistake(
-        "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends "
-        "on d. Which one (section 2)?",
+        "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends on d. Which one (section 2)?",
         hint="The scores' variance grows like d.",
         wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
     ),
@@ -266,19 +242,14 @@ def check_padded_attention(title, fn) -> Feedback:
         _PADDED_MISTAKES,
         shape="one output per query: (batch, n_q, d_v)",
         not_finite=Mistake(
-            "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too "
-            "large for exp?",
-            hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's "
-            "softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
+            "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too large for exp?",
+            hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
         ),
         otherwise=Mistake(
-            "{where} your output is not the attention over the real keys, and not one of the usual slips (the "
-            "mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the "
-            "values) 0 on the padding and summing to 1 over the real keys?",
+            "{where} your output is not the attention over the real keys, and not one of the usual slips (the mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the values) 0 on the padding and summing to 1 over the real keys?",
             hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
         ),
-        success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, "
-        "and a sequence with no valid key gives a zero output, as the library's masks do.",
+        success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, and a sequence with no valid key gives a zero output, as the library's masks do.",
         fix=_PADDED_FIX,
     )
 
@@ -289,10 +260,7 @@ def _entropy_prediction(value):
     if why is None and not np.isfinite(number):
         why = f"Your prediction is {number}, not a finite number of nats."
     if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
-        why = (
-            f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} "
-            f"(uniform); your prediction {number:g} is outside that range."
-        )
+        why = f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} (uniform); your prediction {number:g} is outside that range."
     return (None, why) if why else (number, None)
 
 
@@ -302,8 +270,7 @@ def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more
 
 _ENTROPY_MISTAKES = [
     Mistake(
-        "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left "
-        "of the scores without it?",
+        "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?",
         when=_near(lambda raw: softmax(raw / np.sqrt(512))),
     ),
     Mistake(
@@ -340,14 +307,11 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
         compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
         shape="one weight per query and key: (batch, n_q, n_k)",
         not_finite=Mistake(
-            f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} "
-            f"to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows "
-            "above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?",
+            f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?",
             hint="Subtract each row's maximum before exp.",
         ),
         otherwise=Mistake(
-            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product "
-            "attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?"
+            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?"
         ),
         success="",
     )
@@ -357,10 +321,7 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
-    report = (
-        f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform "
-        f"over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
-    )
+    report = f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
     if abs(predicted - measured) <= 0.3:
         return Feedback(title, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
     if predicted > measured:
@@ -368,21 +329,16 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
             title,
             False,
             [
-                f"Your function is right; your prediction {predicted:g} is too spread out (a wrong prediction is not "
-                "passed; change it and run again). Without the scaling, how large is the standard deviation of the "
-                "scores at d = 512, and what does a gap of that size between the two largest scores do to the "
-                "runner-up's weight?"
+                f"Your function is right; your prediction {predicted:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?"
             ],
-            hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at "
-            "most exp(-gap).",
+            hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).",
             fix=report,
         )
     return Feedback(
         title,
         False,
         [
-            f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong "
-            "prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"
+            f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"
         ],
         hint="A few queries whose two largest scores happen to be close keep some spread.",
         fix=report,
@@ -403,22 +359,19 @@ def _moments(q, K, lam=None):
 _JAC_FIX = "```\nlam = softmax(K @ q)\nkbar = lam @ K\nreturn (lam[:, None] * K).T @ K - np.outer(kbar, kbar)\n```"
 _JAC_MISTAKES = [
     Mistake(
-        "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does "
-        "the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
+        "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
         hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
         when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
         any_shape=True,
     ),
     Mistake(
-        "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the "
-        "chain rule: what is d alpha_j / d q?",
+        "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the chain rule: what is d alpha_j / d q?",
         hint="alpha_j = q . k_j.",
         when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
         any_shape=True,
     ),
     Mistake(
-        "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights "
-        "also move together (they sum to 1): what does the part -lambda lambda^T add?",
+        "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights also move together (they sum to 1): what does the part -lambda lambda^T add?",
         hint="-lambda_i lambda_j for every i and j, i = j included.",
         wrong=lambda q, K: _moments(q, K)[0],
     ),
@@ -433,8 +386,7 @@ _JAC_MISTAKES = [
         wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
     ),
     Mistake(
-        "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself "
-        "is missing. Which term comes from diag(lambda)?",
+        "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself is missing. Which term comes from diag(lambda)?",
         hint="sum_i lambda_i k_i k_i^T.",
         when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
     ),
@@ -449,10 +401,8 @@ _JAC_MISTAKES = [
         when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
     ),
     Mistake(
-        "{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the "
-        "output, which to the query?",
-        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / "
-        "d alpha_j = lambda_i (delta_ij - lambda_j).",
+        "{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the output, which to the query?",
+        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j).",
         when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
     ),
 ]
@@ -481,18 +431,13 @@ def check_query_jacobian(title, fn) -> Feedback:
             got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8))
         ),
         not_finite=Mistake(
-            "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by "
-            "a sum that can be 0?",
+            "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by a sum that can be 0?",
             hint="Subtract the largest score before exp.",
         ),
         otherwise=Mistake(
-            "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of "
-            "the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
+            "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
             hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
         ),
-        success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance "
-        "of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes "
-        "when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores "
-        "q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+        success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
         fix=_JAC_FIX,
     )

@@ -31,14 +31,10 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
     return state
 
 
-_LUONG_FIX = (
-    "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = al.softmax(alpha) @ E                 # "
-    "(d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
-)
+_LUONG_FIX = "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = al.softmax(alpha) @ E                 # (d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
 _LUONG_MISTAKES = [
     Mistake(
-        "{where} W_c's first columns multiply the context and its last ones the state: in which order must "
-        "[c_t; s_t] be stacked?",
+        "{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?",
         hint="W_c has d_e + d_s columns, the context's d_e first.",
         wrong=_luong(order="sc"),
     ),
@@ -48,8 +44,7 @@ _LUONG_MISTAKES = [
         wrong=_luong(squash=lambda x: x),
     ),
     Mistake(
-        "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in "
-        "tanh(W_c [c_t; s_t])?",
+        "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?",
         hint="Multiply by W_c, then squash.",
         wrong=_luong(tanh_first=True),
     ),
@@ -94,26 +89,17 @@ def check_luong_attentional_state(title, fn) -> Feedback:
             hint="Subtract the largest score before exp (notebook 01).",
         ),
         otherwise=Mistake(
-            "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: "
-            "the scores, their softmax, the context, or the product with W_c?",
-            hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum "
-            "of the rows of E, W_c times [c_t; s_t], then tanh.",
+            "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: the scores, their softmax, the context, or the product with W_c?",
+            hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], then tanh.",
         ),
-        success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t "
-        "through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
+        success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
         fix=_LUONG_FIX,
     )
 
 
 UNIFORM_OPTIONS = {  # what is wrong with each option, as a question (shown only to a student who chose it)
-    "A": "If the weights were a by-product the decoder ignored, that would be so. But c_t is what the decoder reads "
-    "from the input at step t (all else it knows of the input came in through s_0, the earlier contexts and the true "
-    "previous characters it is fed): with equal weights it is the same vector at every step. What can it still tell "
-    "the decoder?",
-    "B": "The mean of the e_j is a fixed context, like c. But the fixed-context model was trained to read its digits "
-    "from its c; this decoder never saw an averaged context in training: it learned to read each digit from a context "
-    "that weights a few characters heavily. Its state still tells it where in the date it is; what can it no longer "
-    "tell?",
+    "A": "If the weights were a by-product the decoder ignored, that would be so. But c_t is what the decoder reads from the input at step t (all else it knows of the input came in through s_0, the earlier contexts and the true previous characters it is fed): with equal weights it is the same vector at every step. What can it still tell the decoder?",
+    "B": "The mean of the e_j is a fixed context, like c. But the fixed-context model was trained to read its digits from its c; this decoder never saw an averaged context in training: it learned to read each digit from a context that weights a few characters heavily. Its state still tells it where in the date it is; what can it no longer tell?",
     "C": "",
 }
 
@@ -126,11 +112,8 @@ def check_uniform_attention_prediction(title, answer) -> Feedback:
         answer,
         UNIFORM_OPTIONS,
         "C",
-        success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was "
-        "trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to "
-        "write (its state still tells it where in the date it is). Run the next cell to see it.",
-        hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between "
-        "steps.",
+        success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to write (its state still tells it where in the date it is). Run the next cell to see it.",
+        hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between steps.",
         fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
     )
 
@@ -139,8 +122,7 @@ ENCODER_OPTIONS = {
     "A": "e_7 has just read x_7, but the GRU's state carries it on: what are e_8, e_9, ... computed from?",
     "B": "",
     "C": "That is the backward direction: the backward GRU reads from the end. Which way does the forward GRU read?",
-    "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the "
-    "backward GRU, what has e_3 read?",
+    "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the backward GRU, what has e_3 read?",
 }
 
 
@@ -152,9 +134,7 @@ def check_forward_encoder_prediction(title, answer) -> Feedback:
         answer,
         ENCODER_OPTIONS,
         "B",
-        success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, "
-        "it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and "
-        "see where it sits.",
+        success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and see where it sits.",
         hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
         fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
     )
@@ -194,11 +174,7 @@ def _with_bos(model, memory, max_len):  # <bos> kept as the first output column
     return np.concatenate([np.ones((memory.states.shape[0], 1)), _decode(model, memory, max_len)], axis=1)
 
 
-_GREEDY_FIX = (
-    "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.full((memory.states.shape[0],), Vocab.BOS)\n"
-    "ids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n"
-    "    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
-)
+_GREEDY_FIX = "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.full((memory.states.shape[0],), Vocab.BOS)\nids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
 _GREEDY_MISTAKES = [
     Mistake.of(
         lambda *a: _decode(*a, logits_out=True),
@@ -207,18 +183,15 @@ _GREEDY_MISTAKES = [
     ),
     Mistake.of(
         lambda *a: _decode(*a).T,
-        "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack "
-        "the steps?",
+        "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack the steps?",
     ),
     Mistake.of(
         _with_bos,
-        "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an "
-        "output?",
+        "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an output?",
     ),
     Mistake.of(
         lambda *a: _with_bos(*a)[:, :-1],
-        "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which "
-        "tokens does the model choose: is <bos> one of them?",
+        "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which tokens does the model choose: is <bos> one of them?",
         "Keep only what the steps return; the start token is an input, not an output.",
     ),
     Mistake.of(
@@ -228,8 +201,7 @@ _GREEDY_MISTAKES = [
     ),
     Mistake.of(
         lambda *a: _decode(*a, update=False),
-        "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what "
-        "does your loop pass to the next step?",
+        "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what does your loop pass to the next step?",
         "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0.",
     ),
     Mistake.of(lambda *a: _decode(*a, first=2), "The first input is <bos>, not <eos>: which token opens a sequence?"),
@@ -253,12 +225,9 @@ def check_greedy_decode(title, fn) -> Feedback:
         _GREEDY_MISTAKES,
         shape="one token id per sequence and step: (batch, max_len)",
         otherwise=Mistake(
-            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed "
-            "back, another start token). Is your first column the model's first choice after <bos>?",
-            hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the "
-            "argmax of the logits, keep it and feed it back, with the new state.",
+            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, another start token). Is your first column the model's first choice after <bos>?",
+            hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the argmax of the logits, keep it and feed it back, with the new state.",
         ),
         fix=_GREEDY_FIX,
-        success="Start from <bos> and s_0, and feed each step's most likely token back in: the model continues its "
-        "own output, as it must when no target is given.",
+        success="Start from <bos> and s_0, and feed each step's most likely token back in: the model continues its own output, as it must when no target is given.",
     )

@@ -122,13 +122,10 @@ def check_self_attention(title, fn) -> Feedback:
             hint="Subtract each row's maximum before exp (notebook 01).",
         ),
         otherwise=Mistake(
-            "{where} the shape is right but the numbers are not, and not one of the usual slips. "
-            "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
-            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
-            "over each row, then weights @ V.",
+            "{where} the shape is right but the numbers are not, and not one of the usual slips. Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
+            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then weights @ V.",
         ),
-        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
-        "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
+        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
         fix=_SA_FIX,
     )
 
@@ -163,24 +160,19 @@ _INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 _INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is said
     Mistake(
-        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of "
-        "which is 2; stacking does not send information backwards: in the next layer position i again reads only "
-        "positions <= i, none of which saw the change.",
+        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of which is 2; stacking does not send information backwards: in the next layer position i again reads only positions <= i, none of which saw the change.",
         when=lambda got, right: any(p < 2 for p in got - right),
     ),
     Mistake(
-        "{where}: you left out a position that does change. May a query attend to its own key, and what does the "
-        "residual connection carry forward?",
+        "{where}: you left out a position that does change. May a query attend to its own key, and what does the residual connection carry forward?",
         when=lambda got, right: 2 in right - got,
     ),
     Mistake(
-        "{where}: some positions you included do not change: each layer moves the change at most as far as its "
-        "mask reaches. How far is that for this mask?",
+        "{where}: some positions you included do not change: each layer moves the change at most as far as its mask reaches. How far is that for this mask?",
         when=lambda got, right: any(p > 2 for p in got - right),
     ),
     Mistake(
-        "{where}: some later positions you left out change too. Which positions read position 2, directly or through "
-        "an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
+        "{where}: some later positions you left out change too. Which positions read position 2, directly or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
         when=lambda got, right: bool(right - got - {2}),
     ),
 ]
@@ -205,10 +197,7 @@ def check_causal_influence(title, two_causal_layers, one_window_layer, two_windo
         truth,
         n,
         _INFLUENCE_MISTAKES,
-        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, "
-        "and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position "
-        "at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the "
-        "causal mask appending a token never changes an earlier position's outputs.",
+        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.",
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
         fix="; ".join(f"{what} = {sorted(right)}" for what, right in truth.items()),
     )
@@ -221,14 +210,12 @@ def head_score_variance_reference(d_model, num_heads, sigma):
 _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
 _VAR_MISTAKES = [
     Mistake(
-        "{where} your variance grows with d_model. How many features does one head's dot product add up? "
-        "A head only sees its own d_k = d_model / num_heads features.",
+        "{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.",
         hint="Count the terms q_r k_r of one head.",
         wrong=lambda d, h, s: d * s**4,
     ),
     Mistake(
-        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
-        "variance of such a product of the two variances?",
+        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?",
         hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
         wrong=lambda d, h, s: d / h * s**2,
     ),
@@ -243,8 +230,7 @@ _VAR_MISTAKES = [
         wrong=lambda d, h, s: d / h,
     ),
     Mistake(
-        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
-        "independent variables of variance sigma^2?",
+        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?",
         hint="A head sees d_k = d_model / num_heads features.",
         wrong=lambda d, h, s: d * s**2,
     ),
@@ -266,16 +252,13 @@ def check_head_score_variance(title, fn) -> Feedback:
         _VAR_MISTAKES,
         shape="one number, a variance",
         not_finite=Mistake(
-            "{where} your variance is NaN or inf; a variance here is a finite positive number. "
-            "Which operation gives it?",
+            "{where} your variance is NaN or inf; a variance here is a finite positive number. Which operation gives it?",
         ),
         otherwise=Mistake(
-            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
-            "and how do the variances of independent terms add up?",
+            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, and how do the variances of independent terms add up?",
             hint="Write q . k = sum over the head's d_k features of q_r k_r.",
         ),
-        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
-        "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
         fix=_VAR_FIX,
     )
 
@@ -290,20 +273,17 @@ _SPLIT_FIX = (
 )
 _SPLIT_MISTAKES = [
     Mistake(
-        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
-        "order. Which axis comes second in (b, num_heads, n, d_k)?",
+        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?",
         hint="Move the heads axis before the positions.",
         wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
     ),
     Mistake(
-        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
-        "different positions. Which axis of x holds the features that are to be split?",
+        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?",
         hint="Split the last axis only, then move the new heads axis forward.",
         wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
     ),
     Mistake(
-        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
-        "convention: which features does head m hold?",
+        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?",
         hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
         wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
     ),
@@ -333,23 +313,18 @@ def check_split_heads(title, fn) -> Feedback:
             "{where} Right shape, wrong entries. Which features of which position land in head 0?",
             hint="Label every feature with its index and print head 0.",
         ),
-        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
-        "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
+        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
         fix=_SPLIT_FIX,
     )
 
 
 _RESHAPE_MISTAKES = [
     Mistake(
-        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). "
-        "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
-        "position after position. Count how many numbers head 0 takes, and whose they are.",
+        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are.",
         when=lambda got, right: got == {0, 1, 2, 3},
     ),
     Mistake(
-        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position "
-        "0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers "
-        "in that order. Whose are they?",
+        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?",
         when=lambda got, right: got != {0, 1, 2, 3},
     ),
 ]
@@ -368,11 +343,7 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
         {"positions_in_head_0": truth},
         n,
         _RESHAPE_MISTAKES,
-        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the "
-        f"first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
-        "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the "
-        "shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis "
-        "forward keeps every position in every head.",
+        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.",
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
         fix=f"positions_in_head_0 = {sorted(truth)}",
     )
@@ -393,18 +364,14 @@ def check_no_position_prediction(title, prediction) -> Feedback:
             title,
             True,
             [
-                "Without positions the model is permutation-equivariant: the output at a position depends only on its "
-                "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
-                "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
-                "those digits, under 1% of them. Run the next cell to measure it."
+                "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it."
             ],
         )
     return Feedback(
         title,
         False,
         [
-            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
-            "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
+            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
         ],
         hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
         fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",

@@ -21,11 +21,7 @@ _PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, 
 _FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
 
 
-_INIT_FIX = (
-    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = "
-    "MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), "
-    "torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"
-)
+_INIT_FIX = "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"
 
 
 def reference_block():
@@ -118,21 +114,18 @@ def block_mistakes(ref):
 _SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
 _SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
 _LN_RESIDUAL = (
-    "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
-    "unchanged along the residual path?",
+    "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel unchanged along the residual path?",
     "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
 )
 _BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
     "post_ln": (
-        "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each "
-        "sub-layer read, and is the sum normalised?",
+        "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?",
         "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself.",
     ),
     "residual_of_ln": _LN_RESIDUAL,
     "residual_of_ln_attention": _LN_RESIDUAL,
     "residual_of_ln_ffn": (
-        "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What "
-        "should travel unchanged along the residual path?",
+        "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What should travel unchanged along the residual path?",
         _LN_RESIDUAL[1],
     ),
     "no_residual_attention": (
@@ -156,8 +149,7 @@ _BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
         _SECOND_HALF,
     ),
     "parallel": (
-        "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel "
-        "block). What does the FFN half read in the Transformer block?",
+        "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?",
         "The FFN half starts from x after the attention half's residual sum.",
     ),
     "keys_not_normalised": (
@@ -179,23 +171,13 @@ def _load_weights(block, ref):
     for key, value in ref.state_dict().items():
         name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
         if name is None:
-            return (
-                f"The check gives your block the library block's weights, by name, and your block has no "
-                f"parameter {key} (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: "
-                "which is missing or named differently?"
-            )
+            return f"The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: which is missing or named differently?"
         if tuple(theirs[name].shape) != tuple(value.shape):
-            return (
-                f"Your {name} has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for "
-                f"d_model, num_heads, d_ff = {BLOCK_SIZES}. Which size did you pass where?"
-            )
+            return f"Your {name} has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for d_model, num_heads, d_ff = {BLOCK_SIZES}. Which size did you pass where?"
         mapped[name] = value
     extra = sorted(set(theirs) - set(mapped))
     if extra:
-        return (
-            f"Your block has parameters the pre-LN block does not have: {', '.join(extra)}. It has four parts, "
-            f"{_PARTS}: what is the extra one for?"
-        )
+        return f"Your block has parameters the pre-LN block does not have: {', '.join(extra)}. It has four parts, {_PARTS}: what is the extra one for?"
     block.load_state_dict(mapped)
     return None
 
@@ -238,9 +220,7 @@ def check_transformer_block(title, cls) -> Feedback:
             title,
             False,
             [
-                f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of "
-                f"shape (2, 5, 8) raised {raised(error)}. Which part, or which line of "
-                "forward, does that point to?"
+                f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of shape (2, 5, 8) raised {raised(error)}. Which part, or which line of forward, does that point to?"
             ],
         )
     if unanswered(first):
@@ -255,9 +235,7 @@ def check_transformer_block(title, cls) -> Feedback:
             title,
             False,
             [
-                "Your block gives two different outputs for the same input: something random runs inside it "
-                "(dropout, in training mode, which is the default). This block, like the tiny models, has none: "
-                "what makes two calls differ?"
+                "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?"
             ],
             hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
             fix="Leave the Dropout layers out (or build them with p = 0).",
@@ -278,14 +256,10 @@ def check_transformer_block(title, cls) -> Feedback:
             ),
             shape="the input's shape (batch, n, d_model), so that blocks stack",
             otherwise=Mistake(
-                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
-                "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
-                "right, if you compare it with the formula x + Attention(LN(x))?",
-                hint="Compute the first half alone with the check's weights and compare it with the library block's "
-                "norm1 and attention; then the second half.",
+                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?",
+                hint="Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half.",
             ),
-            success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
-            "without masks, for large and small inputs. From here on the notebook uses the library's class.",
+            success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
             fix=_FORWARD_FIX,
         )
 
@@ -338,10 +312,7 @@ def _run_steps(step, optimizer):
     return np.concatenate([losses, torch.cat([p.detach().flatten() for p in model.parameters()]).numpy()])
 
 
-_NO_UPDATE = (
-    "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is "
-    "missing, or what clears the gradients between them?"
-)
+_NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"
 _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
     ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
@@ -349,29 +320,25 @@ _STEP_MISTAKES = [  # (order, loss, says, hint)
     (
         "bs",
         "mean",
-        "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What "
-        "keeps earlier batches' gradients in .grad?",
+        "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?",
         "PyTorch accumulates gradients in .grad until something sets them to zero.",
     ),
     (
         "zbs",
         "sum",
-        "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. "
-        "Which loss does training use: the sum or the mean over the positions?",
+        "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?",
         "F.cross_entropy averages by default (reduction='mean').",
     ),
     (
         "zbs",
         "softmax_first",
-        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does "
-        "F.cross_entropy expect as its input?",
+        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?",
         "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
     ),
     (
         "zbs",
         "nll_of_logits",
-        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What "
-        "turns logits into log-probabilities?",
+        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?",
         "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
     ),
     (
@@ -383,47 +350,29 @@ _STEP_MISTAKES = [  # (order, loss, says, hint)
     (
         "zbs",
         "misaligned",
-        "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
-        "position's target. How must both be laid out?",
+        "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?",
         "Flatten both the same way, keeping the batch axis first.",
     ),
 ]
-_STEP_FIX = (
-    "```\nlogits = model(inputs)                                   # (batch, n, vocab)\n"
-    "loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n"
-    "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
-)
+_STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
 
 
 def _run_steps_of(order, loss, optimizer):
     return _run_steps(_step_variant(order, loss), optimizer)
 
 
-_STEP_HINT = (
-    "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; "
-    "return the loss as a number."
-)
+_STEP_HINT = "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number."
 
 
 def _step_error(error) -> str:
     """A training step's exception in the student's terms."""
     text = str(error)
     if "Expected target size" in text or "Expected input batch_size" in text or "Expected 2D" in text:
-        return (
-            "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = "
-            "(4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the "
-            "classes. How can each row of scores meet its one target?"
-        )
+        return "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = (4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the classes. How can each row of scores meet its one target?"
     if "does not require grad" in text:
-        return (
-            "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken "
-            "out of the graph (.item(), .detach(), an argmax)?"
-        )
+        return "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken out of the graph (.item(), .detach(), an argmax)?"
     if "modified by an inplace operation" in text:
-        return (
-            "backward() found the parameters changed since the forward pass: the optimizer's step() ran before "
-            "backward(). Which of the two needs the other's result?"
-        )
+        return "backward() found the parameters changed since the forward pass: the optimizer's step() ran before backward(). Which of the two needs the other's result?"
     if "backward through the graph a second time" in text:
         return "backward() ran twice on the same loss; each step needs one forward pass and one backward()."
     return f"Your function raised {raised(error)}. What did that line get?"
@@ -466,8 +415,7 @@ def check_train_step(title, fn) -> Feedback:
             title,
             False,
             [
-                f"Your step returns the loss as a tensor ({show(loss)}, a {type(loss).__name__}), not as a number. "
-                "What turns a one-element tensor into a Python float?"
+                f"Your step returns the loss as a tensor ({show(loss)}, a {type(loss).__name__}), not as a number. What turns a one-element tensor into a Python float?"
             ],
             hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.",
             fix="End the step with `return loss.item()`.",
@@ -497,13 +445,9 @@ def check_train_step(title, fn) -> Feedback:
         lambda optimizer: _run_steps(_step_variant(), optimizer),
         mistakes,
         otherwise=Mistake(
-            "{where} your losses or your updated parameters differ from one training step's, and not in one of "
-            "the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the "
-            "losses you return already right?",
-            hint="One step: the cross-entropy over every position of every sequence, zero the gradients, "
-            "backward, step; return the loss as a number.",
+            "{where} your losses or your updated parameters differ from one training step's, and not in one of the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the losses you return already right?",
+            hint="One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number.",
         ),
-        success="Your step is the course's training step: the same losses and the same parameters after three "
-        "steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
+        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
         fix=_STEP_FIX,
     )

@@ -35,36 +35,26 @@ def top_p_reference(probs, p_top):
 PROBS = np.array([0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03])
 TIES = np.array([0.125, 0.375, 0.125, 0.375])
 TINY = np.array([1 - 2e-300, 1e-300, 1e-300])
-_TOP_P_FIX = (
-    '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\n'
-    "keep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```"
-)
+_TOP_P_FIX = '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\nkeep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```'
 _TOP_P_MISTAKES = [
     Mistake(
-        "{where} you keep one token too few: the token whose probability makes the running sum reach p_top is "
-        "dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
+        "{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
     ),
     Mistake(
-        "{where} you keep one token too few: a token is kept only while the running sum, its own probability "
-        "included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
+        "{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
         hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it.",
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
     ),
     Mistake(
-        "{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept "
-        "too. Once the kept mass is at least p_top, is another token needed?",
-        hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with "
-        "p_top strictly.",
+        "{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?",
+        hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly.",
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
     ),
     Mistake(
-        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is "
-        "0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes "
-        "the sum reach p_top?",
-        hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide "
-        "from the mass *before* each token, which stays below 1.",
+        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?",
+        hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
         when=lambda got, probs, p: (
             np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
         ),
@@ -80,26 +70,22 @@ _TOP_P_MISTAKES = [
         wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
     ),
     Mistake(
-        "{where} the kept probabilities are right but in sorted order, most likely first. Where does each "
-        "probability belong in the result?",
+        "{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?",
         hint="The result is indexed like probs: token i's probability at index i.",
         wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
     ),
     Mistake(
-        "{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each "
-        "token's probability, or the mass of the most likely tokens together?",
+        "{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?",
         hint="Rank the tokens, then add up their probabilities in that order.",
         when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
     ),
     Mistake(
-        "{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p "
-        "keep?",
+        "{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?",
         hint="As many as it takes for their mass to reach p_top: it depends on the probabilities.",
         wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
     ),
     Mistake(
-        "{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the "
-        "smaller index: which of the tied tokens comes first in the ranking?",
+        "{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?",
         hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them.",
         when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
     ),
@@ -150,13 +136,10 @@ def check_top_p(title, fn) -> Feedback:
         _TOP_P_MISTAKES,
         shape="one probability per token",
         otherwise=Mistake(
-            "{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which "
-            "tokens does yours keep, and what is the mass of the ones before the last kept token?",
-            hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that "
-            "order, and keep a token while the mass before it is below p_top.",
+            "{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which tokens does yours keep, and what is the mass of the ones before the last kept token?",
+            hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that order, and keep a token while the mass before it is below p_top.",
         ),
-        success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, "
-        "ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
+        success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
         fix=_TOP_P_FIX,
     )
 
@@ -187,8 +170,7 @@ _REHEAT_MISTAKES = [
         wrong=lambda p, t: softmax(p / t),
     ),
     Mistake(
-        "{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does "
-        "the temperature divide?",
+        "{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does the temperature divide?",
         hint="The temperature acts on the logits, before the exponential.",
         wrong=lambda p, t: p / t / np.sum(p / t),
     ),
@@ -198,8 +180,7 @@ _REHEAT_MISTAKES = [
         wrong=lambda p, t: np.log(p) / t,
     ),
     Mistake(
-        "{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up "
-        "to a constant, the logit or minus the logit?",
+        "{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up to a constant, the logit or minus the logit?",
         hint="A larger logit means a larger probability.",
         wrong=lambda p, t: softmax(-np.log(p) / t),
     ),
@@ -225,17 +206,14 @@ def check_reheat(title, fn) -> Feedback:
         _REHEAT_MISTAKES,
         shape="one probability per token",
         not_finite=Mistake(
-            "{where} your result has NaN or inf. At this temperature, does any number in your computation "
-            "underflow to 0 or overflow before you normalise?",
-            hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. "
-            "Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
+            "{where} your result has NaN or inf. At this temperature, does any number in your computation underflow to 0 or overflow before you normalise?",
+            hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
         ),
         otherwise=Mistake(
             "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
             hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
         ),
-        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: "
-        "at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
+        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
         fix=_REHEAT_FIX,
     )
 
@@ -266,8 +244,7 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
         ),
         Mistake.of(
             lambda n, d, h, b: 2 * n * d * h * b,
-            "{where} your count grows with the number of heads. How many numbers does one head keep per key, and "
-            "how many do all heads keep together?",
+            "{where} your count grows with the number of heads. How many numbers does one head keep per key, and how many do all heads keep together?",
             "d_k = d_model / num_heads.",
         ),
         Mistake.of(
@@ -301,9 +278,7 @@ def check_kv_cache_bytes(title, fn) -> Feedback:
             "{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
             hint="Count per layer, then multiply by the layers and by the bytes of one number.",
         ),
-        success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = "
-        "d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their "
-        "total width does.",
+        success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their total width does.",
         fix=_BYTES_FIX,
     )
 
@@ -321,32 +296,25 @@ def _band(n, low, high):  # True where low <= i - j <= high
     return ((offset >= low) & (offset <= high)).astype(float)
 
 
-_WINDOW_FIX = (
-    "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i - j, (n, n)\n"
-    "return (offset >= 0) & (offset < window)\n```"
-)
+_WINDOW_FIX = "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i - j, (n, n)\nreturn (offset >= 0) & (offset < window)\n```"
 _WINDOW_MISTAKES = [
     Mistake(
-        "{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, "
-        "which keys may query i read?",
+        "{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?",
         hint="A window of w keys ending at i: i - w + 1, ..., i.",
         wrong=lambda n, w: _band(n, 0, w),
     ),
     Mistake(
-        "{where} query i reads keys on both sides of it, later positions included. What may a position of a "
-        "language model never read?",
+        "{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?",
         hint="The window is the causal mask with the far past cut off.",
         wrong=lambda n, w: _band(n, -(w - 1), w - 1),
     ),
     Mistake(
-        "{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past "
-        "along a row of the (query, key) mask?",
+        "{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?",
         hint="Rows are queries i, columns keys j; the past is j < i.",
         wrong=lambda n, w: _band(n, -(w - 1), 0),
     ),
     Mistake(
-        "{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of "
-        "query i's reach?",
+        "{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?",
         hint="Keys more than window - 1 positions back are masked too.",
         wrong=lambda n, w: _band(n, 0, n),
     ),
@@ -356,14 +324,12 @@ _WINDOW_MISTAKES = [
         wrong=lambda n, w: _band(n, 1, w),
     ),
     Mistake(
-        "{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask "
-        "(notebook 07)?",
+        "{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?",
         hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite).",
         wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
     ),
     Mistake(
-        "{where} yours lets query i read only the last window keys of the whole sequence, the same for every "
-        "query. Where does each query's window end?",
+        "{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?",
         hint="The window slides with the query: it ends at key i.",
         when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
     ),
@@ -394,17 +360,14 @@ def check_window_mask(title, fn) -> Feedback:
         _WINDOW_MISTAKES,
         shape="one row per query, one column per key",
         not_finite=Mistake(
-            "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does "
-            "the course's attention take?",
+            "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does the course's attention take?",
             hint="A boolean mask, True = may attend.",
         ),
         otherwise=Mistake(
             "{where} your mask is {got}. For query i (row i), which keys j should be True?",
             hint="Write the condition on the offset i - j: not negative (causal) and below the window.",
         ),
-        success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's "
-        "and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still "
-        "sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
+        success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
         fix=_WINDOW_FIX,
     )
 
@@ -429,11 +392,7 @@ def check_cross_attention_cache(title, answer) -> Feedback:
         answer,
         CROSS_CACHE_OPTIONS,
         "C",
-        success="The decoder's self-attention is causal, so its keys and values of past positions never change: "
-        "they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, "
-        "computed from the encoder's output E, which does not change while the decoder writes: they are computed "
-        "once, before the first step, and only the query is new at each step.",
+        success="The decoder's self-attention is causal, so its keys and values of past positions never change: they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, computed from the encoder's output E, which does not change while the decoder writes: they are computed once, before the first step, and only the query is new at each step.",
         hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
-        fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention "
-        "ones come from the fixed encoder output and are computed once.",
+        fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
     )

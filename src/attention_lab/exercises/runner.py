@@ -164,12 +164,9 @@ def _call(title, fn, case: Case, names):
             title,
             False,
             [
-                f"Your function raised {raised(error)} when called as "
-                f"`{getattr(fn, '__name__', 'fn')}({called})` ({case.where[:1].lower() + case.where[1:]}). Which "
-                "argument does that line treat differently from what it is (its shape, its type)?"
+                f"Your function raised {raised(error)} when called as `{getattr(fn, '__name__', 'fn')}({called})` ({case.where[:1].lower() + case.where[1:]}). Which argument does that line treat differently from what it is (its shape, its type)?"
             ],
-            hint="Call your function yourself with arguments of these shapes and print the shape of each "
-            "intermediate array, line by line, until one is not what you expect.",
+            hint="Call your function yourself with arguments of these shapes and print the shape of each intermediate array, line by line, until one is not what you expect.",
         )
 
 
@@ -257,8 +254,7 @@ def check_function(
                 title,
                 False,
                 [lead(case.where, said + " Which axis is missing, extra or swapped?")],
-                hint=f"Expected: {shape or 'shape ' + str(theirs)}; here that is {theirs}. Print the shape of each "
-                "intermediate array, line by line: which is the first that is not what you expect?",
+                hint=f"Expected: {shape or 'shape ' + str(theirs)}; here that is {theirs}. Print the shape of each intermediate array, line by line: which is the first that is not what you expect?",
                 fix=_reshape(mine, theirs) + (f"\n\n{fix}" if fix else ""),
             )
         bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
@@ -277,8 +273,5 @@ def _reshape(mine, theirs) -> str:
     if len(mine) > len(theirs):
         return f"Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}."
     if len(mine) < len(theirs):
-        return (
-            f"Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one "
-            f"that should not be reduced, removed it. The result is {theirs}."
-        )
+        return f"Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one that should not be reduced, removed it. The result is {theirs}."
     return f"An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."
