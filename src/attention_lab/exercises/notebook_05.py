@@ -271,14 +271,17 @@ def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more
 _ENTROPY_MISTAKES = [
     Mistake(
         "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?",
+        hint="Scaled dot-product attention is softmax(Q K^T / sqrt(d)); the changed model keeps all of it but the / sqrt(d).",
         when=_near(lambda raw: softmax(raw / np.sqrt(512))),
     ),
     Mistake(
         "{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?",
+        hint="The changed model divides the scores by nothing at all: softmax(Q K^T).",
         when=_near(lambda raw: softmax(raw / 512)),
     ),
     Mistake(
         "{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?",
+        hint="The scores are (batch, n_q, n_k): the keys are the last axis, dim=-1.",
         when=_near(lambda raw: softmax(raw, axis=1)),
     ),
 ]
@@ -311,9 +314,11 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
             hint="Subtract each row's maximum before exp.",
         ),
         otherwise=Mistake(
-            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?"
+            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?",
+            hint="The scores are queries @ keys^T, shape (batch, n_q, n_k); a softmax over the keys makes them weights.",
         ),
         success="",
+        fix="`return torch.softmax(queries @ keys.transpose(1, 2), dim=-1)`",
     )
     if not verdict.passed:
         return verdict
