@@ -448,6 +448,6 @@ def check_train_step(title, fn) -> Feedback:
             "{where} your losses or your updated parameters differ from one training step's, and not in one of the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the losses you return already right?",
             hint="One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number.",
         ),
-        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
+        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with the library's al.training.train_step, which does the same.",
         fix=_STEP_FIX,
     )
