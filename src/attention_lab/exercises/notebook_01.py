@@ -23,21 +23,28 @@ def _reference_softmax(alpha, temperature):
 
 _A = np.array
 # small scores at T below, at and above 1; ties; huge scores at T = 1, below 1 and above 1; rows far apart
+# fmt: off
+# fmt: off
 SOFTMAX_CASES = [
-    Case((_A([1.0, 2.0, 3.0]), 1.0), "For scores [1, 2, 3] at T = 1"),
-    Case((_A([0.5, -1.0, 2.0, 0.0]), 0.5), "For scores [0.5, -1, 2, 0] at T = 0.5"),
-    Case((_A([[1.0, 2.0], [3.0, 3.0]]), 2.0), "For the rows [[1, 2], [3, 3]] at T = 2"),
-    Case((_A([1000.0, 1001.0, 999.0]), 1.0), "For the huge scores [1000, 1001, 999] at T = 1"),
-    Case((_A([1000.0, 1001.0, 999.0]), 0.25), "For the huge scores [1000, 1001, 999] at T = 0.25"),
-    Case((_A([-2000.0, -2001.0]), 4.0), "For the very negative scores [-2000, -2001] at T = 4"),
-    Case(
-        (_A([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
-        "For the rows [[0, 1000], [1000, 1001], [0, 2000], [1500, 0]] at T = 1",
-    ),
-    Case(
-        (_A([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5), "For the rows [[-3000, 0, -1000], [5, 4, 3]] at T = 0.5"
-    ),
+    Case((_A([1.0, 2.0, 3.0]), 1.0),
+        "For scores [1, 2, 3] at T = 1"),
+    Case((_A([0.5, -1.0, 2.0, 0.0]), 0.5),
+        "For scores [0.5, -1, 2, 0] at T = 0.5"),
+    Case((_A([[1.0, 2.0], [3.0, 3.0]]), 2.0),
+        "For the rows [[1, 2], [3, 3]] at T = 2"),
+    Case((_A([1000.0, 1001.0, 999.0]), 1.0),
+        "For the huge scores [1000, 1001, 999] at T = 1"),
+    Case((_A([1000.0, 1001.0, 999.0]), 0.25),
+        "For the huge scores [1000, 1001, 999] at T = 0.25"),
+    Case((_A([-2000.0, -2001.0]), 4.0),
+        "For the very negative scores [-2000, -2001] at T = 4"),
+    Case((_A([[0.0, 1000.0], [1000.0, 1001.0], [0.0, 2000.0], [1500.0, 0.0]]), 1.0),
+        "For the rows [[0, 1000], [1000, 1001], [0, 2000], [1500, 0]] at T = 1"),
+    Case((_A([[-3000.0, 0.0, -1000.0], [5.0, 4.0, 3.0]]), 0.5),
+        "For the rows [[-3000, 0, -1000], [5, 4, 3]] at T = 0.5"),
 ]
+# fmt: on
+# fmt: on
 
 _ROW = "Subtract each row's own largest value of alpha / T: every exponent is then <= 0 and the largest is 0."
 _FIX = "`z = alpha / temperature; z = z - z.max(axis=-1, keepdims=True); e = np.exp(z); return e / e.sum(axis=-1, keepdims=True)`"
@@ -53,81 +60,53 @@ def _flat(z, keep_max, keep_sum):  # a stable softmax with keepdims forgotten in
 
 
 _NO_KEEPDIMS = ((False, True), (True, False), (False, False))
+# fmt: off
+# fmt: off
 SOFTMAX_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}. You subtract the largest score before dividing by T: the exponents alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. Of which numbers must the subtracted maximum be the largest?",
-        hint="The numbers that go into exp are alpha / T.",
-        wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract the largest score of the whole array: a row far below it underflows to 0 / 0. Whose maximum should each row subtract?",
-        lambda z: z.max(),
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the row's range, which overflows. Which value of a row makes every exponent <= 0?",
-        lambda z: z.min(axis=-1, keepdims=True),
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it still overflows. Which value makes every exponent <= 0?",
-        lambda z: z.min(),
-    ),
-    _shift(
-        "{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing its weights?",
-        lambda z: 0.0,
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which overflows on a row spread wide. Which value makes every exponent <= 0?",
-        lambda z: z.mean(axis=-1, keepdims=True),
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the others can overflow. Which score of the row is safe to subtract?",
-        lambda z: z[..., :1],
-    ),
-    _shift(
-        "{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each key by a different amount and changes the weights. Along which axis is the maximum taken?",
-        lambda z: z.max(axis=0, keepdims=True),
-    ),
-    Mistake(
-        "{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T enter the formula?",
-        hint="softmax(alpha / T): T divides every score.",
-        wrong=lambda a, t: softmax(a, 1.0),
-    ),
-    Mistake(
-        "{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
-        hint="A higher T must flatten: the scores are divided by T.",
-        wrong=lambda a, t: softmax(a * t, 1.0),
-    ),
-    Mistake(
-        "{where} your weights {got} give the largest weight to the smallest score. What sign must the exponent have?",
-        hint="The weight grows with exp(+alpha_i / T).",
-        wrong=lambda a, t: softmax(-a, t),
-    ),
-    Mistake(
-        "{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
-        hint="The last axis, axis=-1, holds the keys of a row.",
-        when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
-    ),
-    Mistake(
-        "{where} your weights {got} mix the rows: you combined (n, m) scores with a (n,) array of row maxima or sums, which broadcasts along the last axis, so entry (i, j) meets row j's value. Along which axis does a (n,) array broadcast against (n, m)?",
-        hint="One value per row, kept as a column of shape (n, 1), broadcasts along the keys of its own row.",
-        when=lambda got, a, t: a.ndim == 2 and any(np.allclose(got, _flat(a / t, *keep)) for keep in _NO_KEEPDIMS),
-    ),
-    Mistake(
-        "{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
-        hint="One sum per row, kept as a column so that it broadcasts.",
-        when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0),
-    ),
-    Mistake(
-        "{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
-        hint="Weights are exp of something, divided by a positive sum.",
-        when=lambda got, a, t: (got < 0).any(),
-    ),
-    Mistake(
-        "{where} your weights {got} do not sum to 1 along the rows. What is missing?",
-        hint="Divide by the row sum of the exponentials.",
-        when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0),
-    ),
+    Mistake(wrong=lambda a, t: _exp_norm(a / t - a.max(axis=-1, keepdims=True)),
+        says="{where} you returned {got}. You subtract the largest score before dividing by T: the exponents alpha / T - max(alpha) are <= 0 only at T = 1, and overflow (T < 1) or underflow (T > 1) elsewhere. Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers that go into exp are alpha / T."),
+    _shift("{where} you returned {got}. You subtract the largest score of the whole array: a row far below it underflows to 0 / 0. Whose maximum should each row subtract?",
+        lambda z: z.max()),
+    _shift("{where} you returned {got}. You subtract each row's smallest score: the largest exponent is then the row's range, which overflows. Which value of a row makes every exponent <= 0?",
+        lambda z: z.min(axis=-1, keepdims=True)),
+    _shift("{where} you returned {got}. You subtract the smallest score of the whole array: a row far above it still overflows. Which value makes every exponent <= 0?",
+        lambda z: z.min()),
+    _shift("{where} you returned {got}. Without a shift, exp overflows to inf above 709.8 (inf / inf is NaN) and underflows to 0 below -745 (0 / 0). What could you subtract from every score of a row without changing its weights?",
+        lambda z: 0.0),
+    _shift("{where} you returned {got}. You subtract each row's mean: the largest exponent is max - mean, which overflows on a row spread wide. Which value makes every exponent <= 0?",
+        lambda z: z.mean(axis=-1, keepdims=True)),
+    _shift("{where} you returned {got}. You subtract each row's first score: when it is not the row's largest, the others can overflow. Which score of the row is safe to subtract?",
+        lambda z: z[..., :1]),
+    _shift("{where} you returned {got}. You subtract the largest score of each column (axis 0): that shifts each key by a different amount and changes the weights. Along which axis is the maximum taken?",
+        lambda z: z.max(axis=0, keepdims=True)),
+    Mistake(wrong=lambda a, t: softmax(a, 1.0),
+        says="{where} your weights {got} ignore the temperature: they are softmax(alpha) at T = 1. Where does T enter the formula?",
+        hint="softmax(alpha / T): T divides every score."),
+    Mistake(wrong=lambda a, t: softmax(a * t, 1.0),
+        says="{where} your weights {got} are softmax(alpha * T). Does a higher temperature sharpen or flatten?",
+        hint="A higher T must flatten: the scores are divided by T."),
+    Mistake(wrong=lambda a, t: softmax(-a, t),
+        says="{where} your weights {got} give the largest weight to the smallest score. What sign must the exponent have?",
+        hint="The weight grows with exp(+alpha_i / T)."),
+    Mistake(when=lambda got, a, t: a.ndim == 2 and np.allclose(got.sum(axis=0), 1.0),
+        says="{where} your weights {got}: each column sums to 1, not each row. Which axis holds one query's keys?",
+        hint="The last axis, axis=-1, holds the keys of a row."),
+    Mistake(when=lambda got, a, t: a.ndim == 2 and any(np.allclose(got, _flat(a / t, *keep)) for keep in _NO_KEEPDIMS),
+        says="{where} your weights {got} mix the rows: you combined (n, m) scores with a (n,) array of row maxima or sums, which broadcasts along the last axis, so entry (i, j) meets row j's value. Along which axis does a (n,) array broadcast against (n, m)?",
+        hint="One value per row, kept as a column of shape (n, 1), broadcasts along the keys of its own row."),
+    Mistake(when=lambda got, a, t: a.ndim == 2 and np.isclose(got.sum(), 1.0),
+        says="{where} your weights {got}: all of them together sum to 1, but each row must. Over what does each sum run?",
+        hint="One sum per row, kept as a column so that it broadcasts."),
+    Mistake(when=lambda got, a, t: (got < 0).any(),
+        says="{where} your weights {got} are negative somewhere. Can exp(.) be negative?",
+        hint="Weights are exp of something, divided by a positive sum."),
+    Mistake(when=lambda got, a, t: np.isfinite(got).all() and not np.allclose(got.sum(axis=-1), 1.0),
+        says="{where} your weights {got} do not sum to 1 along the rows. What is missing?",
+        hint="Divide by the row sum of the exponentials."),
 ]
+# fmt: on
+# fmt: on
 
 
 @exercise("softmax with temperature")
@@ -203,53 +182,53 @@ def _copies(lam, n_c):
     return n_c * lam / (1 + (n_c - 1) * lam)
 
 
+# fmt: off
+# fmt: off
 COPIES_CASES = [
-    Case((0.25, 2), "For a key of weight 0.25 that appears twice"),
-    Case((0.5, 1), "For a key of weight 0.5 that appears once"),
-    Case((0.1, 10), "For a key of weight 0.1 that appears 10 times"),
-    Case((0.8, 3), "For a key of weight 0.8 that appears 3 times"),
-    Case((1e-12, 4), "For a key of the tiny weight 1e-12 that appears 4 times"),
-    Case((1 - 1e-9, 5), "For a key of weight 1 - 1e-9 that appears 5 times"),
+    Case((0.25, 2),
+        "For a key of weight 0.25 that appears twice"),
+    Case((0.5, 1),
+        "For a key of weight 0.5 that appears once"),
+    Case((0.1, 10),
+        "For a key of weight 0.1 that appears 10 times"),
+    Case((0.8, 3),
+        "For a key of weight 0.8 that appears 3 times"),
+    Case((1e-12, 4),
+        "For a key of the tiny weight 1e-12 that appears 4 times"),
+    Case((1 - 1e-9, 5),
+        "For a key of weight 1 - 1e-9 that appears 5 times"),
 ]
+# fmt: on
+# fmt: on
 _SAME_SCORE = "An exact copy has the same score, so the same exp(alpha_i / T) as the original."
 _COPIES_FIX = "With e = exp(alpha / T) of the key and S the sum over all keys, lambda = e / S. With n_c copies the sum is S + (n_c - 1) e, so the copies weigh n_c e / (S + (n_c - 1) e) = `n_c * lam / (1 + (n_c - 1) * lam)`."
+# fmt: off
+# fmt: off
 COPIES_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
-        hint=_SAME_SCORE,
-        wrong=lambda lam, n_c: lam,
-    ),
-    Mistake(
-        "{where} you returned {got}, n_c times the weight: the weights then no longer sum to 1 (with lambda = 0.8 and 3 copies, 2.4). What happens to the denominator when keys are added?",
-        hint=_SAME_SCORE + " The sum in the denominator grows too.",
-        wrong=lambda lam, n_c: n_c * lam,
-    ),
-    Mistake(
-        "{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away from the original only, or from every key?",
-        hint=_SAME_SCORE,
-        wrong=lambda lam, n_c: lam / n_c,
-    ),
-    Mistake(
-        "{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^n_c. Is a softmax weight a probability of a separate draw, or a share of one sum?",
-        hint=_SAME_SCORE,
-        wrong=lambda lam, n_c: 1 - (1 - lam) ** n_c,
-    ),
-    Mistake(
-        "{where} you returned {got}, capped at 1. Before capping it is n_c lambda: what happens to the denominator when keys are added?",
-        hint=_SAME_SCORE,
-        wrong=lambda lam, n_c: min(n_c * lam, 1.0),
-    ),
-    Mistake(
-        "{where} you returned {got}: one copy's weight, not the n_c copies' total. The question asks for all of them together: how many equal shares are there?",
-        hint=_SAME_SCORE,
-        wrong=lambda lam, n_c: lam / (1 + (n_c - 1) * lam),
-    ),
-    Mistake(
-        "{where} you returned {got}: your denominator counts the key n_c times and the other keys n_c times as well (or not at all). Which keys were copied?",
-        hint=_SAME_SCORE,
-        when=lambda got, lam, n_c: n_c > 1 and (np.isclose(got, n_c * lam / (1 + n_c * lam)) or np.isclose(got, 1.0)),
-    ),
+    Mistake(wrong=lambda lam, n_c: lam,
+        says="{where} you returned {got}: the copies change nothing. Do the copies take part in the softmax?",
+        hint=_SAME_SCORE),
+    Mistake(wrong=lambda lam, n_c: n_c * lam,
+        says="{where} you returned {got}, n_c times the weight: the weights then no longer sum to 1 (with lambda = 0.8 and 3 copies, 2.4). What happens to the denominator when keys are added?",
+        hint="An exact copy has the same score, so the same exp(alpha_i / T) as the original. The sum in the denominator grows too."),
+    Mistake(wrong=lambda lam, n_c: lam / n_c,
+        says="{where} you returned {got}: the copies split the key's weight. Does adding a key take weight away from the original only, or from every key?",
+        hint=_SAME_SCORE),
+    Mistake(wrong=lambda lam, n_c: 1 - (1 - lam) ** n_c,
+        says="{where} you returned {got}, as if each copy were an independent chance 1 - (1 - lambda)^n_c. Is a softmax weight a probability of a separate draw, or a share of one sum?",
+        hint=_SAME_SCORE),
+    Mistake(wrong=lambda lam, n_c: min(n_c * lam, 1.0),
+        says="{where} you returned {got}, capped at 1. Before capping it is n_c lambda: what happens to the denominator when keys are added?",
+        hint=_SAME_SCORE),
+    Mistake(wrong=lambda lam, n_c: lam / (1 + (n_c - 1) * lam),
+        says="{where} you returned {got}: one copy's weight, not the n_c copies' total. The question asks for all of them together: how many equal shares are there?",
+        hint=_SAME_SCORE),
+    Mistake(when=lambda got, lam, n_c: n_c > 1 and (np.isclose(got, n_c * lam / (1 + n_c * lam)) or np.isclose(got, 1.0)),
+        says="{where} you returned {got}: your denominator counts the key n_c times and the other keys n_c times as well (or not at all). Which keys were copied?",
+        hint=_SAME_SCORE),
 ]
+# fmt: on
+# fmt: on
 
 
 @exercise("a key that appears n_c times")

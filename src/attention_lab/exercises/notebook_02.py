@@ -29,75 +29,65 @@ def _lse(alpha, t):  # T log sum exp(alpha / T), written naively (wrong implemen
     return t * np.log(np.sum(np.exp(alpha / t)))
 
 
+# fmt: off
 LSE_CASES = [
-    Case((_A([1.0, 2.0, 3.0]), 1.0), "For scores [1, 2, 3] at T = 1"),
-    Case((_A([0.0, 0.5]), 0.25), "For scores [0, 0.5] at T = 0.25"),
-    Case((_A([1.0, -2.0, 0.5]), 2.0), "For scores [1, -2, 0.5] at T = 2"),
-    Case((_A([3.0, 3.0, 3.0]), 0.5), "For the tied scores [3, 3, 3] at T = 0.5"),
-    Case((_A([800.0, 799.0]), 1.0), "For the huge scores [800, 799] at T = 1"),
-    Case((_A([800.0, 799.5, 790.0]), 0.5), "For the huge scores [800, 799.5, 790] at T = 0.5"),
-    Case((_A([-900.0, -901.0]), 4.0), "For the very negative scores [-900, -901] at T = 4"),
-    Case((_A([2.0, 2.0 + 1e-9, -1e3]), 0.01), "For the near-tie [2, 2 + 1e-9, -1000] at T = 0.01"),
+    Case((_A([1.0, 2.0, 3.0]), 1.0),
+        "For scores [1, 2, 3] at T = 1"),
+    Case((_A([0.0, 0.5]), 0.25),
+        "For scores [0, 0.5] at T = 0.25"),
+    Case((_A([1.0, -2.0, 0.5]), 2.0),
+        "For scores [1, -2, 0.5] at T = 2"),
+    Case((_A([3.0, 3.0, 3.0]), 0.5),
+        "For the tied scores [3, 3, 3] at T = 0.5"),
+    Case((_A([800.0, 799.0]), 1.0),
+        "For the huge scores [800, 799] at T = 1"),
+    Case((_A([800.0, 799.5, 790.0]), 0.5),
+        "For the huge scores [800, 799.5, 790] at T = 0.5"),
+    Case((_A([-900.0, -901.0]), 4.0),
+        "For the very negative scores [-900, -901] at T = 4"),
+    Case((_A([2.0, 2.0 + 1e-9, -1e3]), 0.01),
+        "For the near-tie [2, 2 + 1e-9, -1000] at T = 0.01"),
 ]
+# fmt: on
 _PULL = "log sum_i exp(a_i) = c + log sum_i exp(a_i - c) for any constant c: which c keeps every exponent <= 0?"
 _LSE_FIX = "With m = alpha.max(): `m + temperature * np.log(np.sum(np.exp((alpha - m) / temperature)))`."
+# fmt: off
 LSE_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at T = 1. Of which numbers must the subtracted maximum be the largest?",
-        hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T.",
-        wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
-    ),
-    Mistake(
-        "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). What could you pull out of the sum before taking exp?",
-        hint=_PULL,
-        wrong=_lse,
-    ),
-    Mistake(
-        "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?",
-        hint="The gap is between 0 and T log n.",
-        wrong=lambda a, t: a.max(),
-    ),
-    Mistake(
-        "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of the smooth max as T grows?",
-        hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0.",
-        wrong=lambda a, t: _lse(a, t) / t,
-    ),
-    Mistake(
-        "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms does the T in front multiply?",
-        hint="T log sum exp(...) multiplies the whole log.",
-        wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
-    ),
-    Mistake(
-        "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
-        hint="Divide inside exp, multiply the log.",
-        wrong=lambda a, t: _lse(a, 1.0),
-    ),
-    Mistake(
-        "{where} you returned {got}: the shift by the max is there, but the shifted scores inside exp are not divided by T, so yours is right at T = 1 only. Which numbers go into exp?",
-        hint="Inside exp are the scores divided by T: shifted by the max, that is every alpha_i - m, divided by T.",
-        wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a - a.max()))),
-    ),
-    Mistake(
-        "{where} you returned {got}: T multiplies the max as well as the log. When the max is pulled out of T log sum_i exp(alpha_i / T), is what comes out m or T m?",
-        hint="exp(alpha_i / T) = exp(m / T) exp((alpha_i - m) / T): take the log of the first factor, times T.",
-        wrong=lambda a, t: t * (a.max() + np.log(np.sum(np.exp((a - a.max()) / t)))),
-    ),
-    Mistake(
-        "{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. What goes into exp?",
-        hint="exp(alpha_i / T).",
-        wrong=lambda a, t: t * _lse(a, 1.0),
-    ),
-    Mistake(
-        "{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a constant out of a log-sum-exp leave outside?",
-        hint=_PULL,
-        wrong=lambda a, t: _lse(a, t) - a.max(),
-    ),
-    Mistake(
-        "{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), have a log below max / T?",
-        hint="Each term of the sum is positive.",
-        when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
-    ),
+    Mistake(wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))),
+        says="{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at T = 1. Of which numbers must the subtracted maximum be the largest?",
+        hint="The numbers inside exp are alpha_i / T; their largest is max(alpha) / T."),
+    Mistake(wrong=_lse,
+        says="{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). What could you pull out of the sum before taking exp?",
+        hint=_PULL),
+    Mistake(wrong=lambda a, t: a.max(),
+        says="{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?",
+        hint="The gap is between 0 and T log n."),
+    Mistake(wrong=lambda a, t: _lse(a, t) / t,
+        says="{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of the smooth max as T grows?",
+        hint="T logsumexp(alpha / T) -> max(alpha) as T -> 0."),
+    Mistake(wrong=lambda a, t: a.max() + (_lse(a, t) - a.max()) / t,
+        says="{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms does the T in front multiply?",
+        hint="T log sum exp(...) multiplies the whole log."),
+    Mistake(wrong=lambda a, t: _lse(a, 1.0),
+        says="{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?",
+        hint="Divide inside exp, multiply the log."),
+    Mistake(wrong=lambda a, t: a.max() + t * np.log(np.sum(np.exp(a - a.max()))),
+        says="{where} you returned {got}: the shift by the max is there, but the shifted scores inside exp are not divided by T, so yours is right at T = 1 only. Which numbers go into exp?",
+        hint="Inside exp are the scores divided by T: shifted by the max, that is every alpha_i - m, divided by T."),
+    Mistake(wrong=lambda a, t: t * (a.max() + np.log(np.sum(np.exp((a - a.max()) / t)))),
+        says="{where} you returned {got}: T multiplies the max as well as the log. When the max is pulled out of T log sum_i exp(alpha_i / T), is what comes out m or T m?",
+        hint="exp(alpha_i / T) = exp(m / T) exp((alpha_i - m) / T): take the log of the first factor, times T."),
+    Mistake(wrong=lambda a, t: t * _lse(a, 1.0),
+        says="{where} you returned {got}: the log is multiplied by T, but the scores inside exp are not divided by T. What goes into exp?",
+        hint="exp(alpha_i / T)."),
+    Mistake(wrong=lambda a, t: _lse(a, t) - a.max(),
+        says="{where} you returned {got}: you subtracted the max and did not add it back. What does pulling a constant out of a log-sum-exp leave outside?",
+        hint=_PULL),
+    Mistake(when=lambda got, a, t: float(got.reshape(-1)[0]) < a.max() - 1e-9,
+        says="{where} you returned {got}, below the max. Can a sum of positive terms, one of them exp(max / T), have a log below max / T?",
+        hint="Each term of the sum is positive."),
 ]
+# fmt: on
 
 
 @exercise("the smooth maximum T logsumexp(alpha / T)")
@@ -120,9 +110,6 @@ def check_logsumexp(name, fn) -> Feedback:
     )
 
 
-TOP_K_RULE = "among tied scores, the key with the lower index is chosen first"
-
-
 def _top_k(alpha, k):
     return hard_attention(alpha, k)  # 1/k on the first k of np.argsort(-alpha, kind="stable")
 
@@ -133,58 +120,52 @@ def _keep(alpha, idx, k):
     return w
 
 
+# fmt: off
 TOP_K_CASES = [
-    Case((_A([0.1, 0.9, 0.5, 0.3]), 1), "For scores [0.1, 0.9, 0.5, 0.3] and k = 1"),
-    Case((_A([0.1, 0.9, 0.5, 0.3]), 2), "For scores [0.1, 0.9, 0.5, 0.3] and k = 2"),
-    Case((_A([2.0, -1.0, 5.0]), 3), "For scores [2, -1, 5] and k = 3"),
-    Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3), "For scores [1.2, 3, 0.5, 2.6, -0.8, 1.9] and k = 3"),
-    Case((_A([1.0, 3.0, 2.0, 3.0]), 1), "For the tied scores [1, 3, 2, 3] and k = 1"),
-    Case((_A([2.0, 5.0, 2.0, 2.0, 0.0]), 2), "For the tied scores [2, 5, 2, 2, 0] and k = 2"),
-    Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1), "For the near-tie [1, 1 + 1e-12, 0] and k = 1"),
-    Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2), "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k = 2"),
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 1),
+        "For scores [0.1, 0.9, 0.5, 0.3] and k = 1"),
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 2),
+        "For scores [0.1, 0.9, 0.5, 0.3] and k = 2"),
+    Case((_A([2.0, -1.0, 5.0]), 3),
+        "For scores [2, -1, 5] and k = 3"),
+    Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3),
+        "For scores [1.2, 3, 0.5, 2.6, -0.8, 1.9] and k = 3"),
+    Case((_A([1.0, 3.0, 2.0, 3.0]), 1),
+        "For the tied scores [1, 3, 2, 3] and k = 1"),
+    Case((_A([2.0, 5.0, 2.0, 2.0, 0.0]), 2),
+        "For the tied scores [2, 5, 2, 2, 0] and k = 2"),
+    Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1),
+        "For the near-tie [1, 1 + 1e-12, 0] and k = 1"),
+    Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2),
+        "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k = 2"),
 ]
+# fmt: on
 _TOP_K_FIX = '`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k`.'
+# fmt: off
 TOP_K_MISTAKES = [
-    Mistake(
-        "{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest score is kept. The tie rule ("
-        + TOP_K_RULE
-        + ") keeps exactly k: which ones?",
-        hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can.",
-        when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
-    ),
-    Mistake(
-        "{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
-        hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more.",
-        wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
-    ),
-    Mistake(
-        "{where} your weights {got} choose a later key among tied scores. Tie rule: "
-        + TOP_K_RULE
-        + ". Which order of the indices does your sort give to equal scores?",
-        hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably.",
-        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size,
-    ),
-    Mistake(
-        "{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?",
-        hint="np.argsort sorts in ascending order.",
-        wrong=lambda a, k: hard_attention(-a, k),
-    ),
-    Mistake(
-        "{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
-        hint="The weights still sum to 1.",
-        wrong=lambda a, k: k * _top_k(a, k),
-    ),
-    Mistake(
-        "{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's weight in hard top-k attention?",
-        hint="Each chosen key gets the same weight.",
-        when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
-    ),
-    Mistake(
-        "{where} your weights {got} do not sum to 1. What does each chosen key get?",
-        hint="k keys, equal shares.",
-        when=lambda got, a, k: abs(got.sum() - 1) > 1e-6,
-    ),
+    Mistake(when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1,
+        says="{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest score is kept. The tie rule (among tied scores, the key with the lower index is chosen first) keeps exactly k: which ones?",
+        hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can."),
+    Mistake(wrong=lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k),
+        says="{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?",
+        hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more."),
+    Mistake(when=lambda got, a, k: np.count_nonzero(got) == k and len(set(a.tolist())) < a.size,
+        says="{where} your weights {got} choose a later key among tied scores. Tie rule: among tied scores, the key with the lower index is chosen first. Which order of the indices does your sort give to equal scores?",
+        hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably."),
+    Mistake(wrong=lambda a, k: hard_attention(-a, k),
+        says="{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?",
+        hint="np.argsort sorts in ascending order."),
+    Mistake(wrong=lambda a, k: k * _top_k(a, k),
+        says="{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?",
+        hint="The weights still sum to 1."),
+    Mistake(when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1,
+        says="{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's weight in hard top-k attention?",
+        hint="Each chosen key gets the same weight."),
+    Mistake(when=lambda got, a, k: abs(got.sum() - 1) > 1e-6,
+        says="{where} your weights {got} do not sum to 1. What does each chosen key get?",
+        hint="k keys, equal shares."),
 ]
+# fmt: on
 
 
 @exercise("top-k hard attention")
@@ -309,48 +290,34 @@ def _rf(says, hint, target=None, when=None):
     return Mistake(says, hint=hint, fix=_RF_FIX, when=test)
 
 
+# fmt: off
 REINFORCE_MISTAKES = [
-    _rf(
-        "{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the exercise ask you to use instead?",
+    _rf("{where} your estimate is the exact gradient p_j (L_j - sum_i p_i L_i), from all keys. What does the exercise ask you to use instead?",
         "Draw keys with rng; a model often cannot look at every key.",
-        when=lambda got, a, L, m, rng: np.allclose(got, _reinforce_truth(a, L)[0], atol=1e-9),
-    ),
-    _rf(
-        "{where} your estimate points the wrong way. What is the gradient of log p_i with respect to alpha?",
+        when=lambda got, a, L, m, rng: np.allclose(got, _reinforce_truth(a, L)[0], atol=1e-9)),
+    _rf("{where} your estimate points the wrong way. What is the gradient of log p_i with respect to alpha?",
         "d log p_i / d alpha = one_hot(i) - p.",
-        lambda a, L, m: -_reinforce_truth(a, L)[0],
-    ),
-    _rf(
-        "{where} your estimate is about n_samples times too large. Sum or average?",
+        lambda a, L, m: -_reinforce_truth(a, L)[0]),
+    _rf("{where} your estimate is about n_samples times too large. Sum or average?",
         "Divide by the number of samples.",
-        lambda a, L, m: m * _reinforce_truth(a, L)[0],
-    ),
-    _rf(
-        "{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply each sampled loss?",
+        lambda a, L, m: m * _reinforce_truth(a, L)[0]),
+    _rf("{where} you averaged the sampled loss L_i one_hot(i), which does not depend on alpha. What must multiply each sampled loss?",
         "The score function: the gradient of log p_i.",
-        lambda a, L, m: _reinforce_truth(a, L)[2] * L,
-    ),
-    _rf(
-        "{where} you used the gradient of p_i, not of log p_i. Which one makes the estimate unbiased?",
+        lambda a, L, m: _reinforce_truth(a, L)[2] * L),
+    _rf("{where} you used the gradient of p_i, not of log p_i. Which one makes the estimate unbiased?",
         "grad log p_i = (grad p_i) / p_i.",
-        lambda a, L, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, L)),
-    ),
-    _rf(
-        "{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score function's estimate?",
+        lambda a, L, m: (lambda t: t[2] @ (t[2][:, None] * t[3]))(_reinforce_truth(a, L))),
+    _rf("{where} you divided each sample's term by p_i once more. Is L_i (one_hot(i) - p) already the score function's estimate?",
         "The division by p_i happened inside the derivative of the log.",
-        lambda a, L, m: L - L.sum() * _reinforce_truth(a, L)[2],
-    ),
-    _rf(
-        "{where} your keys seem drawn uniformly. From which distribution must they come?",
+        lambda a, L, m: L - L.sum() * _reinforce_truth(a, L)[2]),
+    _rf("{where} your keys seem drawn uniformly. From which distribution must they come?",
         "rng.choice takes the probabilities p.",
-        lambda a, L, m: np.mean(_reinforce_truth(a, L)[3], axis=0),
-    ),
-    _rf(
-        "{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?",
+        lambda a, L, m: np.mean(_reinforce_truth(a, L)[3], axis=0)),
+    _rf("{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?",
         "A baseline must be fixed before sampling.",
-        lambda a, L, m: np.zeros(a.size),
-    ),
+        lambda a, L, m: np.zeros(a.size)),
 ]
+# fmt: on
 
 
 @exercise("a REINFORCE (score-function) gradient estimate")
@@ -399,28 +366,30 @@ _POS_FIX = (
 _rng = np.random.default_rng(5)
 _V6, _V6b, _V5 = _rng.normal(size=(6, 2)), _rng.normal(size=(6, 2)), _rng.normal(size=(5, 3))
 _ALPHA = _A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9])
+# fmt: off
 POSITION_CASES = [
-    Case((_ALPHA, _V6, 0.0), "With b = 0"),
-    Case((_ALPHA, _V6b, 0.5), "With b = 0.5"),
-    Case((_rng.normal(size=5), _V5, -1.0), "With b = -1"),
-    Case(
-        (_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0),
-        "For the huge scores [1000, 1001, 998, 1000.5, 999] with b = 2",
-    ),
-    Case((_ALPHA, _V6, 300.0), "With the large slope b = 300"),
-    Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3), "For tied scores with the tiny slope b = 0.001"),
+    Case((_ALPHA, _V6, 0.0),
+        "With b = 0"),
+    Case((_ALPHA, _V6b, 0.5),
+        "With b = 0.5"),
+    Case((_rng.normal(size=5), _V5, -1.0),
+        "With b = -1"),
+    Case((_A([1000.0, 1001.0, 998.0, 1000.5, 999.0]), _V5, 2.0),
+        "For the huge scores [1000, 1001, 998, 1000.5, 999] with b = 2"),
+    Case((_ALPHA, _V6, 300.0),
+        "With the large slope b = 300"),
+    Case((_A([2.0, 2.0, 2.0, 2.0, 2.0]), _V5, 1e-3),
+        "For tied scores with the tiny slope b = 0.001"),
 ]
+# fmt: on
+# fmt: off
 POSITION_MISTAKES = [
-    Mistake(
-        "{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns scores into weights?",
-        hint="Weights are >= 0 and sum to 1.",
-        wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
-    ),
-    Mistake(
-        "{where} you added the position to the values. Should order change the values, or which keys are attended to?",
-        hint="The slot's term belongs to the scores alpha_i.",
-        wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
-    ),
+    Mistake(wrong=lambda a, v, b: (a + b * np.arange(a.size)) @ v,
+        says="{where} your output {got} is a weighted sum of the values with the raw scores as weights. What turns scores into weights?",
+        hint="Weights are >= 0 and sum to 1."),
+    Mistake(wrong=lambda a, v, b: softmax(a) @ (v + b * np.arange(a.size)[:, None]),
+        says="{where} you added the position to the values. Should order change the values, or which keys are attended to?",
+        hint="The slot's term belongs to the scores alpha_i."),
     Mistake(
         "{where} you added the position term to the output: every coordinate moved by the same amount, but the weights are still softmax(alpha). Should order change where the output lies, or which keys are attended to?",
         hint="The slot's term belongs inside the softmax.",
@@ -428,27 +397,20 @@ POSITION_MISTAKES = [
             b != 0 and np.ptp(got - softmax(a) @ v) < 1e-9 and abs(float((got - softmax(a) @ v).reshape(-1)[0])) > 1e-9
         ),
     ),
-    Mistake(
-        "{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What must it depend on instead?",
-        hint="Slot i = 0, 1, ..., n - 1, whatever key sits there.",
-        wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
-    ),
-    Mistake(
-        "{where} your output {got}: you multiplied the score by the position. Add or multiply?",
-        hint="The model's score is alpha_i + b i.",
-        wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
-    ),
-    Mistake(
-        "{where} your output {got} favours the other end: later slots should gain for b > 0. Which way does your position count?",
-        hint="Slot i counts from 0 at the first key.",
-        wrong=lambda a, v, b: _positional(a, v, -b),
-    ),
-    Mistake(
-        "{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract without changing its weights?",
-        hint="Subtract the largest of the shifted scores alpha_i + b i.",
-        when=lambda got, a, v, b: not np.isfinite(got).all(),
-    ),
+    Mistake(wrong=lambda a, v, b: softmax(a + b * np.argsort(np.argsort(a))) @ v,
+        says="{where} your position term moves with the keys (it depends on the key, e.g. on its score's rank). What must it depend on instead?",
+        hint="Slot i = 0, 1, ..., n - 1, whatever key sits there."),
+    Mistake(wrong=lambda a, v, b: softmax(a * b * np.arange(a.size)) @ v,
+        says="{where} your output {got}: you multiplied the score by the position. Add or multiply?",
+        hint="The model's score is alpha_i + b i."),
+    Mistake(wrong=lambda a, v, b: _positional(a, v, -b),
+        says="{where} your output {got} favours the other end: later slots should gain for b > 0. Which way does your position count?",
+        hint="Slot i counts from 0 at the first key."),
+    Mistake(when=lambda got, a, v, b: not np.isfinite(got).all(),
+        says="{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract without changing its weights?",
+        hint="Subtract the largest of the shifted scores alpha_i + b i."),
 ]
+# fmt: on
 
 
 @exercise("attention that notices order: a position term in the scores")

@@ -18,7 +18,6 @@ __all__ = [
 ]
 
 _A = np.array
-KNN_RULE = "among keys tied at the k-th smallest distance, the one with the lower index is chosen first"
 
 
 def _knn(x_query, x_keys, y_values, k):
@@ -34,58 +33,39 @@ def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
     return wrong
 
 
+# fmt: off
 KNN_CASES = [
-    Case(
-        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
-        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1",
-    ),
-    Case(
-        (_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
-        "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2",
-    ),
-    Case(
-        (_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
-        "For queries [1, -50], four keys and k = 4 (every key)",
-    ),
-    Case(
-        (_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
-        "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)",
-    ),
-    Case(
-        (_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
-        "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)",
-    ),
-    Case(
-        (_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
-        "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2",
-    ),
-    Case(
-        (_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
-        "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2",
-    ),
+    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1"),
+    Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
+        "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2"),
+    Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
+        "For queries [1, -50], four keys and k = 4 (every key)"),
+    Case((_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)"),
+    Case((_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
+        "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)"),
+    Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
+        "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2"),
+    Case((_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
+        "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2"),
 ]
+# fmt: on
 _KNN_FIX = '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; return y_values[order].mean(axis=1)`'
 _DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
+# fmt: off
 KNN_MISTAKES = [
+    Mistake(wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
+        says="{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances holds the nearest?",
+        hint="np.argsort sorts in ascending order."),
+    Mistake(wrong=_knn_by(lambda d: -d),
+        says="{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. What is the distance between two points on a line?",
+        hint=_DIST),
+    Mistake(wrong=_knn_by(lambda d: d),
+        says="{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. What is the distance between two points on a line?",
+        hint=_DIST),
     Mistake(
-        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances holds the nearest?",
-        hint="np.argsort sorts in ascending order.",
-        wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
-    ),
-    Mistake(
-        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. What is the distance between two points on a line?",
-        hint=_DIST,
-        wrong=_knn_by(lambda d: -d),
-    ),
-    Mistake(
-        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. What is the distance between two points on a line?",
-        hint=_DIST,
-        wrong=_knn_by(lambda d: d),
-    ),
-    Mistake(
-        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are all kept, more than k. The tie rule ("
-        + KNN_RULE
-        + ") keeps exactly k: which ones?",
+        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are all kept, more than k. The tie rule (among keys tied at the k-th smallest distance, the one with the lower index is chosen first) keeps exactly k: which ones?",
         hint="A threshold cannot break ties; a stable ordering of the indices can.",
         wrong=lambda xq, xk, y, k: (
             lambda d: (
@@ -93,41 +73,30 @@ KNN_MISTAKES = [
             )
         )(np.abs(xq[:, None] - xk)),
     ),
+    Mistake(wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
+        says="{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
+        hint="Slicing [:, :k] keeps k columns."),
+    Mistake(wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
+        says="{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
+        hint="Each of the k nearest keys gets the weight 1/k."),
+    Mistake(wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
+        says="{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
+        hint="Keys decide who is near; values are averaged."),
+    Mistake(wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
+        says="{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
+        hint="Index the values with them."),
+    Mistake(wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
+        says="{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?",
+        hint=_DIST),
     Mistake(
-        "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
-        hint="Slicing [:, :k] keeps k columns.",
-        wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
-    ),
-    Mistake(
-        "{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
-        hint="Each of the k nearest keys gets the weight 1/k.",
-        wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
-    ),
-    Mistake(
-        "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
-        hint="Keys decide who is near; values are averaged.",
-        wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
-    ),
-    Mistake(
-        "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
-        hint="Index the values with them.",
-        wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
-    ),
-    Mistake(
-        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?",
-        hint=_DIST,
-        wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
-    ),
-    Mistake(
-        "{where} you returned {got}: among tied keys you chose a later one. Tie rule: "
-        + KNN_RULE
-        + ". What order does your sort give equal distances?",
+        "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?",
         hint="A reversed sort reorders ties too.",
         wrong=lambda xq, xk, y, k: y[
             xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]
         ].mean(axis=1),
     ),
 ]
+# fmt: on
 
 
 @exercise("k-nearest-neighbour pooling (a model change)")
@@ -145,9 +114,7 @@ def check_knn_regression(name, fn) -> Feedback:
         KNN_MISTAKES,
         shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
-            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken ("
-            + KNN_RULE
-            + ")?",
+            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k-th smallest distance, the one with the lower index is chosen first)?",
             hint=_DIST,
         ),
         success=f"Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.",
@@ -190,38 +157,28 @@ def _search_cases():
 
 
 _SEARCH_FIX = "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) for h in grid]; return grid[int(np.argmin(errors))]`"
+# fmt: off
 SEARCH_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies their targets. On which points must the error be measured?",
-        hint="Fit on the training set; predict at x_val; compare with y_val.",
-        wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
-    ),
-    Mistake(
-        "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
-        hint="np.argmin, not np.argmax.",
-        wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
-    ),
-    Mistake(
-        "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
-        hint="Return the grid's entry at that index.",
-        wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
-    ),
-    Mistake(
-        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is the answer?",
-        hint="argmin gives where, min gives how much.",
-        wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
-    ),
-    Mistake(
-        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys and values, and which one judges?",
-        hint="Keys and values: the training set.",
-        wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
-    ),
-    Mistake(
-        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but this exercise scores each h on the held-out set: which points does yours use?",
-        hint="Predict at x_val, compare with y_val.",
-        wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
-    ),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
+        says="{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies their targets. On which points must the error be measured?",
+        hint="Fit on the training set; predict at x_val; compare with y_val."),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
+        says="{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
+        hint="np.argmin, not np.argmax."),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+        says="{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
+        hint="Return the grid's entry at that index."),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
+        says="{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is the answer?",
+        hint="argmin gives where, min gives how much."),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
+        says="{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys and values, and which one judges?",
+        hint="Keys and values: the training set."),
+    Mistake(wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
+        says="{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but this exercise scores each h on the held-out set: which points does yours use?",
+        hint="Predict at x_val, compare with y_val."),
 ]
+# fmt: on
 
 
 @exercise("the bandwidth with the smallest held-out error")
@@ -244,24 +201,18 @@ def check_bandwidth_search(name, fn) -> Feedback:
     )
 
 
+# fmt: off
 SMALL_H_CASES = [
-    Case(
-        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
-        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]",
-    ),
-    Case(
-        (_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
-        "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]",
-    ),
-    Case(
-        (_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
-        "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]",
-    ),
-    Case(
-        (_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
-        "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12",
-    ),
+    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
+        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]"),
+    Case((_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
+        "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]"),
+    Case((_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
+        "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]"),
+    Case((_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
+        "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12"),
 ]
+# fmt: on
 
 
 def _small_h(x_query, x_keys, y_values):
@@ -275,43 +226,33 @@ def _argmin_value(xq, xk, y, last=False):
     return y[xk.size - 1 - np.argmin(d[:, ::-1], axis=1)] if last else y[np.argmin(d, axis=1)]
 
 
-_TIES = "Tied keys have equal scores at every h, so equal weights: what do they share in the limit?"
 _SMALL_FIX = "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
+# fmt: off
 SMALL_H_MISTAKES = [
+    Mistake(wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
+        says="{where} you returned {got}: the indices of the nearest keys. What should they select?",
+        hint="Return values y_i."),
+    Mistake(wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
+        says="{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
+        hint="Return values y_i."),
+    Mistake(wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
+        says="{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go as h -> 0?",
+        hint="To the keys with the largest score, the nearest."),
     Mistake(
-        "{where} you returned {got}: the indices of the nearest keys. What should they select?",
-        hint="Return values y_i.",
-        wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
-    ),
-    Mistake(
-        "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
-        hint="Return values y_i.",
-        wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
-    ),
-    Mistake(
-        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go as h -> 0?",
-        hint="To the keys with the largest score, the nearest.",
-        wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
-    ),
-    Mistake(
-        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one of their values (np.argmin takes the first). "
-        + _TIES,
+        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one of their values (np.argmin takes the first). Tied keys have equal scores at every h, so equal weights: what do they share in the limit?",
         hint="The limit averages the tied keys' values.",
         when=lambda got, xq, xk, y: (
             np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
         ),
     ),
-    Mistake(
-        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which underflows to 0 at a tiny h?",
-        hint="The limit needs only distances, a comparison and an average.",
-        when=lambda got, xq, xk, y: not np.isfinite(got).all(),
-    ),
-    Mistake(
-        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. Nearest on which side?",
-        hint="Nearest means the smallest |x - x_i|, on either side.",
-        when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
-    ),
+    Mistake(when=lambda got, xq, xk, y: not np.isfinite(got).all(),
+        says="{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which underflows to 0 at a tiny h?",
+        hint="The limit needs only distances, a comparison and an average."),
+    Mistake(when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
+        says="{where} you returned {got}: each is one of the values, but not that of the key closest to the query. Nearest on which side?",
+        hint="Nearest means the smallest |x - x_i|, on either side."),
 ]
+# fmt: on
 
 
 @exercise("the limit h -> 0, ties included")
@@ -326,8 +267,7 @@ def check_small_h_limit(name, fn) -> Feedback:
         SMALL_H_MISTAKES,
         shape="one prediction per query: (n_q,)",
         otherwise=Mistake(
-            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its value; where several tie? "
-            + _TIES,
+            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its value; where several tie? Tied keys have equal scores at every h, so equal weights: what do they share in the limit?",
             hint="Average the tied keys' values.",
         ),
         success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same way.",

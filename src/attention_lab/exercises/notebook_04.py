@@ -167,40 +167,36 @@ def _loo_cases():
 
 _LOO_FIX = "`scores = -(((x[:, None] - x[None, :]) * w) ** 2) / 2; scores = scores.masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); return torch.softmax(scores, dim=1) @ y`"
 _NEXT_TO = "{where} you masked the entries next to the diagonal, so point i still sees itself and loses a neighbour. Which entry of row i is point i itself?"
+# fmt: off
 LOO_MISTAKES = [
-    Mistake(
-        "{where} your predictions {got} are those with every point among its own keys, as if there were no mask. A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
-        hint="A weight of exactly 0 needs a score of -inf before the softmax.",
-        wrong=_loo_masked(lambda n: _eye(n) & False),  # a mask that hides nothing
-    ),
-    Mistake(
-        "{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to less than 1. What must still hold for the remaining weights?",
-        hint="Renormalise, or mask before the softmax.",
-        wrong=lambda x, y, w: _loo(x, y, w, zero_after=True),
-    ),
-    Mistake(
-        "{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it (masked_fill fills where the mask is True)? And do the values run along the keys?",
-        hint="Fill the diagonal; the values go along the keys, y[None, :].",
-        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, y),
-    ),
-    Mistake(
-        "{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over the queries (dim=0). Along which dimension does one query's row run?",
-        hint="softmax(..., dim=1), and the weighted sum along the same row.",
-        when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _loo(x, y, w, columns=True)),
-    ),
-    Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, 1))),
-    Mistake(_NEXT_TO, hint="torch.eye(n) marks j = i.", fix=_LOO_FIX, wrong=_loo_masked(lambda n: _eye(n, -1))),
-    Mistake(
-        "{where} your predictions {got}: for a single point there is no other point, so its row is fully masked and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: what does exp(-1e9 - (-1e9)) give?",
-        hint="Use -inf: a fully masked row then gives NaN, honestly.",
-        when=lambda got, x, y, w: x.shape[0] == 1,
-    ),
-    Mistake(
-        "{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off the diagonal: how else can the masked entries get -inf?",
-        hint="Fill them (masked_fill or torch.where).",
-        when=lambda got, x, y, w: x.shape[0] > 1 and not bool(got.isfinite().all()),
-    ),
+    Mistake(wrong=_loo_masked(lambda n: _eye(n) & False),
+        says="{where} your predictions {got} are those with every point among its own keys, as if there were no mask. A score of 0 on the diagonal (or a 0/1 mask multiplied in) changes nothing: what is alpha_ii already?",
+        hint="A weight of exactly 0 needs a score of -inf before the softmax."),
+    Mistake(wrong=lambda x, y, w: _loo(x, y, w, zero_after=True),
+        says="{where} your predictions {got}: the diagonal weights are zeroed after the softmax, so each row sums to less than 1. What must still hold for the remaining weights?",
+        hint="Renormalise, or mask before the softmax."),
+    Mistake(when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, y),
+        says="{where} each prediction is the point's own y_i. Does your mask hide the diagonal, or everything but it (masked_fill fills where the mask is True)? And do the values run along the keys?",
+        hint="Fill the diagonal; the values go along the keys, y[None, :]."),
+    Mistake(when=lambda got, x, y, w: x.shape[0] > 1 and _same_values(got, _loo(x, y, w, columns=True)),
+        says="{where} your predictions {got} read the right weights down the columns: a softmax or a weighted sum over the queries (dim=0). Along which dimension does one query's row run?",
+        hint="softmax(..., dim=1), and the weighted sum along the same row."),
+    Mistake(wrong=_loo_masked(lambda n: _eye(n, 1)),
+        says=_NEXT_TO,
+        hint="torch.eye(n) marks j = i.",
+        fix=_LOO_FIX),
+    Mistake(wrong=_loo_masked(lambda n: _eye(n, -1)),
+        says=_NEXT_TO,
+        hint="torch.eye(n) marks j = i.",
+        fix=_LOO_FIX),
+    Mistake(when=lambda got, x, y, w: x.shape[0] == 1,
+        says="{where} your predictions {got}: for a single point there is no other point, so its row is fully masked and the exact answer is 0/0 = NaN. A finite penalty (such as -1e9) leaves the point its own weight: what does exp(-1e9 - (-1e9)) give?",
+        hint="Use -inf: a fully masked row then gives NaN, honestly."),
+    Mistake(when=lambda got, x, y, w: x.shape[0] > 1 and not bool(got.isfinite().all()),
+        says="{where} your predictions {got} hold NaN or inf. Adding mask * float('-inf') gives 0 * (-inf) = NaN off the diagonal: how else can the masked entries get -inf?",
+        hint="Fill them (masked_fill or torch.where)."),
 ]
+# fmt: on
 
 
 @exercise("leave-one-out predictions with a mask on the diagonal")
@@ -248,6 +244,7 @@ def _ratio(c):
 
 
 _GRAD_FIX = "`d_alpha = -diff2 * w; d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True)); return np.mean(2 * (y_hat - targets) * (d_lam @ values))`"
+# fmt: off
 GRADIENT_MISTAKES = [
     Mistake(
         "{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation sum_l exp(alpha_l) depend on w?",
@@ -257,38 +254,28 @@ GRADIENT_MISTAKES = [
             <= 1e-6 + 1e-4 * abs(_numerator_only(q, k, v, t, w))
         ),
     ),
-    Mistake(
-        "{where} your dL/dw {got} has the wrong sign. What are the signs of d alpha / d w and of the residual?",
-        hint="alpha = -(q - k)^2 w^2 / 2, residual y_hat - y.",
-        when=_ratio(lambda q, w: -1),
-    ),
-    Mistake(
-        "{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?",
-        hint="L = (1/n_q) sum_m (...)^2.",
-        when=_ratio(lambda q, w: q.size),
-    ),
-    Mistake(
-        "{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring, and which cancel?",
-        hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose derivative is w.",
-        when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
-    ),
-    Mistake(
-        "{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain rule leave when you differentiate w^2?",
-        hint="d(w^2)/dw = 2 w.",
-        when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
-    ),
-    Mistake(
-        "{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?",
-        hint="(q - k)^2 / 2 is a constant factor; only w^2 changes with w, and d(w^2)/dw = 2 w.",
-        when=lambda got, *a: _ratio(lambda q, w: w)(got, *a) or _ratio(lambda q, w: w / 2)(got, *a),
-    ),
-    Mistake(
-        "{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?",
-        hint="Subtract each row's largest score.",
-        when=lambda got, *a: not np.isfinite(got).all(),
-    ),
+    Mistake(when=_ratio(lambda q, w: -1),
+        says="{where} your dL/dw {got} has the wrong sign. What are the signs of d alpha / d w and of the residual?",
+        hint="alpha = -(q - k)^2 w^2 / 2, residual y_hat - y."),
+    Mistake(when=_ratio(lambda q, w: q.size),
+        says="{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?",
+        hint="L = (1/n_q) sum_m (...)^2."),
+    Mistake(when=lambda got, *a: _ratio(lambda q, w: 2)(got, *a) or _ratio(lambda q, w: 0.5)(got, *a),
+        says="{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring, and which cancel?",
+        hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose derivative is w."),
+    Mistake(when=lambda got, *a: _ratio(lambda q, w: 1 / w)(got, *a) or _ratio(lambda q, w: 1 / (2 * w))(got, *a),
+        says="{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain rule leave when you differentiate w^2?",
+        hint="d(w^2)/dw = 2 w."),
+    Mistake(when=lambda got, *a: _ratio(lambda q, w: w)(got, *a) or _ratio(lambda q, w: w / 2)(got, *a),
+        says="{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?",
+        hint="(q - k)^2 / 2 is a constant factor; only w^2 changes with w, and d(w^2)/dw = 2 w."),
+    Mistake(when=lambda got, *a: not np.isfinite(got).all(),
+        says="{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?",
+        hint="Subtract each row's largest score."),
 ]
+# fmt: on
 _A = np.array
+# fmt: off
 GRADIENT_CASES = [
     Case(
         (
@@ -300,15 +287,12 @@ GRADIENT_CASES = [
         ),
         "For w = 1.3 and 4 queries",
     ),
-    Case(
-        (_A([1.0, 1.2, 2.9]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 0.7),
-        "For w = 0.7 and 3 queries",
-    ),
-    Case(
-        (_A([1.0, 1.2, 8.0]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 30.0),
-        "For the large w = 30 and a query far from every key (scores down to about -28000)",
-    ),
+    Case((_A([1.0, 1.2, 2.9]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 0.7),
+        "For w = 0.7 and 3 queries"),
+    Case((_A([1.0, 1.2, 8.0]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 30.0),
+        "For the large w = 30 and a query far from every key (scores down to about -28000)"),
 ]
+# fmt: on
 
 
 @exercise("dL/dw by hand")
@@ -446,53 +430,37 @@ def _step_cases():
 
 
 _STEP_FIX = "`w = torch.tensor(w, requires_grad=True); scores = (-w * (x[:, None] - x[None, :]).abs()).masked_fill(torch.eye(len(x), dtype=torch.bool), float('-inf')); loss = torch.mean((torch.softmax(scores, dim=1) @ y - y) ** 2); loss.backward(); return (w - lr * w.grad).item()`"
+# fmt: off
 STEP_MISTAKES = [
-    Mistake(
-        "{where} your new w {got} moved uphill: the loss grows along the gradient. Which way must a descent step go?",
-        hint="w_new = w - lr dL/dw.",
-        wrong=_step_variant(sign=+1),
-    ),
-    Mistake(
-        "{where} you returned {got}: the gradient itself, not the new w. What does a step do with it?",
-        hint="Subtract lr times the gradient from w.",
-        wrong=_step_variant(out="grad"),
-    ),
-    Mistake(
-        "{where} your step ignores the learning rate. What scales the step?",
-        hint="w - lr * dL/dw.",
-        wrong=_step_variant(lr_used=False),
-    ),
-    Mistake(
-        "{where} your step uses each point as one of its own keys. Which keys may point i see in training?",
-        hint="The diagonal of the scores is masked (exercise 3).",
-        wrong=_step_variant(loo=False),
-    ),
-    Mistake(
-        "{where} your step uses the Gaussian score. Which score does the Laplace model use?",
-        hint="-w |x - x_i|.",
-        wrong=_step_variant(score=lambda d, w: -((d * w) ** 2) / 2),
-    ),
-    Mistake(
-        "{where} your step uses the score -w (x - x_i)^2. Laplace: the distance or its square?",
-        hint="-w |x - x_i|.",
-        wrong=_step_variant(score=lambda d, w: -w * d**2),
-    ),
-    Mistake(
-        "{where} your step is n times too large: the loss is a sum over the points. Sum or mean?",
-        hint="L = mean of the squared errors.",
-        wrong=_step_variant(scale=lambda n: n),
-    ),
-    Mistake(
-        "{where} your softmax runs over the queries (dim=0). Over which dimension does one point's row of keys run?",
-        hint="dim=1.",
-        wrong=_step_variant(dim=0),
-    ),
-    Mistake(
-        "{where} your step has the sign of the score flipped: far keys weigh most. What must near keys get?",
-        hint="-w |x - x_i|.",
-        wrong=_step_variant(score=lambda d, w: w * d.abs()),
-    ),
+    Mistake(wrong=_step_variant(sign=+1),
+        says="{where} your new w {got} moved uphill: the loss grows along the gradient. Which way must a descent step go?",
+        hint="w_new = w - lr dL/dw."),
+    Mistake(wrong=_step_variant(out="grad"),
+        says="{where} you returned {got}: the gradient itself, not the new w. What does a step do with it?",
+        hint="Subtract lr times the gradient from w."),
+    Mistake(wrong=_step_variant(lr_used=False),
+        says="{where} your step ignores the learning rate. What scales the step?",
+        hint="w - lr * dL/dw."),
+    Mistake(wrong=_step_variant(loo=False),
+        says="{where} your step uses each point as one of its own keys. Which keys may point i see in training?",
+        hint="The diagonal of the scores is masked (exercise 3)."),
+    Mistake(wrong=_step_variant(score=lambda d, w: -((d * w) ** 2) / 2),
+        says="{where} your step uses the Gaussian score. Which score does the Laplace model use?",
+        hint="-w |x - x_i|."),
+    Mistake(wrong=_step_variant(score=lambda d, w: -w * d**2),
+        says="{where} your step uses the score -w (x - x_i)^2. Laplace: the distance or its square?",
+        hint="-w |x - x_i|."),
+    Mistake(wrong=_step_variant(scale=lambda n: n),
+        says="{where} your step is n times too large: the loss is a sum over the points. Sum or mean?",
+        hint="L = mean of the squared errors."),
+    Mistake(wrong=_step_variant(dim=0),
+        says="{where} your softmax runs over the queries (dim=0). Over which dimension does one point's row of keys run?",
+        hint="dim=1."),
+    Mistake(wrong=_step_variant(score=lambda d, w: w * d.abs()),
+        says="{where} your step has the sign of the score flipped: far keys weigh most. What must near keys get?",
+        hint="-w |x - x_i|."),
 ]
+# fmt: on
 
 
 @exercise("one training step of the Laplace model, by hand")

@@ -31,27 +31,20 @@ def _both(Q, K, W_q, W_k):
 
 
 _ADD_FIX = "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\nreturn np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
+# fmt: off
 _ADD_MISTAKES = [
-    Mistake(
-        "{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key term. What does the softmax over the keys do to a term that depends on the query only?",
-        hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact.",
-        wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
-    ),
-    Mistake(
-        "{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the query term in the softmax?",
-        hint="The tanh of the sum is what lets them interact.",
-        wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
-    ),
-    Mistake(
-        "{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
-        hint="tanh of each hidden unit, then the weighted sum with w_v.",
-        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
-    ),
-    Mistake(
-        "{where} You summed the hidden units. How does w_v weight them?",
-        hint="w_v^T tanh(...) is a dot product.",
-        wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
-    ),
+    Mistake(wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
+        says="{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key term. What does the softmax over the keys do to a term that depends on the query only?",
+        hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact."),
+    Mistake(wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
+        says="{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the query term in the softmax?",
+        hint="The tanh of the sum is what lets them interact."),
+    Mistake(wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v),
+        says="{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?",
+        hint="tanh of each hidden unit, then the weighted sum with w_v."),
+    Mistake(wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
+        says="{where} You summed the hidden units. How does w_v weight them?",
+        hint="w_v^T tanh(...) is a dot product."),
     Mistake(
         "{where} W_q and W_k are swapped. Which one projects the queries?",
         hint="W_q has d_q columns.",
@@ -59,25 +52,17 @@ _ADD_MISTAKES = [
             Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
         ),
     ),
-    Mistake(
-        "{where} Your scores are transposed. Which go on the rows, queries or keys?",
-        hint="(n_q, n_k).",
-        when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)),
-        any_shape=True,
-    ),
-    Mistake(
-        "{where} One score per query: you added query i's projection to key i's only. How can broadcasting form every pair (query, key)?",
-        hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h).",
-        when=lambda got, Q, *a: got.shape == (len(Q),),
-        any_shape=True,
-    ),
-    Mistake(
-        "{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
-        hint="The dot product with w_v.",
-        when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)),
-        any_shape=True,
-    ),
+    Mistake(when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)), any_shape=True,
+        says="{where} Your scores are transposed. Which go on the rows, queries or keys?",
+        hint="(n_q, n_k)."),
+    Mistake(when=lambda got, Q, *a: got.shape == (len(Q),), any_shape=True,
+        says="{where} One score per query: you added query i's projection to key i's only. How can broadcasting form every pair (query, key)?",
+        hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h)."),
+    Mistake(when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)), any_shape=True,
+        says="{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?",
+        hint="The dot product with w_v."),
 ]
+# fmt: on
 
 
 @exercise("additive scores for every pair at once")
@@ -169,63 +154,43 @@ def _padded_cases():
 
 
 _PADDED_FIX = "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\nscores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\nreturn al.softmax(scores, mask=mask) @ values\n```"
+# fmt: off
 _PADDED_MISTAKES = [
-    Mistake(
-        "{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query of sequence b never read?",
-        hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
-    ),
-    Mistake(
-        "{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: your mask is True on the padding. In this course, what does True mean in a mask (section 4)?",
-        hint="True = may attend, as in the library: the real keys j < valid_lens[b] are the True ones.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True),
-    ),
-    Mistake(
-        "{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
-        hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4).",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
-    ),
-    Mistake(
-        "{where} one key too many takes part in each sequence: with valid length L, which positions are the real keys, counting from 0?",
-        hint="Positions 0, ..., L - 1: L keys.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
-    ),
-    Mistake(
-        "{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
-        hint="valid_lens has one entry per sequence; the mask needs one row per sequence.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
-    ),
-    Mistake(
-        "{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
-        hint="Mask before the softmax, so that it normalises over the real keys only.",
-        wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
-    ),
-    Mistake(
-        "{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. What score gets a weight of exactly 0?",
-        hint="exp(s) is 0 only in the limit s -> -inf.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
-    ),
-    Mistake(
-        "{where} the sequence with no valid key gets the average of its padding values: a large finite fill such as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a query with nothing to read get then?",
-        hint="Section 4: a fully masked row gets all-zero weights and a zero output.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
-    ),
-    Mistake(
-        "{where} your weights are normalised over the queries, not over the keys: each query's weights should sum to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
-        hint="The keys are the last axis of the scores.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
-    ),
-    Mistake(
-        "{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends on d. Which one (section 2)?",
-        hint="The scores' variance grows like d.",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
-    ),
-    Mistake(
-        "{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
-        hint="The standard deviation of q . k is sqrt(d).",
-        wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
-    ),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
+        says="{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query of sequence b never read?",
+        hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True),
+        says="{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: your mask is True on the padding. In this course, what does True mean in a mask (section 4)?",
+        hint="True = may attend, as in the library: the real keys j < valid_lens[b] are the True ones."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True),
+        says="{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?",
+        hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4)."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1),
+        says="{where} one key too many takes part in each sequence: with valid length L, which positions are the real keys, counting from 0?",
+        hint="Positions 0, ..., L - 1: L keys."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True),
+        says="{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?",
+        hint="valid_lens has one entry per sequence; the mask needs one row per sequence."),
+    Mistake(wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens),
+        says="{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax ran over every key and the padding was removed afterwards. Over which keys should it normalise?",
+        hint="Mask before the softmax, so that it normalises over the real keys only."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0),
+        says="{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. What score gets a weight of exactly 0?",
+        hint="exp(s) is 0 only in the limit s -> -inf."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9),
+        says="{where} the sequence with no valid key gets the average of its padding values: a large finite fill such as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a query with nothing to read get then?",
+        hint="Section 4: a fully masked row gets all-zero weights and a zero output."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, axis=1),
+        says="{where} your weights are normalised over the queries, not over the keys: each query's weights should sum to 1 over the keys it reads. Along which axis of the (batch, n_q, n_k) scores?",
+        hint="The keys are the last axis of the scores."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=1.0),
+        says="{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends on d. Which one (section 2)?",
+        hint="The scores' variance grows like d."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
+        says="{where} you divided the scores by d; section 2's argument gives another power of d. Which?",
+        hint="The standard deviation of q . k is sqrt(d)."),
 ]
+# fmt: on
 
 
 @exercise("attention over padded sequences")
@@ -268,23 +233,19 @@ def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more
     return lambda got, queries, keys: bool(np.allclose(got, wrong((queries @ keys.transpose(1, 2)).numpy()), atol=1e-3))
 
 
+# fmt: off
 _ENTROPY_MISTAKES = [
-    Mistake(
-        "{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?",
-        hint="Scaled dot-product attention is softmax(Q K^T / sqrt(d)); the changed model keeps all of it but the / sqrt(d).",
-        when=_near(lambda raw: softmax(raw / np.sqrt(512))),
-    ),
-    Mistake(
-        "{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?",
-        hint="The changed model divides the scores by nothing at all: softmax(Q K^T).",
-        when=_near(lambda raw: softmax(raw / 512)),
-    ),
-    Mistake(
-        "{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?",
-        hint="The scores are (batch, n_q, n_k): the keys are the last axis, dim=-1.",
-        when=_near(lambda raw: softmax(raw, axis=1)),
-    ),
+    Mistake(when=_near(lambda raw: softmax(raw / np.sqrt(512))),
+        says="{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?",
+        hint="Scaled dot-product attention is softmax(Q K^T / sqrt(d)); the changed model keeps all of it but the / sqrt(d)."),
+    Mistake(when=_near(lambda raw: softmax(raw / 512)),
+        says="{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?",
+        hint="The changed model divides the scores by nothing at all: softmax(Q K^T)."),
+    Mistake(when=_near(lambda raw: softmax(raw, axis=1)),
+        says="{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?",
+        hint="The scores are (batch, n_q, n_k): the keys are the last axis, dim=-1."),
 ]
+# fmt: on
 
 
 @exercise("remove the 1/sqrt(d): predict, then check")
@@ -362,55 +323,37 @@ def _moments(q, K, lam=None):
 
 
 _JAC_FIX = "```\nlam = softmax(K @ q)\nkbar = lam @ K\nreturn (lam[:, None] * K).T @ K - np.outer(kbar, kbar)\n```"
+# fmt: off
 _JAC_MISTAKES = [
-    Mistake(
-        "{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
-        hint="d o / d q = sum_i k_i (d lambda_i / d q)^T.",
-        when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)),
-        any_shape=True,
-    ),
-    Mistake(
-        "{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the chain rule: what is d alpha_j / d q?",
-        hint="alpha_j = q . k_j.",
-        when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K),
-        any_shape=True,
-    ),
-    Mistake(
-        "{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights also move together (they sum to 1): what does the part -lambda lambda^T add?",
-        hint="-lambda_i lambda_j for every i and j, i = j included.",
-        wrong=lambda q, K: _moments(q, K)[0],
-    ),
-    Mistake(
-        "{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
-        hint="Check one direction numerically.",
-        wrong=lambda q, K: -query_jacobian_reference(q, K),
-    ),
-    Mistake(
-        "{where} You divided by sqrt(d): are the scores in this exercise scaled?",
-        hint="alpha_j = q . k_j.",
-        wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
-    ),
-    Mistake(
-        "{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself is missing. Which term comes from diag(lambda)?",
-        hint="sum_i lambda_i k_i k_i^T.",
-        when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
-    ),
-    Mistake(
-        "{where} You used equal weights 1/n. At which weights is the derivative taken?",
-        hint="lambda = softmax(K q), this query's weights.",
-        wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
-    ),
-    Mistake(
-        "{where} The output does depend on q: how does q change the scores, and the scores the weights?",
-        hint="lambda = softmax(K q).",
-        when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
-    ),
-    Mistake(
-        "{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the output, which to the query?",
-        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j).",
-        when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
-    ),
+    Mistake(when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)), any_shape=True,
+        says="{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?",
+        hint="d o / d q = sum_i k_i (d lambda_i / d q)^T."),
+    Mistake(when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K), any_shape=True,
+        says="{where} A (d, n) or (n, d) matrix relates the output to the n scores (d o / d alpha). One more step of the chain rule: what is d alpha_j / d q?",
+        hint="alpha_j = q . k_j."),
+    Mistake(wrong=lambda q, K: _moments(q, K)[0],
+        says="{where} You have sum_i lambda_i k_i k_i^T, the part from diag(lambda) in the softmax Jacobian. The weights also move together (they sum to 1): what does the part -lambda lambda^T add?",
+        hint="-lambda_i lambda_j for every i and j, i = j included."),
+    Mistake(wrong=lambda q, K: -query_jacobian_reference(q, K),
+        says="{where} The sign is flipped. Raising q . k_j raises lambda_j: does the output move towards k_j or away?",
+        hint="Check one direction numerically."),
+    Mistake(wrong=lambda q, K: query_jacobian_reference(q, K) / np.sqrt(len(q)),
+        says="{where} You divided by sqrt(d): are the scores in this exercise scaled?",
+        hint="alpha_j = q . k_j."),
+    Mistake(when=lambda got, q, K: np.allclose(np.abs(got), np.abs(np.outer(_moments(q, K)[1], _moments(q, K)[1]))),
+        says="{where} That is only the term built from the mean kbar = sum_i lambda_i k_i; the term from each key itself is missing. Which term comes from diag(lambda)?",
+        hint="sum_i lambda_i k_i k_i^T."),
+    Mistake(wrong=lambda q, K: (lambda m, kb: m - np.outer(kb, kb))(*_moments(q, K, np.full(len(K), 1 / len(K)))),
+        says="{where} You used equal weights 1/n. At which weights is the derivative taken?",
+        hint="lambda = softmax(K q), this query's weights."),
+    Mistake(when=lambda got, q, K: np.allclose(got, 0) and not np.allclose(query_jacobian_reference(q, K), 0, atol=1e-9),
+        says="{where} The output does depend on q: how does q change the scores, and the scores the weights?",
+        hint="lambda = softmax(K q)."),
+    Mistake(when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
+        says="{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the output, which to the query?",
+        hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j)."),
 ]
+# fmt: on
 
 
 @exercise("the gradient of attention with respect to its query")

@@ -32,38 +32,28 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
 
 
 _LUONG_FIX = "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = al.softmax(alpha) @ E                 # (d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
+# fmt: off
 _LUONG_MISTAKES = [
-    Mistake(
-        "{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?",
-        hint="W_c has d_e + d_s columns, the context's d_e first.",
-        wrong=_luong(order="sc"),
-    ),
-    Mistake(
-        "{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
-        hint="s~_t lies in [-1, 1].",
-        wrong=_luong(squash=lambda x: x),
-    ),
-    Mistake(
-        "{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?",
-        hint="Multiply by W_c, then squash.",
-        wrong=_luong(tanh_first=True),
-    ),
-    Mistake(
-        "{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
-        hint="The weights are softmax(alpha).",
-        wrong=_luong(weights=lambda a: a),
-    ),
-    Mistake(
-        "{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
-        hint="From the scores s^T W e_j.",
-        wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
-    ),
-    Mistake(
-        "{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
-        hint="tanh, after the product with W_c.",
-        when=lambda got, *args: np.abs(got).max() > 1,
-    ),
+    Mistake(wrong=_luong(order="sc"),
+        says="{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?",
+        hint="W_c has d_e + d_s columns, the context's d_e first."),
+    Mistake(wrong=_luong(squash=lambda x: x),
+        says="{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
+        hint="s~_t lies in [-1, 1]."),
+    Mistake(wrong=_luong(tanh_first=True),
+        says="{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?",
+        hint="Multiply by W_c, then squash."),
+    Mistake(wrong=_luong(weights=lambda a: a),
+        says="{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
+        hint="The weights are softmax(alpha)."),
+    Mistake(wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
+        says="{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
+        hint="From the scores s^T W e_j."),
+    Mistake(when=lambda got, *args: np.abs(got).max() > 1,
+        says="{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
+        hint="tanh, after the product with W_c."),
 ]
+# fmt: on
 
 
 @exercise("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])")
@@ -175,42 +165,32 @@ def _with_bos(model, memory, max_len):  # <bos> kept as the first output column
 
 
 _GREEDY_FIX = "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.full((memory.states.shape[0],), Vocab.BOS)\nids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
+# fmt: off
 _GREEDY_MISTAKES = [
-    Mistake.of(
-        lambda *a: _decode(*a, logits_out=True),
+    Mistake.of(lambda *a: _decode(*a, logits_out=True),
         "These are the scores (logits) of every token at every step. Which one token does greedy decoding keep?",
-        "The most likely token: the largest logit.",
-    ),
-    Mistake.of(
-        lambda *a: _decode(*a).T,
-        "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack the steps?",
-    ),
-    Mistake.of(
-        _with_bos,
-        "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an output?",
-    ),
-    Mistake.of(
-        lambda *a: _with_bos(*a)[:, :-1],
+        "The most likely token: the largest logit."),
+    Mistake.of(lambda *a: _decode(*a).T,
+        "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack the steps?"),
+    Mistake.of(_with_bos,
+        "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an output?"),
+    Mistake.of(lambda *a: _with_bos(*a)[:, :-1],
         "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which tokens does the model choose: is <bos> one of them?",
-        "Keep only what the steps return; the start token is an input, not an output.",
-    ),
-    Mistake.of(
-        lambda *a: _decode(*a, feed_back=False),
+        "Keep only what the steps return; the start token is an input, not an output."),
+    Mistake.of(lambda *a: _decode(*a, feed_back=False),
         "Every step is fed <bos> again: do you feed the token chosen at step t back in as the input of step t + 1?",
-        "Greedy decoding continues its own output: step t + 1 reads the token chosen at step t.",
-    ),
-    Mistake.of(
-        lambda *a: _decode(*a, update=False),
+        "Greedy decoding continues its own output: step t + 1 reads the token chosen at step t."),
+    Mistake.of(lambda *a: _decode(*a, update=False),
         "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what does your loop pass to the next step?",
-        "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0.",
-    ),
-    Mistake.of(lambda *a: _decode(*a, first=2), "The first input is <bos>, not <eos>: which token opens a sequence?"),
-    Mistake.of(lambda *a: _decode(*a, first=0), "The first input is <bos>, not padding: which token opens a sequence?"),
-    Mistake(
-        "Token ids are whole numbers: are you returning scores or probabilities rather than the chosen indices?",
-        when=lambda got, *a: not np.all(got == np.round(got)),
-    ),
+        "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0."),
+    Mistake.of(lambda *a: _decode(*a, first=2),
+        "The first input is <bos>, not <eos>: which token opens a sequence?"),
+    Mistake.of(lambda *a: _decode(*a, first=0),
+        "The first input is <bos>, not padding: which token opens a sequence?"),
+    Mistake(when=lambda got, *a: not np.all(got == np.round(got)),
+        says="Token ids are whole numbers: are you returning scores or probabilities rather than the chosen indices?"),
 ]
+# fmt: on
 
 
 @exercise("greedy decoding")

@@ -34,63 +34,43 @@ def _attn(scores_to_out):
 
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
+# fmt: off
 _SA_MISTAKES = [
-    Mistake.of(
-        _attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
+    Mistake.of(_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
         "{where} your result is (n, n): that is the weight matrix. What does each position output?",
-        "Each output row is a weighted average of the rows of V.",
-    ),
-    Mistake.of(
-        lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
+        "Each output row is a weighted average of the rows of V."),
+    Mistake.of(lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
         "{where} your result has d_model columns, so it averages X itself. What are the values?",
-        "V = X W_v.",
-    ),
-    Mistake(
-        "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
-        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
-    ),
-    Mistake(
-        "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
-        hint="d_k = W_q.shape[1].",
-        wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
-    ),
-    Mistake(
-        "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
-        hint="d_k = W_q.shape[1].",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
-    ),
-    Mistake(
-        "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
-        hint="The variance of q . k is d_k for unit-variance entries.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
-    ),
-    Mistake(
-        "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
-        hint="It keeps the softmax out of its saturated region.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
-    ),
-    Mistake(
-        "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
-        hint="On the scores, before the softmax.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
-    ),
-    Mistake(
-        "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
-        hint="A row of the score matrix is one query.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
-    ),
-    Mistake(
-        "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
-        hint="Rows are queries, columns keys.",
-        wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
-    ),
-    Mistake(
-        "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
-        hint="Weights are non-negative and sum to 1.",
-        wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
-    ),
+        "V = X W_v."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
+        says="{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
+        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k."),
+    Mistake(wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
+        says="{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
+        hint="d_k = W_q.shape[1]."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
+        says="{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
+        hint="d_k = W_q.shape[1]."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
+        says="{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
+        hint="The variance of q . k is d_k for unit-variance entries."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
+        says="{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
+        hint="It keeps the softmax out of its saturated region."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
+        says="{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
+        hint="On the scores, before the softmax."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
+        says="{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
+        hint="A row of the score matrix is one query."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
+        says="{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
+        hint="Rows are queries, columns keys."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
+        says="{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
+        hint="Weights are non-negative and sum to 1."),
 ]
+# fmt: on
 
 
 def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
@@ -158,24 +138,18 @@ def _changed_outputs(n, changed, layers, window, seed):
 _INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 
+# fmt: off
 _INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is said
-    Mistake(
-        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of which is 2; stacking does not send information backwards: in the next layer position i again reads only positions <= i, none of which saw the change.",
-        when=lambda got, right: any(p < 2 for p in got - right),
-    ),
-    Mistake(
-        "{where}: you left out a position that does change. May a query attend to its own key, and what does the residual connection carry forward?",
-        when=lambda got, right: 2 in right - got,
-    ),
-    Mistake(
-        "{where}: some positions you included do not change: each layer moves the change at most as far as its mask reaches. How far is that for this mask?",
-        when=lambda got, right: any(p > 2 for p in got - right),
-    ),
-    Mistake(
-        "{where}: some later positions you left out change too. Which positions read position 2, directly or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
-        when=lambda got, right: bool(right - got - {2}),
-    ),
+    Mistake(when=lambda got, right: any(p < 2 for p in got - right),
+        says="{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of which is 2; stacking does not send information backwards: in the next layer position i again reads only positions <= i, none of which saw the change."),
+    Mistake(when=lambda got, right: 2 in right - got,
+        says="{where}: you left out a position that does change. May a query attend to its own key, and what does the residual connection carry forward?"),
+    Mistake(when=lambda got, right: any(p > 2 for p in got - right),
+        says="{where}: some positions you included do not change: each layer moves the change at most as far as its mask reaches. How far is that for this mask?"),
+    Mistake(when=lambda got, right: bool(right - got - {2}),
+        says="{where}: some later positions you left out change too. Which positions read position 2, directly or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?"),
 ]
+# fmt: on
 
 
 @exercise("predict: how far does a change travel?")
@@ -208,33 +182,25 @@ def head_score_variance_reference(d_model, num_heads, sigma):
 
 
 _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
+# fmt: off
 _VAR_MISTAKES = [
-    Mistake(
-        "{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.",
-        hint="Count the terms q_r k_r of one head.",
-        wrong=lambda d, h, s: d * s**4,
-    ),
-    Mistake(
-        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?",
-        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
-        wrong=lambda d, h, s: d / h * s**2,
-    ),
-    Mistake(
-        "{where} that is the standard deviation; the question asks for the variance. What is its square?",
-        hint="Variance = standard deviation squared.",
-        wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
-    ),
-    Mistake(
-        "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
-        hint="Each term's variance is E[q_r^2] E[k_r^2].",
-        wrong=lambda d, h, s: d / h,
-    ),
-    Mistake(
-        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?",
-        hint="A head sees d_k = d_model / num_heads features.",
-        wrong=lambda d, h, s: d * s**2,
-    ),
+    Mistake(wrong=lambda d, h, s: d * s**4,
+        says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.",
+        hint="Count the terms q_r k_r of one head."),
+    Mistake(wrong=lambda d, h, s: d / h * s**2,
+        says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?",
+        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
+    Mistake(wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
+        says="{where} that is the standard deviation; the question asks for the variance. What is its square?",
+        hint="Variance = standard deviation squared."),
+    Mistake(wrong=lambda d, h, s: d / h,
+        says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
+        hint="Each term's variance is E[q_r^2] E[k_r^2]."),
+    Mistake(wrong=lambda d, h, s: d * s**2,
+        says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?",
+        hint="A head sees d_k = d_model / num_heads features."),
 ]
+# fmt: on
 
 
 @exercise("the variance of one head's score q . k")
@@ -271,23 +237,19 @@ def split_heads_reference(x, num_heads):
 _SPLIT_FIX = (
     "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
 )
+# fmt: off
 _SPLIT_MISTAKES = [
-    Mistake(
-        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?",
-        hint="Move the heads axis before the positions.",
-        wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
-    ),
-    Mistake(
-        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?",
-        hint="Split the last axis only, then move the new heads axis forward.",
-        wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
-    ),
-    Mistake(
-        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?",
-        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
-        wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
-    ),
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
+        says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?",
+        hint="Move the heads axis before the positions."),
+    Mistake(wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
+        says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?",
+        hint="Split the last axis only, then move the new heads axis forward."),
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
+        says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?",
+        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
 ]
+# fmt: on
 
 
 @exercise("split into heads")
@@ -318,16 +280,14 @@ def check_split_heads(title, fn) -> Feedback:
     )
 
 
+# fmt: off
 _RESHAPE_MISTAKES = [
-    Mistake(
-        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are.",
-        when=lambda got, right: got == {0, 1, 2, 3},
-    ),
-    Mistake(
-        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?",
-        when=lambda got, right: got != {0, 1, 2, 3},
-    ),
+    Mistake(when=lambda got, right: got == {0, 1, 2, 3},
+        says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
+    Mistake(when=lambda got, right: got != {0, 1, 2, 3},
+        says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"),
 ]
+# fmt: on
 
 
 @exercise("predict: the tempting reshape")

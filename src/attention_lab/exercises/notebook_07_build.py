@@ -313,47 +313,46 @@ def _run_steps(step, optimizer):
 
 
 _NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"
+# fmt: off
 _STEP_MISTAKES = [  # (order, loss, says, hint)
-    ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
-    ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
-    ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
-    (
-        "bs",
+    ("bzs",
+        "mean",
+        _NO_UPDATE,
+        "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
+    ("zb",
+        "mean",
+        _NO_UPDATE,
+        "backward() only computes gradients; the optimizer's step() changes the parameters."),
+    ("zs",
+        "mean",
+        _NO_UPDATE,
+        "step() uses the gradients stored in each parameter's .grad; what fills them?"),
+    ("bs",
         "mean",
         "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?",
-        "PyTorch accumulates gradients in .grad until something sets them to zero.",
-    ),
-    (
-        "zbs",
+        "PyTorch accumulates gradients in .grad until something sets them to zero."),
+    ("zbs",
         "sum",
         "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?",
-        "F.cross_entropy averages by default (reduction='mean').",
-    ),
-    (
-        "zbs",
+        "F.cross_entropy averages by default (reduction='mean')."),
+    ("zbs",
         "softmax_first",
         "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?",
-        "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
-    ),
-    (
-        "zbs",
+        "F.cross_entropy = log_softmax + nll_loss: it takes raw scores."),
+    ("zbs",
         "nll_of_logits",
         "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?",
-        "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
-    ),
-    (
-        "zbs",
+        "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets)."),
+    ("zbs",
         "last_position",
         "{where} your loss uses only the last position of each sequence. Which positions have a target?",
-        "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
-    ),
-    (
-        "zbs",
+        "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target."),
+    ("zbs",
         "misaligned",
         "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?",
-        "Flatten both the same way, keeping the batch axis first.",
-    ),
+        "Flatten both the same way, keeping the batch axis first."),
 ]
+# fmt: on
 _STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
 
 
