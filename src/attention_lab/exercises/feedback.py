@@ -34,7 +34,7 @@ class Feedback:
 
     def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None):
         self.exercise, self.passed, self.attempted = exercise, passed, attempted
-        self.messages = list(messages)
+        self.messages = [messages] if isinstance(messages, str) else list(messages)  # one message, or several
         self.steps = tuple(s for s in (hint, fix) if s)
         self._hint, self._fix = hint, fix
 

@@ -15,16 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .feedback import Feedback, _one_line, _short, _student_line, not_attempted, quiet, unanswered
+from .feedback import Feedback, _one_line, _short, _student_line, exercise, not_attempted, quiet, unanswered
 
-__all__ = [
-    "Case",
-    "Mistake",
-    "check_function",
-    "raised",
-    "show",
-    "to_float_array",
-]
+__all__ = ["Case", "Mistake", "check_function", "implement", "raised", "show", "to_float_array"]
 
 
 @dataclass(frozen=True)
@@ -275,3 +268,18 @@ def _reshape(mine, theirs) -> str:
     if len(mine) < len(theirs):
         return f"Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one that should not be reduced, removed it. The result is {theirs}."
     return f"An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."
+
+
+def implement(title: str, cases, reference: Callable, mistakes: Sequence[Mistake] = (), *, doc: str, **table):
+    """An implement-check from its table: ``check(fn)`` runs :func:`check_function` with ``table``'s keywords.
+
+    ``cases`` is a list of :class:`Case` or a function that builds it (when the check runs); ``doc`` says what
+    the student's function must do (the check's docstring).
+    """
+
+    @exercise(title)
+    def check(name, fn) -> Feedback:
+        return check_function(name, fn, cases() if callable(cases) else cases, reference, mistakes, **table)
+
+    check.__doc__ = doc
+    return check
