@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..normalisers import entropy, softmax
 from .answers import read_number
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, check_function, implement
 
 __all__ = ["check_additive_scores", "check_padded_attention", "check_unscaled_entropy", "check_query_jacobian"]
-
-
-def _quietly(get, *args):
-    """Run ``get(*args)`` with numpy's overflow/invalid warnings silenced: a student's overflow is diagnosed
-    from the result (inf or NaN), the same way in a notebook and under pytest's warnings-as-errors."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return get(*args)
 
 
 def additive_reference(Q, K, W_q, W_k, w_v):
@@ -65,42 +55,27 @@ _ADD_MISTAKES = [
 # fmt: on
 
 
-@exercise("additive scores for every pair at once")
-def check_additive_scores(title, fn) -> Feedback:
-    """Exercise: ``fn(Q, K, W_q, W_k, w_v)`` returns the (n_q, n_k) additive scores w_v^T tanh(W_q q + W_k k).
-    Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2
-    n_q != n_k and d_q != d_k (a transposed result shows); then huge and tiny inputs."""
-    rng = np.random.default_rng(11)
-    cases = []
-    for (n_q, n_k, d_q, d_k, d_h), scale in (
-        ((3, 3, 2, 2, 4), 1.0),
-        ((2, 5, 3, 2, 6), 1.0),
-        ((2, 5, 3, 2, 6), 100.0),
-        ((2, 5, 3, 2, 6), 1e-4),
-    ):
+def _additive_cases():
+    rng, cases = np.random.default_rng(11), []
+    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0), ((2, 5, 3, 2, 6), 1e-4)):  # fmt: skip
         Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
+        where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
         cases.append(
-            Case(
-                (Q, K, W_q, W_k, w_v),
-                f"With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units"
-                + ("" if scale == 1 else f" and queries scaled by {scale:g}"),
-            )
+            Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
         )
-    return check_function(
-        title,
-        fn,
-        cases,
-        additive_reference,
-        _ADD_MISTAKES,
-        shape="one score per query and key, queries on the rows: (n_q, n_k)",
-        otherwise=Mistake(
-            "{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected queries, projected keys, their pairwise sums, the tanh to differ?",
-            hint="Project the queries and the keys once each, add every pair by broadcasting, tanh, then the dot product with w_v over the last axis.",
-        ),
-        success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a key term; the query term cancels in the softmax, so every query would get the same weights.",
-        fix=_ADD_FIX,
-    )
+    return cases
+
+
+# fmt: off
+check_additive_scores = implement("additive scores for every pair at once", _additive_cases(), additive_reference, _ADD_MISTAKES,
+    shape="one score per query and key, queries on the rows: (n_q, n_k)",
+    otherwise=Mistake("{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected queries, projected keys, their pairwise sums, the tanh to differ?",
+        "Project the queries and the keys once each, add every pair by broadcasting, tanh, then the dot product with w_v over the last axis."),
+    success="The right scores w_v^T tanh(W_q q + W_k k) for every pair, queries on the rows, in two cases (as many queries as keys, and not) and for huge and tiny queries. A tanh of each part would give a query term plus a key term; the query term cancels in the softmax, so every query would get the same weights.",
+    fix=_ADD_FIX,
+    doc="Exercise: ``fn(Q, K, W_q, W_k, w_v)`` returns the (n_q, n_k) additive scores w_v^T tanh(W_q q + W_k k). Case 1 has n_q = n_k and d_q = d_k (swapped projections and query i paired with key i only still run), case 2 n_q != n_k and d_q != d_k (a transposed result shows); then huge and tiny inputs.")
+# fmt: on
 
 
 def padded_attention(queries, keys, values, valid_lens):
@@ -193,39 +168,26 @@ _PADDED_MISTAKES = [
 # fmt: on
 
 
-@exercise("attention over padded sequences")
-def check_padded_attention(title, fn) -> Feedback:
-    """Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention
-    whose keys j >= valid_lens[b] are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16
-    (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny
-    and huge scores."""
-    return check_function(
-        title,
-        fn,
-        _padded_cases(),
-        padded_attention,
-        _PADDED_MISTAKES,
-        shape="one output per query: (batch, n_q, d_v)",
-        not_finite=Mistake(
-            "{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too large for exp?",
-            hint="A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score.",
-        ),
-        otherwise=Mistake(
-            "{where} your output is not the attention over the real keys, and not one of the usual slips (the mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the values) 0 on the padding and summing to 1 over the real keys?",
-            hint="Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys.",
-        ),
-        success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, and a sequence with no valid key gives a zero output, as the library's masks do.",
-        fix=_PADDED_FIX,
-    )
+# fmt: off
+check_padded_attention = implement("attention over padded sequences", _padded_cases, padded_attention, _PADDED_MISTAKES,
+    shape="one output per query: (batch, n_q, d_v)",
+    not_finite=Mistake("{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too large for exp?",
+        "A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score."),
+    otherwise=Mistake("{where} your output is not the attention over the real keys, and not one of the usual slips (the mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the values) 0 on the padding and summing to 1 over the real keys?",
+        "Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys."),
+    success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, and a sequence with no valid key gives a zero output, as the library's masks do.",
+    fix=_PADDED_FIX,
+    doc="Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention whose keys j >= valid_lens[b] are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16 (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny and huge scores.")
+# fmt: on
 
 
 def _entropy_prediction(value):
     """The student's predicted entropy as a float, or (None, why not)."""
     number, why = read_number(value, "Your prediction")
     if why is None and not np.isfinite(number):
-        why = f"Your prediction is {number}, not a finite number of nats."
+        why = "Your prediction is {number}, not a finite number of nats.".format(number=number)
     if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
-        why = f"An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {np.log(8):.2f} (uniform); your prediction {number:g} is outside that range."
+        why = "An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {ln8:.2f} (uniform); your prediction {number:g} is outside that range.".format(ln8=np.log(8), number=number)  # fmt: skip
     return (None, why) if why else (number, None)
 
 
@@ -262,53 +224,41 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     queries = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)  # (batch, n_q, d)
     keys = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)  # (batch, n_k, d)
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
-    verdict = check_function(
-        title,
-        fn,
-        [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],
-        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()),
-        _ENTROPY_MISTAKES,
+    # fmt: off
+    verdict = check_function(title, fn, [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],
+        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()), _ENTROPY_MISTAKES,
         compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
         shape="one weight per query and key: (batch, n_q, n_k)",
-        not_finite=Mistake(
-            f"{{where}} your weights have NaN or inf. Without the scaling these scores range from {raw.min():.0f} to {raw.max():.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?",
-            hint="Subtract each row's maximum before exp.",
-        ),
-        otherwise=Mistake(
-            "{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?",
-            hint="The scores are queries @ keys^T, shape (batch, n_q, n_k); a softmax over the keys makes them weights.",
-        ),
-        success="",
-        fix="`return torch.softmax(queries @ keys.transpose(1, 2), dim=-1)`",
-    )
+        not_finite=Mistake("{where} your weights have NaN or inf. Without the scaling these scores range from {low:.0f} to {high:.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?".format(where="{where}", low=raw.min(), high=raw.max()),
+            "Subtract each row's maximum before exp."),
+        otherwise=Mistake("{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?",
+            "The scores are queries @ keys^T, shape (batch, n_q, n_k); a softmax over the keys makes them weights."),
+        success="", fix="`return torch.softmax(queries @ keys.transpose(1, 2), dim=-1)`")
+    # fmt: on
     if not verdict.passed:
         return verdict
     measured = float(entropy(softmax(raw)).mean())
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
-    report = f"Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform over 8 keys: ln 8 = {np.log(8):.2f}; the scaled weights on the same data: {scaled:.2f})."
+    report = "Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform over 8 keys: ln 8 = {ln8:.2f}; the scaled weights on the same data: {scaled:.2f}).".format(measured=measured, ln8=np.log(8), scaled=scaled)  # fmt: skip
     if abs(predicted - measured) <= 0.3:
-        return Feedback(title, True, [report, f"You predicted {predicted:g}: close. The weights are nearly one-hot."])
+        return Feedback(title, True, [report, "You predicted {p:g}: close. The weights are nearly one-hot.".format(p=predicted)])  # fmt: skip
     if predicted > measured:
-        return Feedback(
-            title,
-            False,
-            [
-                f"Your function is right; your prediction {predicted:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?"
-            ],
-            hint=f"The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).",
-            fix=report,
-        )
+        # fmt: off
+        return Feedback(title, False, "Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?".format(p=predicted),
+            hint="The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).".format(gap=gap),
+            fix=report)
     return Feedback(
         title,
         False,
-        [
-            f"Your function is right; your prediction {predicted:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"
-        ],
+        "Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?".format(
+            p=predicted
+        ),
         hint="A few queries whose two largest scores happen to be close keep some spread.",
         fix=report,
     )
+    # fmt: on
 
 
 def query_jacobian_reference(q, K):
@@ -356,36 +306,21 @@ _JAC_MISTAKES = [
 # fmt: on
 
 
-@exercise("the gradient of attention with respect to its query")
-def check_query_jacobian(title, fn) -> Feedback:
-    """Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i,
-    lambda = softmax(K q) (unscaled scores, values = keys); the reference's closed form is pinned to autograd in
-    the tests. Cases: small scores, huge ones (a saturated softmax: the Jacobian nearly 0) and tiny ones."""
-    rng = np.random.default_rng(7)
-    q, K = 0.7 * rng.normal(size=3), rng.normal(size=(5, 3))  # d = 3, n = 5
-    cases = [
-        Case((q, K), "For q of size d = 3 and 5 keys"),
-        Case((300 * q, K), "For huge scores (q 300 times as large: a saturated softmax)"),
-        Case((1e-4 * q, K), "For tiny scores (nearly uniform weights)"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        query_jacobian_reference,
-        _JAC_MISTAKES,
-        shape="d o_a / d q_b for the d entries of each: (d, d)",
-        compare=lambda got, expected, *args: (
-            got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8))
-        ),
-        not_finite=Mistake(
-            "{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by a sum that can be 0?",
-            hint="Subtract the largest score before exp.",
-        ),
-        otherwise=Mistake(
-            "{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
-            hint="Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j.",
-        ),
-        success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
-        fix=_JAC_FIX,
-    )
+_rng = np.random.default_rng(7)
+_q, _K = 0.7 * _rng.normal(size=3), _rng.normal(size=(5, 3))  # d = 3, n = 5
+# fmt: off
+check_query_jacobian = implement("the gradient of attention with respect to its query", [
+    Case((_q, _K), "For q of size d = 3 and 5 keys"),
+    Case((300 * _q, _K), "For huge scores (q 300 times as large: a saturated softmax)"),
+    Case((1e-4 * _q, _K), "For tiny scores (nearly uniform weights)"),
+], query_jacobian_reference, _JAC_MISTAKES,
+    shape="d o_a / d q_b for the d entries of each: (d, d)",
+    compare=lambda got, expected, *args: got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8)),
+    not_finite=Mistake("{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by a sum that can be 0?",
+        "Subtract the largest score before exp."),
+    otherwise=Mistake("{where} Not the Jacobian that autograd computes for o(q) = softmax(K q) @ K. Which factor of the chain rule d o / d q = sum_i k_i (d lambda_i / d q)^T is off?",
+        "Chain rule: d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j) and d alpha_j / d q = k_j."),
+    success="d o / d q = sum_i lambda_i k_i k_i^T - kbar kbar^T with kbar = sum_i lambda_i k_i: the covariance of the keys under the weights, Cov_lambda[k]. It is symmetric and positive semi-definite, and it vanishes when the weights are one-hot: a saturated softmax passes no gradient back to the query. With scaled scores q . k / sqrt(d) the same steps give Cov_lambda[k] / sqrt(d).",
+    fix=_JAC_FIX,
+    doc="Exercise: ``fn(q, K)`` returns the (d, d) Jacobian d o / d q of o(q) = sum_i lambda_i k_i, lambda = softmax(K q) (unscaled scores, values = keys); the reference's closed form is pinned to autograd in the tests. Cases: small scores, huge ones (a saturated softmax: the Jacobian nearly 0) and tiny ones.")
+# fmt: on
