@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .feedback import Feedback, _short, not_attempted, unanswered
+from .feedback import Feedback, _short, exercise, not_attempted, unanswered
 from .runner import Mistake, to_float_array
 
-__all__ = ["check_choice", "check_positions", "read_number", "read_positions"]
+__all__ = ["check_choice", "check_positions", "multiple_choice", "read_number", "read_positions"]
 
 
 def _letters(answer, options, several):
@@ -64,6 +64,18 @@ def check_choice(
     if missing and len(right_set) > 1:
         messages.append(f"{missing} of the options you left out {'is' if missing == 1 else 'are'} right too: which?")
     return Feedback(title, False, messages, hint=hint, fix=fix)
+
+
+def multiple_choice(title, options: dict, right: str, *, doc: str, **explained):
+    """A multiple-choice check from its table: ``check(answer)`` runs :func:`check_choice` (``explained`` holds its
+    ``success``, ``hint`` and ``fix``); ``doc`` says what is asked (the check's docstring)."""
+
+    @exercise(title)
+    def check(name, answer) -> Feedback:
+        return check_choice(name, answer, options, right, **explained)
+
+    check.__doc__ = doc
+    return check
 
 
 def read_number(value, what="Your answer"):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .answers import check_choice
-from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function
+from .answers import multiple_choice
+from .runner import Case, Mistake, implement
 
 __all__ = [
     "check_luong_attentional_state",
@@ -56,78 +55,43 @@ _LUONG_MISTAKES = [
 # fmt: on
 
 
-@exercise("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])")
-def check_luong_attentional_state(title, fn) -> Feedback:
-    """Exercise: ``fn(s, E, W, W_c)`` -> s~_t; s (d_s,), E (n, d_e), W (d_s, d_e), W_c (d_s, d_e + d_s)."""
-    rng = np.random.default_rng(11)
-    s, E = rng.normal(size=3), rng.normal(size=(5, 4))  # s_t (d_s = 3), e_1..e_5 (d_e = 4)
-    W, W_c = rng.normal(size=(3, 4)), rng.normal(size=(3, 7)) / 2  # (d_s, d_e), (d_s, d_e + d_s)
-    cases = [
-        Case((s, E, W, W_c), "For s (3,), E (5, 4), W (3, 4), W_c (3, 7)"),
-        Case((300 * s, E, W, W_c), "For huge scores (s 300 times as large)"),
-        Case((1e-4 * s, E, W, W_c), "For tiny scores (s 10^4 times smaller)"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        luong_reference,
-        _LUONG_MISTAKES,
-        shape="one vector the size of the decoder state: (d_s,)",
-        not_finite=Mistake(
-            "{where} your result has NaN or inf: do the scores overflow exp?",
-            hint="Subtract the largest score before exp (notebook 01).",
-        ),
-        otherwise=Mistake(
-            "{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: the scores, their softmax, the context, or the product with W_c?",
-            hint="Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], then tanh.",
-        ),
-        success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
-        fix=_LUONG_FIX,
-    )
+_rng = np.random.default_rng(11)
+_s, _E = _rng.normal(size=3), _rng.normal(size=(5, 4))  # s_t (d_s = 3), e_1..e_5 (d_e = 4)
+_W, _W_c = _rng.normal(size=(3, 4)), _rng.normal(size=(3, 7)) / 2  # (d_s, d_e), (d_s, d_e + d_s)
+# fmt: off
+check_luong_attentional_state = implement("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])", [
+    Case((_s, _E, _W, _W_c), "For s (3,), E (5, 4), W (3, 4), W_c (3, 7)"),
+    Case((300 * _s, _E, _W, _W_c), "For huge scores (s 300 times as large)"),
+    Case((1e-4 * _s, _E, _W, _W_c), "For tiny scores (s 10^4 times smaller)"),
+], luong_reference, _LUONG_MISTAKES, shape="one vector the size of the decoder state: (d_s,)",
+    not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?", "Subtract the largest score before exp (notebook 01)."),
+    otherwise=Mistake("{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: the scores, their softmax, the context, or the product with W_c?",
+        "Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], then tanh."),
+    success="Score with the current state s_t, average the e_j with the softmax weights, then mix c_t and s_t through W_c and tanh: that s~_t is what Luong's decoder predicts from (and feeds into its next step).",
+    fix=_LUONG_FIX,
+    doc="Exercise: ``fn(s, E, W, W_c)`` -> s~_t; s (d_s,), E (n, d_e), W (d_s, d_e), W_c (d_s, d_e + d_s).")
 
-
-UNIFORM_OPTIONS = {  # what is wrong with each option, as a question (shown only to a student who chose it)
+check_uniform_attention_prediction = multiple_choice("predict: the trained model with uniform attention weights", {
     "A": "If the weights were a by-product the decoder ignored, that would be so. But c_t is what the decoder reads from the input at step t (all else it knows of the input came in through s_0, the earlier contexts and the true previous characters it is fed): with equal weights it is the same vector at every step. What can it still tell the decoder?",
     "B": "The mean of the e_j is a fixed context, like c. But the fixed-context model was trained to read its digits from its c; this decoder never saw an averaged context in training: it learned to read each digit from a context that weights a few characters heavily. Its state still tells it where in the date it is; what can it no longer tell?",
     "C": "",
-}
+}, "C",  # what is wrong with each option, as a question (shown only to a student who chose it)
+    success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to write (its state still tells it where in the date it is). Run the next cell to see it.",
+    hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between steps.",
+    fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
+    doc="Exercise (predict, then check): replace every lambda_tj of the trained additive model by 1/n.")
 
-
-@exercise("predict: the trained model with uniform attention weights")
-def check_uniform_attention_prediction(title, answer) -> Feedback:
-    """Exercise (predict, then check): replace every lambda_tj of the trained additive model by 1/n."""
-    return check_choice(
-        title,
-        answer,
-        UNIFORM_OPTIONS,
-        "C",
-        success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to write (its state still tells it where in the date it is). Run the next cell to see it.",
-        hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between steps.",
-        fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
-    )
-
-
-ENCODER_OPTIONS = {
+check_forward_encoder_prediction = multiple_choice("predict: which states of a forward-only encoder have read the year's first digit", {
     "A": "e_7 has just read x_7, but the GRU's state carries it on: what are e_8, e_9, ... computed from?",
     "B": "",
     "C": "That is the backward direction: the backward GRU reads from the end. Which way does the forward GRU read?",
     "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the backward GRU, what has e_3 read?",
-}
-
-
-@exercise("predict: which states of a forward-only encoder have read the year's first digit")
-def check_forward_encoder_prediction(title, answer) -> Feedback:
-    """Exercise (predict, then check): with a forward GRU only, e_j has read x_0..x_j; which e_j know x_7?"""
-    return check_choice(
-        title,
-        answer,
-        ENCODER_OPTIONS,
-        "B",
-        success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and see where it sits.",
-        hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
-        fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
-    )
+}, "B",
+    success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and see where it sits.",
+    hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
+    fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
+    doc="Exercise (predict, then check): with a forward GRU only, e_j has read x_0..x_j; which e_j know x_7?")
+# fmt: on
 
 
 def _small_model():
@@ -193,21 +157,12 @@ _GREEDY_MISTAKES = [
 # fmt: on
 
 
-@exercise("greedy decoding")
-def check_greedy_decode(title, fn) -> Feedback:
-    """Exercise: ``fn(model, memory, max_len)`` -> token ids (batch, max_len), the model's own greedy output."""
-    model, memory = _small_model()
-    return check_function(
-        title,
-        fn,
-        [Case((model, memory, 6), "For a batch of 4 inputs and max_len = 6,")],
-        _decode,
-        _GREEDY_MISTAKES,
-        shape="one token id per sequence and step: (batch, max_len)",
-        otherwise=Mistake(
-            "Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, another start token). Is your first column the model's first choice after <bos>?",
-            hint="The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the argmax of the logits, keep it and feed it back, with the new state.",
-        ),
-        fix=_GREEDY_FIX,
-        success="Start from <bos> and s_0, and feed each step's most likely token back in: the model continues its own output, as it must when no target is given.",
-    )
+# fmt: off
+check_greedy_decode = implement("greedy decoding", lambda: [Case((*_small_model(), 6), "For a batch of 4 inputs and max_len = 6,")], _decode, _GREEDY_MISTAKES,
+    shape="one token id per sequence and step: (batch, max_len)",
+    otherwise=Mistake("Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, another start token). Is your first column the model's first choice after <bos>?",
+        "The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the argmax of the logits, keep it and feed it back, with the new state."),
+    fix=_GREEDY_FIX,
+    success="Start from <bos> and s_0, and feed each step's most likely token back in: the model continues its own output, as it must when no target is given.",
+    doc="Exercise: ``fn(model, memory, max_len)`` -> token ids (batch, max_len), the model's own greedy output.")
+# fmt: on

@@ -12,7 +12,7 @@ import numpy as np
 from ..normalisers import softmax
 from .answers import check_positions, read_number
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, implement
 
 __all__ = [
     "check_self_attention",
@@ -73,41 +73,30 @@ _SA_MISTAKES = [
 # fmt: on
 
 
-def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
-    X = scale * rng.normal(size=(n, d_model))
-    return Case(
-        (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where
-    )
+def _sa_cases():
+    rng, cases = np.random.default_rng(70), []
+    for n, d_model, d_k, d_v, scale, where in (
+        (5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
+        (3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
+        (5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
+        (5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
+    ):
+        X = scale * rng.normal(size=(n, d_model))
+        W = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
+        cases.append(Case((X, *W), where))
+    return cases
 
 
-@exercise("self-attention in numpy")
-def check_self_attention(title, fn) -> Feedback:
-    """Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v)."""
-    rng = np.random.default_rng(70)
-    cases = [
-        _sa_case(rng, 5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
-        _sa_case(rng, 3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
-        _sa_case(rng, 5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
-        _sa_case(rng, 5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        self_attention_reference,
-        _SA_MISTAKES,
-        shape="one output per position: (n, d_v)",
-        not_finite=Mistake(
-            "{where} your result has NaN or inf: do the scores overflow exp?",
-            hint="Subtract each row's maximum before exp (notebook 01).",
-        ),
-        otherwise=Mistake(
-            "{where} the shape is right but the numbers are not, and not one of the usual slips. Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
-            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then weights @ V.",
-        ),
-        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
-        fix=_SA_FIX,
-    )
+# fmt: off
+check_self_attention = implement("self-attention in numpy", _sa_cases(), self_attention_reference, _SA_MISTAKES,
+    shape="one output per position: (n, d_v)",
+    not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?", "Subtract each row's maximum before exp (notebook 01)."),
+    otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
+        "Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then weights @ V."),
+    success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
+    fix=_SA_FIX,
+    doc="Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v).")
+# fmt: on
 
 
 def _layer(X, W, mask):
@@ -203,30 +192,18 @@ _VAR_MISTAKES = [
 # fmt: on
 
 
-@exercise("the variance of one head's score q . k")
-def check_head_score_variance(title, fn) -> Feedback:
-    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
-    cases = [
-        Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
-        for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        head_score_variance_reference,
-        _VAR_MISTAKES,
-        shape="one number, a variance",
-        not_finite=Mistake(
-            "{where} your variance is NaN or inf; a variance here is a finite positive number. Which operation gives it?",
-        ),
-        otherwise=Mistake(
-            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, and how do the variances of independent terms add up?",
-            hint="Write q . k = sum over the head's d_k features of q_r k_r.",
-        ),
-        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
-        fix=_VAR_FIX,
-    )
+# fmt: off
+check_head_score_variance = implement("the variance of one head's score q . k", [
+    Case((d, h, s), "For d_model = {d_model}, {heads} heads, sigma = {sigma}".format(d_model=d, heads=h, sigma=s))
+    for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
+], head_score_variance_reference, _VAR_MISTAKES, shape="one number, a variance",
+    not_finite=Mistake("{where} your variance is NaN or inf; a variance here is a finite positive number. Which operation gives it?"),
+    otherwise=Mistake("{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, and how do the variances of independent terms add up?",
+        "Write q . k = sum over the head's d_k features of q_r k_r."),
+    success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+    fix=_VAR_FIX,
+    doc="Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads.")
+# fmt: on
 
 
 def split_heads_reference(x, num_heads):
@@ -252,40 +229,32 @@ _SPLIT_MISTAKES = [
 # fmt: on
 
 
-@exercise("split into heads")
-def check_split_heads(title, fn) -> Feedback:
-    """Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k..."""
-
-    def labelled(*shape):  # every entry distinct
-        return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
-
-    cases = [
-        Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
-        Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
-        Case((labelled(2, 2, 6), 6), "For 6 heads of width 1"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        split_heads_reference,
-        _SPLIT_MISTAKES,
-        shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
-        otherwise=Mistake(
-            "{where} Right shape, wrong entries. Which features of which position land in head 0?",
-            hint="Label every feature with its index and print head 0.",
-        ),
-        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
-        fix=_SPLIT_FIX,
-    )
+def _labelled(*shape):  # every entry distinct
+    return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
 
 
 # fmt: off
+check_split_heads = implement("split into heads", [
+    Case((_labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
+    Case((_labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
+    Case((_labelled(2, 2, 6), 6), "For 6 heads of width 1"),
+], split_heads_reference, _SPLIT_MISTAKES, shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
+    otherwise=Mistake("{where} Right shape, wrong entries. Which features of which position land in head 0?", "Label every feature with its index and print head 0."),
+    success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
+    fix=_SPLIT_FIX,
+    doc="Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k...")
+# fmt: on
+
+
 _RESHAPE_MISTAKES = [
-    Mistake(when=lambda got, right: got == {0, 1, 2, 3},
-        says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
-    Mistake(when=lambda got, right: got != {0, 1, 2, 3},
-        says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"),
+    Mistake(
+        when=lambda got, right: got == {0, 1, 2, 3},
+        says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are.",
+    ),
+    Mistake(
+        when=lambda got, right: got != {0, 1, 2, 3},
+        says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?",
+    ),
 ]
 # fmt: on
 
