@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import softmax
-from .answers import check_choice
+from .answers import multiple_choice
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, check_function, implement
 
 __all__ = ["check_top_p", "check_reheat", "check_kv_cache_bytes", "check_window_mask", "check_cross_attention_cache"]
 
@@ -97,35 +97,24 @@ def _ties_broken_wrong(got, probs, p_top):
     )
 
 
-@exercise("top-p (nucleus) filtering")
-def check_top_p(title, fn) -> Feedback:
-    """Exercise: ``fn(probs, p_top)`` -> the distribution restricted to the nucleus (the fewest most likely tokens
-    whose mass reaches p_top, the crossing token kept, ties to the smaller index), renormalised."""
-    cases = [
-        Case((PROBS, 0.6), "For probs [0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03] at p_top = 0.6"),
-        Case((PROBS, 0.3), "For the same probs at p_top = 0.3 (near-ties: 0.25 - 1e-12, 0.25, 0.25 + 1e-12)"),
-        Case((PROBS, 0.5), "For the same probs at p_top = 0.5 (the mass before the third token is a hair above 0.5)"),
-        Case((TIES, 0.25), "For probs [0.125, 0.375, 0.125, 0.375] at p_top = 0.25 (a tie at the top)"),
-        Case((TIES, 0.75), "For the same probs at p_top = 0.75 (the two 0.375s reach 0.75 exactly)"),
-        Case((TIES, 0.8), "For the same probs at p_top = 0.8 (the third token breaks a tie)"),
-        Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
-        Case((PROBS, 1.0), "At p_top = 1"),
-        Case((np.array([0.2, 0.7, 0.1]), 1.0), "For probs [0.2, 0.7, 0.1] at p_top = 1"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        top_p_reference,
-        _TOP_P_MISTAKES,
-        shape="one probability per token",
-        otherwise=Mistake(
-            "{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which tokens does yours keep, and what is the mass of the ones before the last kept token?",
-            hint="Rank the tokens by probability (ties to the smaller index), add up the probabilities in that order, and keep a token while the mass before it is below p_top.",
-        ),
-        success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
-        fix=_TOP_P_FIX,
-    )
+# fmt: off
+check_top_p = implement("top-p (nucleus) filtering", [
+    Case((PROBS, 0.6), "For probs [0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03] at p_top = 0.6"),
+    Case((PROBS, 0.3), "For the same probs at p_top = 0.3 (near-ties: 0.25 - 1e-12, 0.25, 0.25 + 1e-12)"),
+    Case((PROBS, 0.5), "For the same probs at p_top = 0.5 (the mass before the third token is a hair above 0.5)"),
+    Case((TIES, 0.25), "For probs [0.125, 0.375, 0.125, 0.375] at p_top = 0.25 (a tie at the top)"),
+    Case((TIES, 0.75), "For the same probs at p_top = 0.75 (the two 0.375s reach 0.75 exactly)"),
+    Case((TIES, 0.8), "For the same probs at p_top = 0.8 (the third token breaks a tie)"),
+    Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
+    Case((PROBS, 1.0), "At p_top = 1"),
+    Case((np.array([0.2, 0.7, 0.1]), 1.0), "For probs [0.2, 0.7, 0.1] at p_top = 1"),
+], top_p_reference, _TOP_P_MISTAKES, shape="one probability per token",
+    otherwise=Mistake("{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which tokens does yours keep, and what is the mass of the ones before the last kept token?",
+        "Rank the tokens by probability (ties to the smaller index), add up the probabilities in that order, and keep a token while the mass before it is below p_top."),
+    success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
+    fix=_TOP_P_FIX,
+    doc="Exercise: ``fn(probs, p_top)`` -> the distribution restricted to the nucleus (the fewest most likely tokens whose mass reaches p_top, the crossing token kept, ties to the smaller index), renormalised.")
+# fmt: on
 
 
 # --- exercise 2: from T = 1 to any T ----------------------------------------------------------------------------
@@ -161,35 +150,23 @@ _REHEAT_MISTAKES = [
 # fmt: on
 
 
-@exercise("from the distribution at T = 1 to any T")
-def check_reheat(title, fn) -> Feedback:
-    """Exercise: ``fn(p, temperature)`` -> softmax(log p / T) = p^(1/T) / sum p^(1/T), for T from 0.0005 to 5."""
-    cases = [
-        Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
-        Case((P_REHEAT, 2.0), "At T = 2"),
-        Case((P_REHEAT, 1.0), "At T = 1"),
-        Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
-        Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
-        Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        reheat_reference,
-        _REHEAT_MISTAKES,
-        shape="one probability per token",
-        not_finite=Mistake(
-            "{where} your result has NaN or inf. At this temperature, does any number in your computation underflow to 0 or overflow before you normalise?",
-            hint="0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does.",
-        ),
-        otherwise=Mistake(
-            "{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
-            hint="Recover logits from p (up to a constant), apply the temperature, then a softmax.",
-        ),
-        success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
-        fix=_REHEAT_FIX,
-    )
+# fmt: off
+check_reheat = implement("from the distribution at T = 1 to any T", [
+    Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
+    Case((P_REHEAT, 2.0), "At T = 2"),
+    Case((P_REHEAT, 1.0), "At T = 1"),
+    Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
+    Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
+    Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
+], reheat_reference, _REHEAT_MISTAKES, shape="one probability per token",
+    not_finite=Mistake("{where} your result has NaN or inf. At this temperature, does any number in your computation underflow to 0 or overflow before you normalise?",
+        "0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does."),
+    otherwise=Mistake("{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
+        "Recover logits from p (up to a constant), apply the temperature, then a softmax."),
+    success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
+    fix=_REHEAT_FIX,
+    doc="Exercise: ``fn(p, temperature)`` -> softmax(log p / T) = p^(1/T) / sum p^(1/T), for T from 0.0005 to 5.")
+# fmt: on
 
 
 # --- exercise 3: the cache's memory -----------------------------------------------------------------------------
@@ -199,62 +176,30 @@ def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
     return 2.0 * n_layers * d_model * bytes_per_number
 
 
-_BYTES_FIX = "```\nreturn 2 * n_layers * d_model * bytes_per_number\n```"
-
-
-@exercise("the KV cache's memory per position")
-def check_kv_cache_bytes(title, fn) -> Feedback:
-    """Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number."""
-    cases = [
-        Case((3, 64, 8, 4), "For 3 layers, d_model = 64, 8 heads, 4 bytes per number"),
-        Case((32, 4096, 32, 2), "For 32 layers, d_model = 4096, 32 heads, 2 bytes per number"),
-        Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
-    ]
-    mistakes = [
-        Mistake.of(
-            lambda n, d, h, b: n * d * b,
-            "{where} you counted the keys only. What else does attention need of every past position?",
-            "The output is a weighted sum of values.",
-        ),
-        Mistake.of(
-            lambda n, d, h, b: 2 * n * d * h * b,
-            "{where} your count grows with the number of heads. How many numbers does one head keep per key, and how many do all heads keep together?",
-            "d_k = d_model / num_heads.",
-        ),
-        Mistake.of(
-            lambda n, d, h, b: 2 * n * d / h * b,
-            "{where} that is one head's share. Does every head keep its own keys and values?",
-            "The heads together are d_model wide.",
-        ),
-        Mistake.of(
-            lambda n, d, h, b: 2 * d * b,
-            "{where} that is one layer's cache. Does each layer attend to its own keys?",
-            "Each layer projects its own input to keys and values.",
-        ),
-        Mistake.of(
-            lambda n, d, h, b: 2 * n * d,
-            "{where} that is a count of numbers, not bytes. How large is one number?",
-            "bytes_per_number is 4 for float32, 2 for 16-bit numbers.",
-        ),
-        Mistake.of(
-            lambda n, d, h, b: 3 * n * d * b,
-            "{where} you cached queries too. Is a past position's query ever used again?",
-            "A query is used once, when its own position is computed.",
-        ),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        kv_cache_bytes_reference,
-        mistakes,
-        otherwise=Mistake(
-            "{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
-            hint="Count per layer, then multiply by the layers and by the bytes of one number.",
-        ),
-        success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their total width does.",
-        fix=_BYTES_FIX,
-    )
+# fmt: off
+check_kv_cache_bytes = implement("the KV cache's memory per position", [
+    Case((3, 64, 8, 4), "For 3 layers, d_model = 64, 8 heads, 4 bytes per number"),
+    Case((32, 4096, 32, 2), "For 32 layers, d_model = 4096, 32 heads, 2 bytes per number"),
+    Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
+], kv_cache_bytes_reference, [
+    Mistake.of(lambda n, d, h, b: n * d * b,
+        "{where} you counted the keys only. What else does attention need of every past position?", "The output is a weighted sum of values."),
+    Mistake.of(lambda n, d, h, b: 2 * n * d * h * b,
+        "{where} your count grows with the number of heads. How many numbers does one head keep per key, and how many do all heads keep together?", "d_k = d_model / num_heads."),
+    Mistake.of(lambda n, d, h, b: 2 * n * d / h * b,
+        "{where} that is one head's share. Does every head keep its own keys and values?", "The heads together are d_model wide."),
+    Mistake.of(lambda n, d, h, b: 2 * d * b,
+        "{where} that is one layer's cache. Does each layer attend to its own keys?", "Each layer projects its own input to keys and values."),
+    Mistake.of(lambda n, d, h, b: 2 * n * d,
+        "{where} that is a count of numbers, not bytes. How large is one number?", "bytes_per_number is 4 for float32, 2 for 16-bit numbers."),
+    Mistake.of(lambda n, d, h, b: 3 * n * d * b,
+        "{where} you cached queries too. Is a past position's query ever used again?", "A query is used once, when its own position is computed."),
+], otherwise=Mistake("{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?",
+        "Count per layer, then multiply by the layers and by the bytes of one number."),
+    success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their total width does.",
+    fix="```\nreturn 2 * n_layers * d_model * bytes_per_number\n```",
+    doc="Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number.")
+# fmt: on
 
 
 # --- exercise 4: a model change, sliding-window attention ---------------------------------------------------------
@@ -307,54 +252,35 @@ def check_window_mask(title, fn) -> Feedback:
         out = fn(n, window)
         return out if out is None else np.asarray(out.numpy() if hasattr(out, "numpy") else out, dtype=float)
 
-    return check_function(
-        title,
-        as_numbers,
-        [
-            Case((5, 2), "For n = 5 and a window of 2"),
-            Case((6, 3), "For n = 6 and a window of 3"),
-            Case((5, 1), "For a window of 1 (each position reads itself only)"),
-            Case((4, 4), "For a window as long as the sequence"),
-            Case((3, 8), "For a window longer than the sequence (n = 3, window 8)"),
-            Case((1, 2), "For a sequence of one position"),
-        ],
-        window_mask_reference,
-        _WINDOW_MISTAKES,
-        shape="one row per query, one column per key",
-        not_finite=Mistake(
-            "{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does the course's attention take?",
-            hint="A boolean mask, True = may attend.",
-        ),
-        otherwise=Mistake(
-            "{where} your mask is {got}. For query i (row i), which keys j should be True?",
-            hint="Write the condition on the offset i - j: not negative (causal) and below the window.",
-        ),
+    # fmt: off
+    return check_function(title, as_numbers, [
+        Case((5, 2), "For n = 5 and a window of 2"),
+        Case((6, 3), "For n = 6 and a window of 3"),
+        Case((5, 1), "For a window of 1 (each position reads itself only)"),
+        Case((4, 4), "For a window as long as the sequence"),
+        Case((3, 8), "For a window longer than the sequence (n = 3, window 8)"),
+        Case((1, 2), "For a sequence of one position"),
+    ], window_mask_reference, _WINDOW_MISTAKES, shape="one row per query, one column per key",
+        not_finite=Mistake("{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does the course's attention take?",
+            "A boolean mask, True = may attend."),
+        otherwise=Mistake("{where} your mask is {got}. For query i (row i), which keys j should be True?",
+            "Write the condition on the offset i - j: not negative (causal) and below the window."),
         success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
-        fix=_WINDOW_FIX,
-    )
+        fix=_WINDOW_FIX)
+    # fmt: on
 
 
 # --- exercise 5: which keys can an encoder-decoder keep? ------------------------------------------------------------
 
-CROSS_CACHE_OPTIONS = {
+# fmt: off
+check_cross_attention_cache = multiple_choice("predict: which keys an encoder-decoder keeps while it writes", {
     "A": "What in a decoder position's self-attention key depends on later output tokens, under the causal mask?",
     "B": "The cross-attention query changes at every step; do its keys? What are they computed from?",
     "C": "",
     "D": "Under the causal mask, does a past decoder position's self-attention key change when a token is appended?",
-}
-
-
-@exercise("predict: which keys an encoder-decoder keeps while it writes")
-def check_cross_attention_cache(title, answer) -> Feedback:
-    """Exercise (predict, then check): A every key recomputed at each step; B self-attention keys kept,
-    cross-attention keys recomputed; C self-attention keys kept and cross-attention keys computed once; D only the
-    cross-attention keys kept."""
-    return check_choice(
-        title,
-        answer,
-        CROSS_CACHE_OPTIONS,
-        "C",
-        success="The decoder's self-attention is causal, so its keys and values of past positions never change: they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, computed from the encoder's output E, which does not change while the decoder writes: they are computed once, before the first step, and only the query is new at each step.",
-        hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
-        fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
-    )
+}, "C",
+    success="The decoder's self-attention is causal, so its keys and values of past positions never change: they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, computed from the encoder's output E, which does not change while the decoder writes: they are computed once, before the first step, and only the query is new at each step.",
+    hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
+    fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
+    doc="Exercise (predict, then check): A every key recomputed at each step; B self-attention keys kept, cross-attention keys recomputed; C self-attention keys kept and cross-attention keys computed once; D only the cross-attention keys kept.")
+# fmt: on
