@@ -34,23 +34,17 @@ _LUONG_FIX = "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\n
 # fmt: off
 _LUONG_MISTAKES = [
     Mistake(wrong=_luong(order="sc"),
-        says="{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?",
-        hint="W_c has d_e + d_s columns, the context's d_e first."),
+        says="{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?", hint="W_c has d_e + d_s columns, the context's d_e first."),
     Mistake(wrong=_luong(squash=lambda x: x),
-        says="{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?",
-        hint="s~_t lies in [-1, 1]."),
+        says="{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?", hint="s~_t lies in [-1, 1]."),
     Mistake(wrong=_luong(tanh_first=True),
-        says="{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?",
-        hint="Multiply by W_c, then squash."),
+        says="{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?", hint="Multiply by W_c, then squash."),
     Mistake(wrong=_luong(weights=lambda a: a),
-        says="{where} The raw scores were used as weights. What turns scores into weights that sum to 1?",
-        hint="The weights are softmax(alpha)."),
+        says="{where} The raw scores were used as weights. What turns scores into weights that sum to 1?", hint="The weights are softmax(alpha)."),
     Mistake(wrong=_luong(weights=lambda a: np.full(a.shape, 1 / a.size)),
-        says="{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?",
-        hint="From the scores s^T W e_j."),
+        says="{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?", hint="From the scores s^T W e_j."),
     Mistake(when=lambda got, *args: np.abs(got).max() > 1,
-        says="{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?",
-        hint="tanh, after the product with W_c."),
+        says="{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?", hint="tanh, after the product with W_c."),
 ]
 # fmt: on
 
@@ -77,8 +71,7 @@ check_uniform_attention_prediction = multiple_choice("predict: the trained model
     "C": "",
 }, "C",  # what is wrong with each option, as a question (shown only to a student who chose it)
     success="With lambda_tj = 1/n the context is the mean of the e_j, the same at every step. The decoder was trained on contexts that weight a few characters heavily, so the context no longer tells it which digit to write (its state still tells it where in the date it is). Run the next cell to see it.",
-    hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between steps.",
-    fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
+    hint="Ask what the context c_t carries at step t when every weight is 1/n, and whether it differs between steps.", fix="C: the averaged context is the same at every step, so it no longer says which digit comes next.",
     doc="Exercise (predict, then check): replace every lambda_tj of the trained additive model by 1/n.")
 
 check_forward_encoder_prediction = multiple_choice("predict: which states of a forward-only encoder have read the year's first digit", {
@@ -88,8 +81,7 @@ check_forward_encoder_prediction = multiple_choice("predict: which states of a f
     "D": "That holds for the bidirectional encoder (one of its two directions has read x_7 at every j). Without the backward GRU, what has e_3 read?",
 }, "B",
     success="A forward GRU carries what it has read to the right: from j = 7 on, its state has seen x_7; before, it cannot have. So the attention for that digit can only usefully sit at j >= 7. Train the model below and see where it sits.",
-    hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.",
-    fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
+    hint="A forward GRU's state e_j is computed from e_(j-1) and x_j.", fix="B: e_j has read x_0, ..., x_j, so x_7 is known from j = 7 on.",
     doc="Exercise (predict, then check): with a forward GRU only, e_j has read x_0..x_j; which e_j know x_7?")
 # fmt: on
 
@@ -132,21 +124,17 @@ _GREEDY_FIX = "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.f
 # fmt: off
 _GREEDY_MISTAKES = [
     Mistake.of(lambda *a: _decode(*a, logits_out=True),
-        "These are the scores (logits) of every token at every step. Which one token does greedy decoding keep?",
-        "The most likely token: the largest logit."),
+        "These are the scores (logits) of every token at every step. Which one token does greedy decoding keep?", "The most likely token: the largest logit."),
     Mistake.of(lambda *a: _decode(*a).T,
         "Right tokens, wrong layout: one row per sequence, one column per step. Along which dimension do you stack the steps?"),
     Mistake.of(_with_bos,
         "One column too many: return the max_len chosen tokens, without the <bos> you started from. Is <bos> an output?"),
     Mistake.of(lambda *a: _with_bos(*a)[:, :-1],
-        "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which tokens does the model choose: is <bos> one of them?",
-        "Keep only what the steps return; the start token is an input, not an output."),
+        "Your first column is the <bos> you started from, and the rest is the model's output shifted by one. Which tokens does the model choose: is <bos> one of them?", "Keep only what the steps return; the start token is an input, not an output."),
     Mistake.of(lambda *a: _decode(*a, feed_back=False),
-        "Every step is fed <bos> again: do you feed the token chosen at step t back in as the input of step t + 1?",
-        "Greedy decoding continues its own output: step t + 1 reads the token chosen at step t."),
+        "Every step is fed <bos> again: do you feed the token chosen at step t back in as the input of step t + 1?", "Greedy decoding continues its own output: step t + 1 reads the token chosen at step t."),
     Mistake.of(lambda *a: _decode(*a, update=False),
-        "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what does your loop pass to the next step?",
-        "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0."),
+        "Every step starts again from the state s_0. What does decoder.step return besides the logits, and what does your loop pass to the next step?", "decoder.step returns (logits, the new state s_t, the weights); step t + 1 needs s_t, not s_0."),
     Mistake.of(lambda *a: _decode(*a, first=2),
         "The first input is <bos>, not <eos>: which token opens a sequence?"),
     Mistake.of(lambda *a: _decode(*a, first=0),

@@ -37,38 +37,27 @@ _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np
 # fmt: off
 _SA_MISTAKES = [
     Mistake.of(_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
-        "{where} your result is (n, n): that is the weight matrix. What does each position output?",
-        "Each output row is a weighted average of the rows of V."),
+        "{where} your result is (n, n): that is the weight matrix. What does each position output?", "Each output row is a weighted average of the rows of V."),
     Mistake.of(lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
-        "{where} your result has d_model columns, so it averages X itself. What are the values?",
-        "V = X W_v."),
+        "{where} your result has d_model columns, so it averages X itself. What are the values?", "V = X W_v."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
-        says="{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
-        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k."),
+        says="{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?", hint="Notebook 05, section 2: the variance of q . k grows with the width d_k."),
     Mistake(wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
-        says="{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
-        hint="d_k = W_q.shape[1]."),
+        says="{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?", hint="d_k = W_q.shape[1]."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
-        says="{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
-        hint="d_k = W_q.shape[1]."),
+        says="{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?", hint="d_k = W_q.shape[1]."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
-        says="{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
-        hint="The variance of q . k is d_k for unit-variance entries."),
+        says="{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?", hint="The variance of q . k is d_k for unit-variance entries."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
-        says="{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
-        hint="It keeps the softmax out of its saturated region."),
+        says="{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?", hint="It keeps the softmax out of its saturated region."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
-        says="{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
-        hint="On the scores, before the softmax."),
+        says="{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?", hint="On the scores, before the softmax."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
-        says="{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
-        hint="A row of the score matrix is one query."),
+        says="{where} your softmax normalised the columns. Over what should each query's weights sum to 1?", hint="A row of the score matrix is one query."),
     Mistake(wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
-        says="{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
-        hint="Rows are queries, columns keys."),
+        says="{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?", hint="Rows are queries, columns keys."),
     Mistake(wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
-        says="{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
-        hint="Weights are non-negative and sum to 1."),
+        says="{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?", hint="Weights are non-negative and sum to 1."),
 ]
 # fmt: on
 
@@ -174,20 +163,15 @@ _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
 # fmt: off
 _VAR_MISTAKES = [
     Mistake(wrong=lambda d, h, s: d * s**4,
-        says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.",
-        hint="Count the terms q_r k_r of one head."),
+        says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head."),
     Mistake(wrong=lambda d, h, s: d / h * s**2,
-        says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?",
-        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
+        says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
     Mistake(wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
-        says="{where} that is the standard deviation; the question asks for the variance. What is its square?",
-        hint="Variance = standard deviation squared."),
+        says="{where} that is the standard deviation; the question asks for the variance. What is its square?", hint="Variance = standard deviation squared."),
     Mistake(wrong=lambda d, h, s: d / h,
-        says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
-        hint="Each term's variance is E[q_r^2] E[k_r^2]."),
+        says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?", hint="Each term's variance is E[q_r^2] E[k_r^2]."),
     Mistake(wrong=lambda d, h, s: d * s**2,
-        says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?",
-        hint="A head sees d_k = d_model / num_heads features."),
+        says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features."),
 ]
 # fmt: on
 
@@ -217,14 +201,11 @@ _SPLIT_FIX = (
 # fmt: off
 _SPLIT_MISTAKES = [
     Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
-        says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?",
-        hint="Move the heads axis before the positions."),
+        says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the positions."),
     Mistake(wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
-        says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?",
-        hint="Split the last axis only, then move the new heads axis forward."),
+        says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?", hint="Split the last axis only, then move the new heads axis forward."),
     Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
-        says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?",
-        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
+        says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
 ]
 # fmt: on
 

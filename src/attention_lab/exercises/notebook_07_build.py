@@ -56,8 +56,7 @@ def _block_mistakes(ref):
     # fmt: off
     return [
         Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(N1(x + att(x, m))),  # the paper's order
-            "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?",
-            "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself."),
+            "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?", "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself."),
         Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # x = norm1(x) ...
         Mistake.of(lambda x, m: pre(x, m, lambda x, m: N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # ... in one half
         Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(x + att(N1(x), m)),
@@ -69,19 +68,15 @@ def _block_mistakes(ref):
         Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(x + att(N1(x), m)),
             "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?", _SECOND_HALF),
         Mistake.of(lambda x, m: (lambda h: h + F(N1(h)))(x + att(N1(x), m)),
-            "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?",
-            "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
+            "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?", "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
         Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)),
             "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
         Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)),
-            "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?",
-            "The FFN half starts from x after the attention half's residual sum."),
+            "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
         Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)),
-            "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?",
-            "Self-attention: queries, keys and values all come from the same normalised tensor."),
+            "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
         Mistake.of(lambda x, m: ref(x, None),
-            "{where} your block gives the same output with the mask as without: the mask never reaches the attention.",
-            "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
+            "{where} your block gives the same output with the mask as without: the mask never reaches the attention.", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
     ]
     # fmt: on
 
@@ -149,8 +144,7 @@ def check_transformer_block(title, cls) -> Feedback:
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
         # fmt: off
         return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?",
-            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
-            fix="Leave the Dropout layers out (or build them with p = 0).")
+            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.", fix="Leave the Dropout layers out (or build them with p = 0).")
     with torch.no_grad():  # the student's block with the reference weights, against the library's
         return check_function(
             title,
@@ -286,8 +280,7 @@ def check_train_step(title, fn) -> Feedback:
     if hasattr(loss, "detach"):
         # fmt: off
         return Feedback(title, False, "Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?".format(got=show(loss), kind=type(loss).__name__),
-            hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.",
-            fix="End the step with `return loss.item()`.")
+            hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
         # fmt: on
     try:
         with quiet():

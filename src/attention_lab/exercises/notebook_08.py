@@ -39,39 +39,29 @@ _TOP_P_FIX = '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[ord
 # fmt: off
 _TOP_P_MISTAKES = [
     Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
-        says="{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?",
-        hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
+        says="{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
     Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
-        says="{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?",
-        hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
+        says="{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
     Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
-        says="{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?",
-        hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly."),
+        says="{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?", hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly."),
     Mistake(
-        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?",
-        hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
+        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?", hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
         when=lambda got, probs, p: (
             np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
         ),
     ),
     Mistake(wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
-        says="{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?",
-        hint="Divide by the kept mass."),
+        says="{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?", hint="Divide by the kept mass."),
     Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
-        says="{where} you summed from the least likely token up. From which end does the nucleus start?",
-        hint="The nucleus holds the most likely tokens."),
+        says="{where} you summed from the least likely token up. From which end does the nucleus start?", hint="The nucleus holds the most likely tokens."),
     Mistake(wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
-        says="{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?",
-        hint="The result is indexed like probs: token i's probability at index i."),
+        says="{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?", hint="The result is indexed like probs: token i's probability at index i."),
     Mistake(when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
-        says="{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?",
-        hint="Rank the tokens, then add up their probabilities in that order."),
+        says="{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?", hint="Rank the tokens, then add up their probabilities in that order."),
     Mistake(wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
-        says="{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?",
-        hint="As many as it takes for their mass to reach p_top: it depends on the probabilities."),
+        says="{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?", hint="As many as it takes for their mass to reach p_top: it depends on the probabilities."),
     Mistake(when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
-        says="{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?",
-        hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them."),
+        says="{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?", hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them."),
 ]
 # fmt: on
 
@@ -129,23 +119,17 @@ _REHEAT_FIX = "```\nz = np.log(p) / temperature\ne = np.exp(z - z.max())\nreturn
 # fmt: off
 _REHEAT_MISTAKES = [
     Mistake(wrong=lambda p, t: p**t / np.sum(p**t),
-        says="{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?",
-        hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T)."),
+        says="{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?", hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T)."),
     Mistake(wrong=lambda p, t: p ** (1 / t),
-        says="{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?",
-        hint="Every distribution here sums to 1."),
+        says="{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?", hint="Every distribution here sums to 1."),
     Mistake(wrong=lambda p, t: softmax(p / t),
-        says="{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?",
-        hint="softmax(alpha) = p: take the log of both sides."),
+        says="{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?", hint="softmax(alpha) = p: take the log of both sides."),
     Mistake(wrong=lambda p, t: p / t / np.sum(p / t),
-        says="{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does the temperature divide?",
-        hint="The temperature acts on the logits, before the exponential."),
+        says="{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does the temperature divide?", hint="The temperature acts on the logits, before the exponential."),
     Mistake(wrong=lambda p, t: np.log(p) / t,
-        says="{where} those are the tempered logits, not a distribution (they are negative). What is left to do?",
-        hint="Logits become probabilities through a softmax."),
+        says="{where} those are the tempered logits, not a distribution (they are negative). What is left to do?", hint="Logits become probabilities through a softmax."),
     Mistake(wrong=lambda p, t: softmax(-np.log(p) / t),
-        says="{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up to a constant, the logit or minus the logit?",
-        hint="A larger logit means a larger probability."),
+        says="{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up to a constant, the logit or minus the logit?", hint="A larger logit means a larger probability."),
 ]
 # fmt: on
 
@@ -219,26 +203,19 @@ _WINDOW_FIX = "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i
 # fmt: off
 _WINDOW_MISTAKES = [
     Mistake(wrong=lambda n, w: _band(n, 0, w),
-        says="{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?",
-        hint="A window of w keys ending at i: i - w + 1, ..., i."),
+        says="{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?", hint="A window of w keys ending at i: i - w + 1, ..., i."),
     Mistake(wrong=lambda n, w: _band(n, -(w - 1), w - 1),
-        says="{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?",
-        hint="The window is the causal mask with the far past cut off."),
+        says="{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?", hint="The window is the causal mask with the far past cut off."),
     Mistake(wrong=lambda n, w: _band(n, -(w - 1), 0),
-        says="{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?",
-        hint="Rows are queries i, columns keys j; the past is j < i."),
+        says="{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?", hint="Rows are queries i, columns keys j; the past is j < i."),
     Mistake(wrong=lambda n, w: _band(n, 0, n),
-        says="{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?",
-        hint="Keys more than window - 1 positions back are masked too."),
+        says="{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?", hint="Keys more than window - 1 positions back are masked too."),
     Mistake(wrong=lambda n, w: _band(n, 1, w),
-        says="{where} query i does not read its own key. Does the window include the query's own position?",
-        hint="The causal mask allows j <= i, the diagonal included; so does the window."),
+        says="{where} query i does not read its own key. Does the window include the query's own position?", hint="The causal mask allows j <= i, the diagonal included; so does the window."),
     Mistake(wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
-        says="{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?",
-        hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite)."),
+        says="{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?", hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite)."),
     Mistake(when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
-        says="{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?",
-        hint="The window slides with the query: it ends at key i."),
+        says="{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?", hint="The window slides with the query: it ends at key i."),
 ]
 # fmt: on
 
@@ -280,7 +257,6 @@ check_cross_attention_cache = multiple_choice("predict: which keys an encoder-de
     "D": "Under the causal mask, does a past decoder position's self-attention key change when a token is appended?",
 }, "C",
     success="The decoder's self-attention is causal, so its keys and values of past positions never change: they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, computed from the encoder's output E, which does not change while the decoder writes: they are computed once, before the first step, and only the query is new at each step.",
-    hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.",
-    fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
+    hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.", fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
     doc="Exercise (predict, then check): A every key recomputed at each step; B self-attention keys kept, cross-attention keys recomputed; C self-attention keys kept and cross-attention keys computed once; D only the cross-attention keys kept.")
 # fmt: on
