@@ -98,22 +98,16 @@ def _layer(X, W, mask):
 def _changed_outputs(n, changed, layers, window, seed):
     """The output positions that move when token ``changed`` moves, computed with random weights: ``layers``
     residual self-attention layers whose mask lets position i attend to positions i - window + 1, ..., i."""
-    rng = np.random.default_rng(seed)
-    d = 4
+    rng, d = np.random.default_rng(seed), 4
     X = rng.normal(size=(n, d))
     weights = [rng.normal(size=(3, d, d)) / math.sqrt(d) for _ in range(layers)]
     offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
-    mask = (offset >= 0) & (offset < window)
-    X2 = X.copy()
-    X2[changed] += rng.normal(size=d)
-    out, out2 = X, X2
+    mask, out, out2 = (offset >= 0) & (offset < window), X, X.copy()
+    out2[changed] += rng.normal(size=d)
     for W in weights:
         out, out2 = _layer(out, W, mask), _layer(out2, W, mask)
     moved = np.abs(out - out2).max(axis=1)  # (n,)
     return {i for i in range(n) if moved[i] > 1e-9}
-
-
-_INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
 
 
 # fmt: off
@@ -135,24 +129,15 @@ def check_causal_influence(title, two_causal_layers, one_window_layer, two_windo
     """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after two stacked
     causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
     x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
-    n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
-    truth = {
-        "two_causal_layers": _changed_outputs(n, j, 2, n, 0),
-        "one_window_layer": _changed_outputs(n, j, 1, 2, 1),
-        "two_window_layers": _changed_outputs(n, j, 2, 2, 2),
-    }
-    causal, one, two = (sorted(t) for t in truth.values())
+    # fmt: off
+    truth = {"two_causal_layers": _changed_outputs(6, 2, 2, 6, 0), "one_window_layer": _changed_outputs(6, 2, 1, 2, 1), "two_window_layers": _changed_outputs(6, 2, 2, 2, 2)}
     answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
-    return check_positions(
-        title,
-        answers,
-        truth,
-        n,
-        _INFLUENCE_MISTAKES,
-        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.",
+    causal, one, two = (sorted(t) for t in truth.values())
+    return check_positions(title, answers, truth, 6, _INFLUENCE_MISTAKES,
+        success="Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.".format(causal=causal, one=one, two=two),
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
-        fix="; ".join(f"{what} = {sorted(right)}" for what, right in truth.items()),
-    )
+        fix="two_causal_layers = {causal}; one_window_layer = {one}; two_window_layers = {two}".format(causal=causal, one=one, two=two))
+    # fmt: on
 
 
 def head_score_variance_reference(d_model, num_heads, sigma):
@@ -227,15 +212,12 @@ check_split_heads = implement("split into heads", [
 # fmt: on
 
 
+# fmt: off
 _RESHAPE_MISTAKES = [
-    Mistake(
-        when=lambda got, right: got == {0, 1, 2, 3},
-        says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are.",
-    ),
-    Mistake(
-        when=lambda got, right: got != {0, 1, 2, 3},
-        says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?",
-    ),
+    Mistake(when=lambda got, right: got == {0, 1, 2, 3},
+        says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
+    Mistake(when=lambda got, right: got != {0, 1, 2, 3},
+        says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"),
 ]
 # fmt: on
 
@@ -247,16 +229,11 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
     b, n, d_model, num_heads = 1, 4, 6, 2
     labelled = np.broadcast_to(np.arange(n)[None, :, None], (b, n, d_model))  # each feature holds its position
     truth = {int(p) for p in np.unique(labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0])}
-    return check_positions(
-        title,
-        {"positions_in_head_0": positions_in_head_0},
-        {"positions_in_head_0": truth},
-        n,
-        _RESHAPE_MISTAKES,
-        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.",
+    # fmt: off
+    return check_positions(title, {"positions_in_head_0": positions_in_head_0}, {"positions_in_head_0": truth}, n, _RESHAPE_MISTAKES,
+        success="Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.".format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
-        fix=f"positions_in_head_0 = {sorted(truth)}",
-    )
+        fix="positions_in_head_0 = {truth}".format(truth=sorted(truth)))
 
 
 @exercise("predict: reversal without positional encoding")
@@ -264,25 +241,22 @@ def check_no_position_prediction(title, prediction) -> Feedback:
     """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
     value, why = read_number(prediction, "Your prediction")
     if why is not None or callable(prediction):
-        return Feedback(title, False, [why or "Write your prediction as a number between 0 and 1, not a function."])
+        return Feedback(title, False, why or "Write your prediction as a number between 0 and 1, not a function.")
     if 1 < value <= 100:
-        return Feedback(title, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
+        return Feedback(title, False, "An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%).")
     if not 0 <= value <= 1:
-        return Feedback(title, False, ["An accuracy lies between 0 and 1."])
+        return Feedback(title, False, "An accuracy lies between 0 and 1.")
     if value <= 0.05:
         return Feedback(
             title,
             True,
-            [
-                "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it."
-            ],
+            "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it.",
         )
     return Feedback(
         title,
         False,
-        [
-            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
-        ],
+        "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)",
         hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
         fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
     )
+    # fmt: on
