@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..regression_data import make_regression_data
-from .answers import check_choice, read_number
+from .answers import check_choice, multiple_choice, read_number
 from .feedback import Feedback, exercise, not_attempted, unanswered
 from .runner import Case, Mistake, implement
 
@@ -73,24 +73,19 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         success="(ii) Right: autograd gives dL/dw = 0 exactly at w = 0 on the course data, so plain gradient descent never moves; every term of the chain rule holds d alpha_ij / d w = -(x_i - x_j)^2 w = 0.")
     messages = [first, *[m if m.startswith("(ii)") else "(ii) {m}".format(m=m) for m in second.messages]]
     return Feedback(name, ok and second.passed, messages, hint="(i) Write the score with w^2. (ii) Evaluate d alpha_ij / d w at w = 0.")
-
-
-@exercise("predict, then check: training without leave-one-out")
-def check_no_loo_prediction(name, choice) -> Feedback:
-    """Exercise: what gradient descent does to w when every training point is one of its own keys (a, b or c)."""
-    return check_choice(
-        name,
-        choice,
-        {
-            "a": "with leave-one-out keys a point is predicted from its neighbours; without them it may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
-            "b": "",
-            "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which way must w move to lower it when a point is among its own keys?",
-        },
-        "b",
-        success="With x_i among its own keys, the key at distance 0 always scores highest, and its weight tends to 1 as w grows: each point copies its own y_i and the training loss tends to 0. Nothing stops w.",
-        hint="The key at distance 0 has the score 0, the largest in its row, at every w.",
-    )
     # fmt: on
+
+
+# fmt: off
+check_no_loo_prediction = multiple_choice("predict, then check: training without leave-one-out", {
+    "a": "with leave-one-out keys a point is predicted from its neighbours; without them it may also use itself. What does the training loss do as the weight on the key at distance 0 tends to 1?",
+    "b": "",
+    "c": "a wider kernel pulls every prediction towards the mean of y, which raises the training loss. Which way must w move to lower it when a point is among its own keys?",
+}, "b",
+    success="With x_i among its own keys, the key at distance 0 always scores highest, and its weight tends to 1 as w grows: each point copies its own y_i and the training loss tends to 0. Nothing stops w.",
+    hint="The key at distance 0 has the score 0, the largest in its row, at every w.",
+    doc="Exercise: what gradient descent does to w when every training point is one of its own keys (a, b or c).")
+# fmt: on
 
 
 def _loo(x, y, w, mask=lambda n: _eye(n), zero_after=False, columns=False):
@@ -269,19 +264,17 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
     return Feedback(name, False, [where, says.format(top=top, w=w, most=max_epochs)], hint="Each step is -lr dL/dw, and dL/dw shrinks as w climbs onto the flat part of the loss.")  # fmt: skip
 
 
-@exercise("predict, then check: the fitted curve of the Laplace kernel")
-def check_laplace_prediction(name, choice) -> Feedback:
-    """Exercise: what the Laplace-kernel fit looks like next to the Gaussian's (a, b, c or d)."""
-    # fmt: off
-    return check_choice(name, choice, {
-        "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
-        "b": "",
-        "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps midway between keys. At a finite w every weight changes continuously with x: what about its slope as x passes a key?",
-        "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
-    }, "b",
-        success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted average keeps a corner there, unless y_i equals the fit there. The cells below train it and measure the jumps.",
-        hint="Differentiate exp(-w |x - x_i|) on each side of x_i.")
-    # fmt: on
+# fmt: off
+check_laplace_prediction = multiple_choice("predict, then check: the fitted curve of the Laplace kernel", {
+    "a": "look at one weight before normalising, exp(-w |x - x_i|), as x passes x_i: what is its slope just left of x_i, and just right? The Gaussian's slope at x_i is 0.",
+    "b": "",
+    "c": "a staircase is the limit w -> infinity (nearest neighbour), and even that jumps midway between keys. At a finite w every weight changes continuously with x: what about its slope as x passes a key?",
+    "d": "between two keys each kernel value is a constant times e^(w x) or e^(-w x), and the fit is a ratio of sums of such exponentials. Is that a line? And what does the slope do at a key?",
+}, "b",
+    success="exp(-w |x - x_i|) has a corner at x = x_i (slope +w just left, -w just right), and the weighted average keeps a corner there, unless y_i equals the fit there. The cells below train it and measure the jumps.",
+    hint="Differentiate exp(-w |x - x_i|) on each side of x_i.",
+    doc="Exercise: what the Laplace-kernel fit looks like next to the Gaussian's (a, b, c or d).")
+# fmt: on
 
 
 def _step(score=lambda d, w: -w * d.abs(), loo=True, sign=-1, scale=lambda n: 1.0, dim=1, lr_used=True, out="w"):

@@ -223,20 +223,12 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     if abs(predicted - measured) <= 0.3:
         return Feedback(title, True, [report, "You predicted {p:g}: close. The weights are nearly one-hot.".format(p=predicted)])  # fmt: skip
     if predicted > measured:
-        # fmt: off
-        return Feedback(title, False, "Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?".format(p=predicted),
-            hint="The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).".format(gap=gap),
-            fix=report)
-    return Feedback(
-        title,
-        False,
-        "Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?".format(
-            p=predicted
-        ),
-        hint="A few queries whose two largest scores happen to be close keep some spread.",
-        fix=report,
-    )
-    # fmt: on
+        says = "Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?"  # fmt: skip
+        hint = "The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap)."  # fmt: skip
+    else:
+        says = "Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"  # fmt: skip
+        hint = "A few queries whose two largest scores happen to be close keep some spread."
+    return Feedback(title, False, says.format(p=predicted), hint=hint.format(gap=gap), fix=report)
 
 
 def query_jacobian_reference(q, K):

@@ -144,27 +144,19 @@ def check_transformer_block(title, cls) -> Feedback:
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
         # fmt: off
         return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?",
-            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.", fix="Leave the Dropout layers out (or build them with p = 0).")
+            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
+            fix="Leave the Dropout layers out (or build them with p = 0).")
+        # fmt: on
     with torch.no_grad():  # the student's block with the reference weights, against the library's
-        return check_function(
-            title,
-            block,
-            _block_cases(),
-            ref,
-            _block_mistakes(ref),
-            tensor=True,
-            compare=lambda got, expected, *args: (
-                got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
-            ),
+        # fmt: off
+        return check_function(title, block, _block_cases(), ref, _block_mistakes(ref), tensor=True,
+            compare=lambda got, expected, *args: got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6)),
             shape="the input's shape (batch, n, d_model), so that blocks stack",
-            otherwise=Mistake(
-                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?",
-                "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half.",
-            ),
+            otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?",
+                "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
             success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
-            fix=_FORWARD_FIX,
-        )
-    # fmt: on
+            fix=_FORWARD_FIX)
+        # fmt: on
 
 
 def _step_variant(order="zbs", loss="mean"):
