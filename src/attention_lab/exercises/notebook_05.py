@@ -21,8 +21,22 @@ def _both(Q, K, W_q, W_k):
 
 
 _ADD_FIX = "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # (n_q, n_k, d_h)\nreturn np.tanh(hidden) @ w_v                                  # (n_q, n_k)\n```"
+
+
+def _additive_cases():
+    rng, cases = np.random.default_rng(11), []
+    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0), ((2, 5, 3, 2, 6), 1e-4)):  # fmt: skip
+        Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
+        W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
+        where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
+        cases.append(
+            Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
+        )
+    return cases
+
+
 # fmt: off
-_ADD_MISTAKES = [
+check_additive_scores = implement("additive scores for every pair at once", _additive_cases(), additive_reference, [
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :],
         says="{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key term. What does the softmax over the keys do to a term that depends on the query only?", hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact."),
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v,
@@ -43,24 +57,7 @@ _ADD_MISTAKES = [
         says="{where} One score per query: you added query i's projection to key i's only. How can broadcasting form every pair (query, key)?", hint="Give the two projections axes (n_q, 1, d_h) and (1, n_k, d_h)."),
     Mistake(when=lambda got, Q, K, W_q, *a: got.shape == (len(Q), len(K), len(W_q)), any_shape=True,
         says="{where} The hidden axis is still there: what turns the d_h hidden units of a pair into one score?", hint="The dot product with w_v."),
-]
-# fmt: on
-
-
-def _additive_cases():
-    rng, cases = np.random.default_rng(11), []
-    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0), ((2, 5, 3, 2, 6), 1e-4)):  # fmt: skip
-        Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
-        W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
-        where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
-        cases.append(
-            Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
-        )
-    return cases
-
-
-# fmt: off
-check_additive_scores = implement("additive scores for every pair at once", _additive_cases(), additive_reference, _ADD_MISTAKES,
+],
     shape="one score per query and key, queries on the rows: (n_q, n_k)",
     otherwise=Mistake("{where} your scores are not w_v^T tanh(W_q q + W_k k). Which is the first of the projected queries, projected keys, their pairwise sums, the tanh to differ?",
         "Project the queries and the keys once each, add every pair by broadcasting, tanh, then the dot product with w_v over the last axis."),

@@ -31,8 +31,17 @@ def _luong(weights=softmax, order="cs", squash=np.tanh, tanh_first=False):
 
 
 _LUONG_FIX = "```\nalpha = E @ W.T @ s                       # (n,): s^T W e_j\nc = al.softmax(alpha) @ E                 # (d_e,)\nreturn np.tanh(W_c @ np.concatenate([c, s]))\n```"
+
+
+_rng = np.random.default_rng(11)
+_s, _E = _rng.normal(size=3), _rng.normal(size=(5, 4))  # s_t (d_s = 3), e_1..e_5 (d_e = 4)
+_W, _W_c = _rng.normal(size=(3, 4)), _rng.normal(size=(3, 7)) / 2  # (d_s, d_e), (d_s, d_e + d_s)
 # fmt: off
-_LUONG_MISTAKES = [
+check_luong_attentional_state = implement("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])", [
+    Case((_s, _E, _W, _W_c), "For s (3,), E (5, 4), W (3, 4), W_c (3, 7)"),
+    Case((300 * _s, _E, _W, _W_c), "For huge scores (s 300 times as large)"),
+    Case((1e-4 * _s, _E, _W, _W_c), "For tiny scores (s 10^4 times smaller)"),
+], luong_reference, [
     Mistake(wrong=_luong(order="sc"),
         says="{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?", hint="W_c has d_e + d_s columns, the context's d_e first."),
     Mistake(wrong=_luong(squash=lambda x: x),
@@ -45,19 +54,7 @@ _LUONG_MISTAKES = [
         says="{where} Every e_j got the same weight 1/n: that is the plain average. Where do the weights come from?", hint="From the scores s^T W e_j."),
     Mistake(when=lambda got, *args: np.abs(got).max() > 1,
         says="{where} s~_t = tanh(W_c [c_t; s_t]) lies between -1 and 1, and yours does not. What is the last step?", hint="tanh, after the product with W_c."),
-]
-# fmt: on
-
-
-_rng = np.random.default_rng(11)
-_s, _E = _rng.normal(size=3), _rng.normal(size=(5, 4))  # s_t (d_s = 3), e_1..e_5 (d_e = 4)
-_W, _W_c = _rng.normal(size=(3, 4)), _rng.normal(size=(3, 7)) / 2  # (d_s, d_e), (d_s, d_e + d_s)
-# fmt: off
-check_luong_attentional_state = implement("Luong's attentional state s~_t = tanh(W_c [c_t; s_t])", [
-    Case((_s, _E, _W, _W_c), "For s (3,), E (5, 4), W (3, 4), W_c (3, 7)"),
-    Case((300 * _s, _E, _W, _W_c), "For huge scores (s 300 times as large)"),
-    Case((1e-4 * _s, _E, _W, _W_c), "For tiny scores (s 10^4 times smaller)"),
-], luong_reference, _LUONG_MISTAKES, shape="one vector the size of the decoder state: (d_s,)",
+], shape="one vector the size of the decoder state: (d_s,)",
     not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?", "Subtract the largest score before exp (notebook 01)."),
     otherwise=Mistake("{where} your s~_t is {got}, not tanh(W_c [c_t; s_t]). Which step is the first to differ: the scores, their softmax, the context, or the product with W_c?",
         "Check each step on its own: the n scores s^T W e_j, their softmax, the weighted sum of the rows of E, W_c times [c_t; s_t], then tanh."),

@@ -34,8 +34,24 @@ def _attn(scores_to_out):
 
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
+
+
+def _sa_cases():
+    rng, cases = np.random.default_rng(70), []
+    for n, d_model, d_k, d_v, scale, where in (
+        (5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
+        (3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
+        (5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
+        (5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
+    ):
+        X = scale * rng.normal(size=(n, d_model))
+        W = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
+        cases.append(Case((X, *W), where))
+    return cases
+
+
 # fmt: off
-_SA_MISTAKES = [
+check_self_attention = implement("self-attention in numpy", _sa_cases(), self_attention_reference, [
     Mistake.of(_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
         "{where} your result is (n, n): that is the weight matrix. What does each position output?", "Each output row is a weighted average of the rows of V."),
     Mistake.of(lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
@@ -58,26 +74,7 @@ _SA_MISTAKES = [
         says="{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?", hint="Rows are queries, columns keys."),
     Mistake(wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
         says="{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?", hint="Weights are non-negative and sum to 1."),
-]
-# fmt: on
-
-
-def _sa_cases():
-    rng, cases = np.random.default_rng(70), []
-    for n, d_model, d_k, d_v, scale, where in (
-        (5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
-        (3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
-        (5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
-        (5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
-    ):
-        X = scale * rng.normal(size=(n, d_model))
-        W = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
-        cases.append(Case((X, *W), where))
-    return cases
-
-
-# fmt: off
-check_self_attention = implement("self-attention in numpy", _sa_cases(), self_attention_reference, _SA_MISTAKES,
+],
     shape="one output per position: (n, d_v)",
     not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?", "Subtract each row's maximum before exp (notebook 01)."),
     otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. Which of Q, K, V, the scores, the weights is the first to differ from the formula?",

@@ -36,34 +36,6 @@ PROBS = np.array([0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03])
 TIES = np.array([0.125, 0.375, 0.125, 0.375])
 TINY = np.array([1 - 2e-300, 1e-300, 1e-300])
 _TOP_P_FIX = '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\nkeep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```'
-# fmt: off
-_TOP_P_MISTAKES = [
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
-        says="{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
-        says="{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
-        says="{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?", hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly."),
-    Mistake(
-        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?", hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
-        when=lambda got, probs, p: (
-            np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
-        ),
-    ),
-    Mistake(wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
-        says="{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?", hint="Divide by the kept mass."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
-        says="{where} you summed from the least likely token up. From which end does the nucleus start?", hint="The nucleus holds the most likely tokens."),
-    Mistake(wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
-        says="{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?", hint="The result is indexed like probs: token i's probability at index i."),
-    Mistake(when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
-        says="{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?", hint="Rank the tokens, then add up their probabilities in that order."),
-    Mistake(wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
-        says="{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?", hint="As many as it takes for their mass to reach p_top: it depends on the probabilities."),
-    Mistake(when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
-        says="{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?", hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them."),
-]
-# fmt: on
 
 
 def _same_keep(got, keep):
@@ -98,7 +70,32 @@ check_top_p = implement("top-p (nucleus) filtering", [
     Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
     Case((PROBS, 1.0), "At p_top = 1"),
     Case((np.array([0.2, 0.7, 0.1]), 1.0), "For probs [0.2, 0.7, 0.1] at p_top = 1"),
-], top_p_reference, _TOP_P_MISTAKES, shape="one probability per token",
+], top_p_reference, [
+    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q),
+        says="{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
+    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q),
+        says="{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
+    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q),
+        says="{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?", hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly."),
+    Mistake(
+        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?", hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
+        when=lambda got, probs, p: (
+            np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
+        ),
+    ),
+    Mistake(wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0),
+        says="{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?", hint="Divide by the kept mass."),
+    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False),
+        says="{where} you summed from the least likely token up. From which end does the nucleus start?", hint="The nucleus holds the most likely tokens."),
+    Mistake(wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1],
+        says="{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?", hint="The result is indexed like probs: token i's probability at index i."),
+    Mistake(when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0),
+        says="{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?", hint="Rank the tokens, then add up their probabilities in that order."),
+    Mistake(wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))),
+        says="{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?", hint="As many as it takes for their mass to reach p_top: it depends on the probabilities."),
+    Mistake(when=lambda got, probs, p: _ties_broken_wrong(got, probs, p),
+        says="{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?", hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them."),
+], shape="one probability per token",
     otherwise=Mistake("{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which tokens does yours keep, and what is the mass of the ones before the last kept token?",
         "Rank the tokens by probability (ties to the smaller index), add up the probabilities in that order, and keep a token while the mass before it is below p_top."),
     success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
