@@ -107,7 +107,7 @@ check_top_k = implement("top-k hard attention", [
 # fmt: on
 
 
-@exercise(lambda temperature, scores, target=0.5, tolerance=0.01: f"the temperature at which the largest weight is {target:g}")  # fmt: skip
+@exercise(lambda temperature, scores, target=0.5, tolerance=0.01: "the temperature at which the largest weight is {target:g}".format(target=target))  # fmt: skip
 def check_temperature_for_weight(name, temperature, scores, target=0.5, tolerance=0.01) -> Feedback:
     """Exercise: find T such that the largest softmax weight of ``scores`` is ``target`` (within ``tolerance``)."""
     value, why = read_number(temperature, "Your temperature")
@@ -126,7 +126,7 @@ def check_temperature_for_weight(name, temperature, scores, target=0.5, toleranc
     # fmt: on
 
 
-@exercise(lambda bound, scores, n=6, temperature=0.5: f"the largest gap between the smooth max and the max (n = {n}, T = {temperature:g})")  # fmt: skip
+@exercise(lambda bound, scores, n=6, temperature=0.5: "the largest gap between the smooth max and the max (n = {n}, T = {t:g})".format(n=n, t=temperature))  # fmt: skip
 def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
     """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
     value, why = read_number(bound, "Your bound")

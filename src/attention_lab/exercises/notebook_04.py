@@ -221,7 +221,7 @@ check_gradient_w = implement("dL/dw by hand", [
 # fmt: on
 
 
-@exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50: f"an SGD learning rate that converges within {max_epochs} epochs")  # fmt: skip
+@exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50: "an SGD learning rate that converges within {n} epochs".format(n=max_epochs))  # fmt: skip
 def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50) -> Feedback:
     """Exercise: SGD settings (mean squared error, w starts at 1) that bring w within ``tolerance`` of ``target_w``."""
     import torch

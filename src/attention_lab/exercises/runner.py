@@ -81,7 +81,11 @@ def show(value, digits=4) -> str:
     """A result as the student reads it: rounded numbers in a list, or a short repr."""
     try:
         array = np.asarray(_numpy(value), dtype=float)
-        return str(np.round(array, digits).tolist()) if array.size <= 24 else f"an array of shape {array.shape}"
+        return (
+            str(np.round(array, digits).tolist())
+            if array.size <= 24
+            else "an array of shape {shape}".format(shape=array.shape)
+        )
     except Exception:  # noqa: BLE001
         return _short(value)
 
