@@ -29,9 +29,7 @@ def _additive_cases():
         Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
         where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
-        cases.append(
-            Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
-        )
+        cases.append(Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale)))  # fmt: skip
     return cases
 
 
@@ -45,12 +43,8 @@ check_additive_scores = implement("additive scores for every pair at once", _add
         says="{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?", hint="tanh of each hidden unit, then the weighted sum with w_v."),
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k)).sum(-1),
         says="{where} You summed the hidden units. How does w_v weight them?", hint="w_v^T tanh(...) is a dot product."),
-    Mistake(
-        "{where} W_q and W_k are swapped. Which one projects the queries?", hint="W_q has d_q columns.",
-        when=lambda got, Q, K, W_q, W_k, w_v: (
-            Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v))
-        ),
-    ),
+    Mistake(when=lambda got, Q, K, W_q, W_k, w_v: Q.shape[1] == K.shape[1] and np.allclose(got, additive_reference(Q, K, W_k, W_q, w_v)),
+        says="{where} W_q and W_k are swapped. Which one projects the queries?", hint="W_q has d_q columns."),
     Mistake(when=lambda got, Q, K, *w: got.shape == (len(K), len(Q)) and np.allclose(got.T, additive_reference(Q, K, *w)), any_shape=True,
         says="{where} Your scores are transposed. Which go on the rows, queries or keys?", hint="(n_q, n_k)."),
     Mistake(when=lambda got, Q, *a: got.shape == (len(Q),), any_shape=True,
@@ -111,15 +105,17 @@ def _padded_cases():
         Case(
             (big_q, big_k, rng.normal(size=(2, 5, 3)), np.array([3, 2])),
             "For 3 queries and 5 keys of d = 16, whose padding keys score in the thousands,",
-        ),
+        ),  # fmt: skip
         Case((q * 1e-4, k, v, lens), "For tiny scores (queries 10^-4 as large),"),
         Case((q * 300, k, v, lens), "For huge scores (queries 300 times as large),"),
     ]
 
 
 _PADDED_FIX = "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[:, None, None]   # (batch, 1, n_k)\nscores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])      # (batch, n_q, n_k)\nreturn al.softmax(scores, mask=mask) @ values\n```"
+
+
 # fmt: off
-_PADDED_MISTAKES = [
+check_padded_attention = implement("attention over padded sequences", _padded_cases, padded_attention, [
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])),
         says="{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query of sequence b never read?", hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True),
@@ -142,12 +138,7 @@ _PADDED_MISTAKES = [
         says="{where} your scores are not scaled: scaled dot-product attention divides q . k by a number that depends on d. Which one (section 2)?", hint="The scores' variance grows like d."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, scale=q.shape[-1]),
         says="{where} you divided the scores by d; section 2's argument gives another power of d. Which?", hint="The standard deviation of q . k is sqrt(d)."),
-]
-# fmt: on
-
-
-# fmt: off
-check_padded_attention = implement("attention over padded sequences", _padded_cases, padded_attention, _PADDED_MISTAKES,
+],
     shape="one output per query: (batch, n_q, d_v)",
     not_finite=Mistake("{where} your output has NaN or inf. Is it the sequence with no valid key (0 / 0), or a score too large for exp?",
         "A row whose scores are all -inf gives exp = 0 everywhere and 0 / 0; the library's softmax(scores, mask=...) returns zeros there, and subtracts each row's largest allowed score."),
@@ -173,18 +164,6 @@ def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more
     return lambda got, queries, keys: bool(np.allclose(got, wrong((queries @ keys.transpose(1, 2)).numpy()), atol=1e-3))
 
 
-# fmt: off
-_ENTROPY_MISTAKES = [
-    Mistake(when=_near(lambda raw: softmax(raw / np.sqrt(512))),
-        says="{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?", hint="Scaled dot-product attention is softmax(Q K^T / sqrt(d)); the changed model keeps all of it but the / sqrt(d)."),
-    Mistake(when=_near(lambda raw: softmax(raw / 512)),
-        says="{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?", hint="The changed model divides the scores by nothing at all: softmax(Q K^T)."),
-    Mistake(when=_near(lambda raw: softmax(raw, axis=1)),
-        says="{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?", hint="The scores are (batch, n_q, n_k): the keys are the last axis, dim=-1."),
-]
-# fmt: on
-
-
 @exercise("remove the 1/sqrt(d): predict, then check")
 def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     """Exercise: ``prediction`` = the mean entropy (nats) of the weights over 8 keys at d = 512 without the
@@ -201,7 +180,14 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
     # fmt: off
     verdict = check_function(title, fn, [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],
-        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()), _ENTROPY_MISTAKES,
+        lambda queries, keys: softmax((queries @ keys.transpose(1, 2)).numpy()), [
+        Mistake(when=_near(lambda raw: softmax(raw / np.sqrt(512))),
+            says="{where} these are still the scaled weights: the exercise removes the division by sqrt(d). What is left of the scores without it?", hint="Scaled dot-product attention is softmax(Q K^T / sqrt(d)); the changed model keeps all of it but the / sqrt(d)."),
+        Mistake(when=_near(lambda raw: softmax(raw / 512)),
+            says="{where} your weights are softmax(scores / d). You divided by d; what does the changed model divide by?", hint="The changed model divides the scores by nothing at all: softmax(Q K^T)."),
+        Mistake(when=_near(lambda raw: softmax(raw, axis=1)),
+            says="{where} your weights should sum to 1 over the keys, not over the queries. Which axis holds the keys?", hint="The scores are (batch, n_q, n_k): the keys are the last axis, dim=-1."),
+    ],
         compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
         shape="one weight per query and key: (batch, n_q, n_k)",
         not_finite=Mistake("{where} your weights have NaN or inf. Without the scaling these scores range from {low:.0f} to {high:.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?".format(where="{where}", low=raw.min(), high=raw.max()),
@@ -240,8 +226,16 @@ def _moments(q, K, lam=None):
 
 
 _JAC_FIX = "```\nlam = softmax(K @ q)\nkbar = lam @ K\nreturn (lam[:, None] * K).T @ K - np.outer(kbar, kbar)\n```"
+
+
+_rng = np.random.default_rng(7)
+_q, _K = 0.7 * _rng.normal(size=3), _rng.normal(size=(5, 3))  # d = 3, n = 5
 # fmt: off
-_JAC_MISTAKES = [
+check_query_jacobian = implement("the gradient of attention with respect to its query", [
+    Case((_q, _K), "For q of size d = 3 and 5 keys"),
+    Case((300 * _q, _K), "For huge scores (q 300 times as large: a saturated softmax)"),
+    Case((1e-4 * _q, _K), "For tiny scores (nearly uniform weights)"),
+], query_jacobian_reference, [
     Mistake(when=lambda got, q, K: got.shape == (len(K), len(K)) != (len(q), len(q)), any_shape=True,
         says="{where} A (n, n) matrix is the softmax's Jacobian d lambda / d alpha (one row and column per key). How does the chain rule continue through alpha_j = q . k_j and o = sum_i lambda_i k_i?", hint="d o / d q = sum_i k_i (d lambda_i / d q)^T."),
     Mistake(when=lambda got, q, K: got.shape in ((len(q), len(K)), (len(K), len(q))) and len(q) != len(K), any_shape=True,
@@ -260,18 +254,7 @@ _JAC_MISTAKES = [
         says="{where} The output does depend on q: how does q change the scores, and the scores the weights?", hint="lambda = softmax(K q)."),
     Mistake(when=lambda got, q, K: not np.allclose(got, got.T, atol=1e-8),
         says="{where} The true Jacobian here is symmetric; yours is not. Which index of d o_a / d q_b belongs to the output, which to the query?", hint="d o_a / d q_b = sum_i k_ia d lambda_i / d q_b, with d lambda_i / d alpha_j = lambda_i (delta_ij - lambda_j)."),
-]
-# fmt: on
-
-
-_rng = np.random.default_rng(7)
-_q, _K = 0.7 * _rng.normal(size=3), _rng.normal(size=(5, 3))  # d = 3, n = 5
-# fmt: off
-check_query_jacobian = implement("the gradient of attention with respect to its query", [
-    Case((_q, _K), "For q of size d = 3 and 5 keys"),
-    Case((300 * _q, _K), "For huge scores (q 300 times as large: a saturated softmax)"),
-    Case((1e-4 * _q, _K), "For tiny scores (nearly uniform weights)"),
-], query_jacobian_reference, _JAC_MISTAKES,
+],
     shape="d o_a / d q_b for the d entries of each: (d, d)",
     compare=lambda got, expected, *args: got.shape == expected.shape and bool(np.allclose(got, expected, atol=1e-8)),
     not_finite=Mistake("{where} your Jacobian has NaN or inf. Do the weights overflow, or is there a division by a sum that can be 0?",

@@ -118,8 +118,10 @@ def _with_bos(model, memory, max_len):  # <bos> kept as the first output column
 
 
 _GREEDY_FIX = "```\nstate = model.decoder.start(memory.summary)\ntoken = torch.full((memory.states.shape[0],), Vocab.BOS)\nids = []\nfor _ in range(max_len):\n    logits, state, _ = model.decoder.step(token, state, memory)\n    token = logits.argmax(dim=-1)\n    ids.append(token)\nreturn torch.stack(ids, dim=1)\n```"
+
+
 # fmt: off
-_GREEDY_MISTAKES = [
+check_greedy_decode = implement("greedy decoding", lambda: [Case((*_small_model(), 6), "For a batch of 4 inputs and max_len = 6,")], _decode, [
     Mistake.of(lambda *a: _decode(*a, logits_out=True),
         "These are the scores (logits) of every token at every step. Which one token does greedy decoding keep?", "The most likely token: the largest logit."),
     Mistake.of(lambda *a: _decode(*a).T,
@@ -138,12 +140,7 @@ _GREEDY_MISTAKES = [
         "The first input is <bos>, not padding: which token opens a sequence?"),
     Mistake(when=lambda got, *a: not np.all(got == np.round(got)),
         says="Token ids are whole numbers: are you returning scores or probabilities rather than the chosen indices?"),
-]
-# fmt: on
-
-
-# fmt: off
-check_greedy_decode = implement("greedy decoding", lambda: [Case((*_small_model(), 6), "For a batch of 4 inputs and max_len = 6,")], _decode, _GREEDY_MISTAKES,
+],
     shape="one token id per sequence and step: (batch, max_len)",
     otherwise=Mistake("Not the model's greedy output yet, and not one of the usual slips (the state or the token not fed back, another start token). Is your first column the model's first choice after <bos>?",
         "The loop: start from decoder.start(summary) and <bos>; at each step call decoder.step, take the argmax of the logits, keep it and feed it back, with the new state."),

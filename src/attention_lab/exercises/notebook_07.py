@@ -142,8 +142,13 @@ def head_score_variance_reference(d_model, num_heads, sigma):
 
 
 _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
+
+
 # fmt: off
-_VAR_MISTAKES = [
+check_head_score_variance = implement("the variance of one head's score q . k", [
+    Case((d, h, s), "For d_model = {d_model}, {heads} heads, sigma = {sigma}".format(d_model=d, heads=h, sigma=s))
+    for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
+], head_score_variance_reference, [
     Mistake(wrong=lambda d, h, s: d * s**4,
         says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head."),
     Mistake(wrong=lambda d, h, s: d / h * s**2,
@@ -154,15 +159,7 @@ _VAR_MISTAKES = [
         says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?", hint="Each term's variance is E[q_r^2] E[k_r^2]."),
     Mistake(wrong=lambda d, h, s: d * s**2,
         says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features."),
-]
-# fmt: on
-
-
-# fmt: off
-check_head_score_variance = implement("the variance of one head's score q . k", [
-    Case((d, h, s), "For d_model = {d_model}, {heads} heads, sigma = {sigma}".format(d_model=d, heads=h, sigma=s))
-    for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
-], head_score_variance_reference, _VAR_MISTAKES, shape="one number, a variance",
+], shape="one number, a variance",
     not_finite=Mistake("{where} your variance is NaN or inf; a variance here is a finite positive number. Which operation gives it?"),
     otherwise=Mistake("{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, and how do the variances of independent terms add up?",
         "Write q . k = sum over the head's d_k features of q_r k_r."),
@@ -180,16 +177,6 @@ def split_heads_reference(x, num_heads):
 _SPLIT_FIX = (
     "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
 )
-# fmt: off
-_SPLIT_MISTAKES = [
-    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
-        says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the positions."),
-    Mistake(wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
-        says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?", hint="Split the last axis only, then move the new heads axis forward."),
-    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
-        says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
-]
-# fmt: on
 
 
 def _labelled(*shape):  # every entry distinct
@@ -201,7 +188,14 @@ check_split_heads = implement("split into heads", [
     Case((_labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
     Case((_labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
     Case((_labelled(2, 2, 6), 6), "For 6 heads of width 1"),
-], split_heads_reference, _SPLIT_MISTAKES, shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
+], split_heads_reference, [
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
+        says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the positions."),
+    Mistake(wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
+        says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?", hint="Split the last axis only, then move the new heads axis forward."),
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
+        says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
+], shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
     otherwise=Mistake("{where} Right shape, wrong entries. Which features of which position land in head 0?", "Label every feature with its index and print head 0."),
     success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
     fix=_SPLIT_FIX,
@@ -231,6 +225,7 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
         success="Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.".format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
         fix="positions_in_head_0 = {truth}".format(truth=sorted(truth)))
+    # fmt: on
 
 
 @exercise("predict: reversal without positional encoding")
@@ -243,17 +238,10 @@ def check_no_position_prediction(title, prediction) -> Feedback:
         return Feedback(title, False, "An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%).")
     if not 0 <= value <= 1:
         return Feedback(title, False, "An accuracy lies between 0 and 1.")
+    # fmt: off
     if value <= 0.05:
-        return Feedback(
-            title,
-            True,
-            "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it.",
-        )
-    return Feedback(
-        title,
-        False,
-        "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)",
+        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it.")
+    return Feedback(title, False, "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)",
         hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
-        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
-    )
+        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.")
     # fmt: on

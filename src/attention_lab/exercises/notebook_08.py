@@ -52,11 +52,7 @@ def _ties_broken_wrong(got, probs, p_top):
     """True when ``got`` keeps the right number of tokens, or one more, but not the smaller-index ones of a tie."""
     right = top_p_reference(probs, p_top) > 0
     kept = np.asarray(got) > 0
-    return (
-        not np.array_equal(kept, right)
-        and kept.sum() in (right.sum(), right.sum() + 1)
-        and np.all(np.isin(probs[kept], probs[right]))
-    )
+    return not np.array_equal(kept, right) and kept.sum() in (right.sum(), right.sum() + 1) and np.all(np.isin(probs[kept], probs[right]))  # fmt: skip
 
 
 # fmt: off
@@ -113,8 +109,17 @@ def reheat_reference(p, temperature):
 
 P_REHEAT = np.array([0.5, 0.25, 0.125, 0.0625, 0.0625])
 _REHEAT_FIX = "```\nz = np.log(p) / temperature\ne = np.exp(z - z.max())\nreturn e / e.sum()\n```"
+
+
 # fmt: off
-_REHEAT_MISTAKES = [
+check_reheat = implement("from the distribution at T = 1 to any T", [
+    Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
+    Case((P_REHEAT, 2.0), "At T = 2"),
+    Case((P_REHEAT, 1.0), "At T = 1"),
+    Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
+    Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
+    Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
+], reheat_reference, [
     Mistake(wrong=lambda p, t: p**t / np.sum(p**t),
         says="{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?", hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T)."),
     Mistake(wrong=lambda p, t: p ** (1 / t),
@@ -127,19 +132,7 @@ _REHEAT_MISTAKES = [
         says="{where} those are the tempered logits, not a distribution (they are negative). What is left to do?", hint="Logits become probabilities through a softmax."),
     Mistake(wrong=lambda p, t: softmax(-np.log(p) / t),
         says="{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up to a constant, the logit or minus the logit?", hint="A larger logit means a larger probability."),
-]
-# fmt: on
-
-
-# fmt: off
-check_reheat = implement("from the distribution at T = 1 to any T", [
-    Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
-    Case((P_REHEAT, 2.0), "At T = 2"),
-    Case((P_REHEAT, 1.0), "At T = 1"),
-    Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
-    Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
-    Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
-], reheat_reference, _REHEAT_MISTAKES, shape="one probability per token",
+], shape="one probability per token",
     not_finite=Mistake("{where} your result has NaN or inf. At this temperature, does any number in your computation underflow to 0 or overflow before you normalise?",
         "0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does."),
     otherwise=Mistake("{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?",
@@ -197,24 +190,6 @@ def _band(n, low, high):  # True where low <= i - j <= high
 
 
 _WINDOW_FIX = "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i - j, (n, n)\nreturn (offset >= 0) & (offset < window)\n```"
-# fmt: off
-_WINDOW_MISTAKES = [
-    Mistake(wrong=lambda n, w: _band(n, 0, w),
-        says="{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?", hint="A window of w keys ending at i: i - w + 1, ..., i."),
-    Mistake(wrong=lambda n, w: _band(n, -(w - 1), w - 1),
-        says="{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?", hint="The window is the causal mask with the far past cut off."),
-    Mistake(wrong=lambda n, w: _band(n, -(w - 1), 0),
-        says="{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?", hint="Rows are queries i, columns keys j; the past is j < i."),
-    Mistake(wrong=lambda n, w: _band(n, 0, n),
-        says="{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?", hint="Keys more than window - 1 positions back are masked too."),
-    Mistake(wrong=lambda n, w: _band(n, 1, w),
-        says="{where} query i does not read its own key. Does the window include the query's own position?", hint="The causal mask allows j <= i, the diagonal included; so does the window."),
-    Mistake(wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
-        says="{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?", hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite)."),
-    Mistake(when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
-        says="{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?", hint="The window slides with the query: it ends at key i."),
-]
-# fmt: on
 
 
 @exercise("a sliding-window mask (a model change)")
@@ -234,7 +209,22 @@ def check_window_mask(title, fn) -> Feedback:
         Case((4, 4), "For a window as long as the sequence"),
         Case((3, 8), "For a window longer than the sequence (n = 3, window 8)"),
         Case((1, 2), "For a sequence of one position"),
-    ], window_mask_reference, _WINDOW_MISTAKES, shape="one row per query, one column per key",
+    ], window_mask_reference, [
+        Mistake(wrong=lambda n, w: _band(n, 0, w),
+            says="{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?", hint="A window of w keys ending at i: i - w + 1, ..., i."),
+        Mistake(wrong=lambda n, w: _band(n, -(w - 1), w - 1),
+            says="{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?", hint="The window is the causal mask with the far past cut off."),
+        Mistake(wrong=lambda n, w: _band(n, -(w - 1), 0),
+            says="{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?", hint="Rows are queries i, columns keys j; the past is j < i."),
+        Mistake(wrong=lambda n, w: _band(n, 0, n),
+            says="{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?", hint="Keys more than window - 1 positions back are masked too."),
+        Mistake(wrong=lambda n, w: _band(n, 1, w),
+            says="{where} query i does not read its own key. Does the window include the query's own position?", hint="The causal mask allows j <= i, the diagonal included; so does the window."),
+        Mistake(wrong=lambda n, w: 1.0 - window_mask_reference(n, w),
+            says="{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?", hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite)."),
+        Mistake(when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)),
+            says="{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?", hint="The window slides with the query: it ends at key i."),
+    ], shape="one row per query, one column per key",
         not_finite=Mistake("{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does the course's attention take?",
             "A boolean mask, True = may attend."),
         otherwise=Mistake("{where} your mask is {got}. For query i (row i), which keys j should be True?",
