@@ -35,7 +35,6 @@ def check_uniform_temperature(name, temperature, scores=(1.2, 3.0, 0.5, 2.6, -0.
         says = "At T = {t:g} the largest weight is {ratio} times the smallest: the weights are not equal. Is there a finite T at which the scores stop mattering?"  # fmt: skip
     ratio = "{r:,.0f}".format(r=excess + 1) if excess >= 999 else "{r:.3g}".format(r=excess + 1)
     # fmt: off
-    return Feedback(name, False, says.format(t=t, excess=excess, ratio=ratio),
-        hint="The ratio of two weights is exp((alpha_i - alpha_j) / T). When is it exactly 1?",
+    return Feedback(name, False, says.format(t=t, excess=excess, ratio=ratio), hint="The ratio of two weights is exp((alpha_i - alpha_j) / T). When is it exactly 1?",
         fix="T = np.inf: only in the limit does every alpha_i / T vanish.")
     # fmt: on

@@ -59,24 +59,15 @@ def _block_mistakes(ref):
             "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?", "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself."),
         Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # x = norm1(x) ...
         Mistake.of(lambda x, m: pre(x, m, lambda x, m: N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # ... in one half
-        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(x + att(N1(x), m)),
-            "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What should travel unchanged along the residual path?", _KEEP_X),
-        Mistake.of(lambda x, m: pre(x, m, lambda x, m: att(N1(x), m)),
-            "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?", _SAME_FORM),
-        Mistake.of(lambda x, m: F(N2(x + att(N1(x), m))),
-            "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?", _SAME_FORM),
-        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(x + att(N1(x), m)),
-            "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?", _SECOND_HALF),
-        Mistake.of(lambda x, m: (lambda h: h + F(N1(h)))(x + att(N1(x), m)),
-            "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?", "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
-        Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)),
-            "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
-        Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)),
-            "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
-        Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)),
-            "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
-        Mistake.of(lambda x, m: ref(x, None),
-            "{where} your block gives the same output with the mask as without: the mask never reaches the attention.", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
+        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(x + att(N1(x), m)), "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What should travel unchanged along the residual path?", _KEEP_X),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: att(N1(x), m)), "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?", _SAME_FORM),
+        Mistake.of(lambda x, m: F(N2(x + att(N1(x), m))), "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?", _SAME_FORM),
+        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(x + att(N1(x), m)), "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?", _SECOND_HALF),
+        Mistake.of(lambda x, m: (lambda h: h + F(N1(h)))(x + att(N1(x), m)), "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?", "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
+        Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)), "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
+        Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)), "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)), "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
+        Mistake.of(lambda x, m: ref(x, None), "{where} your block gives the same output with the mask as without: the mask never reaches the attention.", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
     ]
     # fmt: on
 
@@ -143,8 +134,7 @@ def check_transformer_block(title, cls) -> Feedback:
         a, b = block(x.clone()), block(x.clone())
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
         # fmt: off
-        return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?",
-            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
+        return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?", hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
             fix="Leave the Dropout layers out (or build them with p = 0).")
         # fmt: on
     with torch.no_grad():  # the student's block with the reference weights, against the library's
@@ -152,8 +142,7 @@ def check_transformer_block(title, cls) -> Feedback:
         return check_function(title, block, _block_cases(), ref, _block_mistakes(ref), tensor=True,
             compare=lambda got, expected, *args: got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6)),
             shape="the input's shape (batch, n, d_model), so that blocks stack",
-            otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?",
-                "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
+            otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?", "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
             success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
             fix=_FORWARD_FIX)
         # fmt: on
@@ -213,26 +202,20 @@ def _reference_steps(optimizer):
     return _run_steps(train_step, optimizer)
 
 
-_NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"  # fmt: skip
-_STEP_HINT = "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number."  # fmt: skip
-_STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"  # fmt: skip
 # fmt: off
+_NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"
+_STEP_HINT = "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number."
+_STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
 _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
     ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
     ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
-    ("bs", "mean", "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?",
-        "PyTorch accumulates gradients in .grad until something sets them to zero."),
-    ("zbs", "sum", "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?",
-        "F.cross_entropy averages by default (reduction='mean')."),
-    ("zbs", "softmax_first", "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?",
-        "F.cross_entropy = log_softmax + nll_loss: it takes raw scores."),
-    ("zbs", "nll_of_logits", "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?",
-        "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets)."),
-    ("zbs", "last_position", "{where} your loss uses only the last position of each sequence. Which positions have a target?",
-        "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target."),
-    ("zbs", "misaligned", "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?",
-        "Flatten both the same way, keeping the batch axis first."),
+    ("bs", "mean", "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?", "PyTorch accumulates gradients in .grad until something sets them to zero."),
+    ("zbs", "sum", "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?", "F.cross_entropy averages by default (reduction='mean')."),
+    ("zbs", "softmax_first", "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?", "F.cross_entropy = log_softmax + nll_loss: it takes raw scores."),
+    ("zbs", "nll_of_logits", "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?", "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets)."),
+    ("zbs", "last_position", "{where} your loss uses only the last position of each sequence. Which positions have a target?", "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target."),
+    ("zbs", "misaligned", "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?", "Flatten both the same way, keeping the batch axis first."),
 ]
 _STEP_ERRORS = [  # (words in torch's message, what it means for the student's step)
     (("Expected target size", "Expected input batch_size", "Expected 2D"), "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = (4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the classes. How can each row of scores meet its one target?"),
@@ -271,8 +254,7 @@ def check_train_step(title, fn) -> Feedback:
         return Feedback(title, False, why)
     if hasattr(loss, "detach"):
         # fmt: off
-        return Feedback(title, False, "Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?".format(got=show(loss), kind=type(loss).__name__),
-            hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
+        return Feedback(title, False, "Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?".format(got=show(loss), kind=type(loss).__name__), hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
         # fmt: on
     try:
         with quiet():
