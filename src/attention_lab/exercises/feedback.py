@@ -159,7 +159,9 @@ def _student_line(error: BaseException) -> str:
     if not mine:
         return ""
     frame = mine[-1]
-    return f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame.line else f" (line {frame.lineno})"
+    if frame.line:
+        return " (line {n}: `{code}`)".format(n=frame.lineno, code=frame.line.strip())
+    return " (line {n})".format(n=frame.lineno)
 
 
 def _short(value, limit=60) -> str:

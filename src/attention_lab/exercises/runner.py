@@ -145,7 +145,7 @@ def _same(got, other, atol=1e-6) -> bool:
 def _describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None and len(shape) > 0:
-        return f"{type(value).__name__} of shape {tuple(shape)}"
+        return "{kind} of shape {shape}".format(kind=type(value).__name__, shape=tuple(shape))
     return _short(value, 30)
 
 
