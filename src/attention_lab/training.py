@@ -1,8 +1,9 @@
-"""Watching a model learn (notebooks 04 and 06): a loss curve that draws itself, and snapshots.
+"""Watching a model learn (notebooks 04, 06 and 07): a loss curve that draws itself, snapshots, a training step.
 
 - :class:`LiveLoss` is a progress display: show it before the training loop, call ``live.update(epoch,
   train=..., test=...)`` inside it, and the curve grows in place (at most a few redraws a second).
 - :func:`snapshot` records what a Nadaraya-Watson model does at one epoch: w, predictions and weights.
+- :func:`train_step` is one step of training a token model (notebook 07 has the student write it first).
 
 The epoch scrubber that replays the snapshots is :class:`attention_lab.explorers.TrainingScrubber`.
 """
@@ -22,7 +23,7 @@ from .figure_text import describe
 from .plots import CYCLE, buffer_png
 from .regression_data import RegressionData
 
-__all__ = ["LiveLoss", "snapshot"]
+__all__ = ["LiveLoss", "snapshot", "train_step"]
 
 
 class LiveLoss:
@@ -114,3 +115,21 @@ def snapshot(model, epoch: int, loss: float, data: RegressionData) -> dict:
         "test_mse": float(np.mean((y_hat - data.y_truth) ** 2)),
         "weights": model.attention_weights.numpy().astype(np.float64),
     }  # (n_test, n_train)
+
+
+def train_step(model, optimizer, inputs, targets) -> float:
+    """One step of training: the mean cross-entropy over every position of every sequence, one update; the loss.
+
+    ``model`` maps ``inputs`` (batch, n) tokens to (batch, n, vocab) logits; ``targets`` are (batch, n) tokens.
+    """
+    if tuple(targets.shape) != tuple(inputs.shape):
+        raise ValueError(
+            f"targets must have the shape of inputs, one target token per input position {tuple(inputs.shape)}; "
+            f"got {tuple(targets.shape)}"
+        )
+    logits = model(inputs)  # (batch, n, vocab)
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()

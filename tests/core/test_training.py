@@ -33,3 +33,19 @@ def test_live_loss_keeps_every_point_and_redraws_at_the_end():
     assert "epoch 5/5" in live.ax.get_title()
     with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         LiveLoss(0, show=False)
+
+
+def test_train_step_is_one_update_of_the_mean_cross_entropy():
+    from attention_lab.nn import TinyTransformer
+    from attention_lab.training import train_step
+
+    torch.manual_seed(0)
+    model = TinyTransformer(6, 5, d_model=8, num_heads=2, num_layers=1, d_ff=16).double()
+    inputs = torch.randint(0, 6, (4, 5), generator=torch.Generator().manual_seed(1))
+    before = [p.detach().clone() for p in model.parameters()]
+    expected = torch.nn.functional.cross_entropy(model(inputs).reshape(-1, 6), inputs.flip(-1).reshape(-1)).item()
+    loss = train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), inputs, inputs.flip(-1))
+    assert isinstance(loss, float) and loss == pytest.approx(expected, rel=1e-12)
+    assert any(not torch.equal(b, p) for b, p in zip(before, model.parameters(), strict=True))
+    with pytest.raises(ValueError, match=r"targets must have the shape of inputs.*\(4, 5\); got \(4, 4\)"):
+        train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), inputs, inputs[:, :4])

@@ -9,6 +9,7 @@ from helpers import load_solution, text
 
 from attention_lab import exercises as ex
 from attention_lab.nn import MultiHeadAttention, PositionWiseFFN
+from attention_lab.training import train_step
 
 F = torch.nn.functional
 
@@ -284,6 +285,7 @@ def test_train_step_check_names_each_mistake(fn, words):
 
 def test_right_steps_pass():
     assert ex.check_train_step(load_solution("notebook_07").train_step).passed
+    assert ex.check_train_step(train_step).passed  # the library's step, which notebook 07 trains with afterwards
     assert ex.check_train_step(step("bsz")).passed  # zero_grad after the step is right too
     transposed = step(loss=lambda lg, t: F.cross_entropy(lg.transpose(1, 2), t))  # classes on dim 1: also right
     assert ex.check_train_step(transposed).passed

@@ -34,7 +34,7 @@ class Feedback:
 
     def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None):
         self.exercise, self.passed, self.attempted = exercise, passed, attempted
-        self.messages = list(messages)
+        self.messages = [messages] if isinstance(messages, str) else list(messages)  # one message, or several
         self.steps = tuple(s for s in (hint, fix) if s)
         self._hint, self._fix = hint, fix
 
@@ -56,7 +56,9 @@ class Feedback:
 
     def _more(self):
         names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
-        return f"(Stuck? Call {' then '.join(names)} on this feedback.)" if names else ""
+        if len(names) == 2:
+            return "(Stuck? Call {hint} then {fix} on this feedback.)".format(hint=names[0], fix=names[1])
+        return "(Stuck? Call {call} on this feedback.)".format(call=names[0]) if names else ""
 
     def __repr__(self):
         lines = [f"{self.exercise}: {self._status()}", *(f"  - {m}" for m in self.messages)]
@@ -91,7 +93,7 @@ def _html(text: str) -> str:
 
 def not_attempted(exercise):
     """The feedback for an answer still left as ``...`` (or None)."""
-    return Feedback(exercise, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
+    return Feedback(exercise, False, "Replace the `...` with your code, then run the cell again.", attempted=False)
 
 
 def unanswered(value) -> bool:
@@ -121,16 +123,9 @@ def exercise(name):
                 with quiet():
                     feedback = check(title, *args, **kwargs)
             except (Exception, SystemExit) as error:  # noqa: BLE001 - the last guard: feedback, never an exception
-                return Feedback(
-                    title,
-                    False,
-                    [
-                        f"Your answer could not be checked: {_one_line(error)}. "
-                        "Look at its type and shape, fix it, and run the cell again."
-                    ],
-                )
+                return Feedback(title, False, "Your answer could not be checked: {error}. Look at its type and shape, fix it, and run the cell again.".format(error=_one_line(error)))  # fmt: skip
             if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict
-                return Feedback(title, False, ["This answer could not be checked (the check gave no verdict)."])
+                return Feedback(title, False, "This answer could not be checked (the check gave no verdict).")
             return feedback
 
         return checked
@@ -164,7 +159,9 @@ def _student_line(error: BaseException) -> str:
     if not mine:
         return ""
     frame = mine[-1]
-    return f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame.line else f" (line {frame.lineno})"
+    if frame.line:
+        return " (line {n}: `{code}`)".format(n=frame.lineno, code=frame.line.strip())
+    return " (line {n})".format(n=frame.lineno)
 
 
 def _short(value, limit=60) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import loo_bandwidth, nadaraya_watson
+from ..regression_data import make_regression_data
 from .answers import check_choice, read_number
 from .feedback import Feedback, exercise, unanswered
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, implement
 
 __all__ = [
     "check_knn_regression",
@@ -16,9 +17,7 @@ __all__ = [
     "check_bandwidth_rate",
     "check_noise_prediction",
 ]
-
 _A = np.array
-KNN_RULE = "among keys tied at the k-th smallest distance, the one with the lower index is chosen first"
 
 
 def _knn(x_query, x_keys, y_values, k):
@@ -34,252 +33,82 @@ def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
     return wrong
 
 
-KNN_CASES = [
-    Case(
-        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1),
-        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1",
-    ),
-    Case(
-        (_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2),
-        "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2",
-    ),
-    Case(
-        (_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4),
-        "For queries [1, -50], four keys and k = 4 (every key)",
-    ),
-    Case(
-        (_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
-        "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)",
-    ),
-    Case(
-        (_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1),
-        "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)",
-    ),
-    Case(
-        (_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2),
-        "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2",
-    ),
-    Case(
-        (_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2),
-        "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2",
-    ),
-]
-_KNN_FIX = (
-    '`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; '
-    "return y_values[order].mean(axis=1)`"
-)
+def _knn_threshold(xq, xk, y, k):  # every key within the k-th smallest distance
+    inside = (lambda d: d <= np.sort(d, axis=1)[:, k - 1 : k])(np.abs(xq[:, None] - xk))
+    return (inside * y).sum(1) / inside.sum(1)
+
+
+_COURSE = make_regression_data(50, seed=0)
+_REACH = np.sort(np.abs(_COURSE.x_test[:, None] - _COURSE.x_train[None, :]), axis=1)[:, 4]  # the 5th nearest key
 _DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
-KNN_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances "
-        "holds the nearest?",
-        hint="np.argsort sorts in ascending order.",
-        wrong=_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]),
-    ),
-    Mistake(
-        "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. "
-        "What is the distance between two points on a line?",
-        hint=_DIST,
-        wrong=_knn_by(lambda d: -d),
-    ),
-    Mistake(
-        "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. "
-        "What is the distance between two points on a line?",
-        hint=_DIST,
-        wrong=_knn_by(lambda d: d),
-    ),
-    Mistake(
-        "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are "
-        "all kept, more than k. The tie rule (" + KNN_RULE + ") keeps exactly k: which ones?",
-        hint="A threshold cannot break ties; a stable ordering of the indices can.",
-        wrong=lambda xq, xk, y, k: (
-            lambda d: (
-                ((d <= np.sort(d, axis=1)[:, k - 1 : k]) * y).sum(1) / (d <= np.sort(d, axis=1)[:, k - 1 : k]).sum(1)
-            )
-        )(np.abs(xq[:, None] - xk)),
-    ),
-    Mistake(
-        "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?",
-        hint="Slicing [:, :k] keeps k columns.",
-        wrong=_knn_by(np.abs, k_of=lambda k: k + 1),
-    ),
-    Mistake(
-        "{where} you returned {got}: the sum of the k nearest values. A sum or an average?",
-        hint="Each of the k nearest keys gets the weight 1/k.",
-        wrong=lambda xq, xk, y, k: k * _knn(xq, xk, y, k),
-    ),
-    Mistake(
-        "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?",
-        hint="Keys decide who is near; values are averaged.",
-        wrong=lambda xq, xk, y, k: _knn(xq, xk, xk, k),
-    ),
-    Mistake(
-        "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?",
-        hint="Index the values with them.",
-        wrong=lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k),
-    ),
-    Mistake(
-        "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position "
-        "instead of by distance to each query?",
-        hint=_DIST,
-        wrong=lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()),
-    ),
-    Mistake(
-        "{where} you returned {got}: among tied keys you chose a later one. Tie rule: "
-        + KNN_RULE
-        + ". What order does your sort give equal distances?",
-        hint="A reversed sort reorders ties too.",
-        wrong=lambda xq, xk, y, k: y[
-            xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]
-        ].mean(axis=1),
-    ),
-]
+# fmt: off
+check_knn_regression = implement("k-nearest-neighbour pooling (a model change)", [
+    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1), "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1"),
+    Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2), "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2"),
+    Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4), "For queries [1, -50], four keys and k = 4 (every key)"),
+    Case((_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)"),
+    Case((_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)"),
+    Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2), "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2"),
+    Case((_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2), "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2"),
+], _knn, [
+    Mistake.of(_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]), "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances holds the nearest?", "np.argsort sorts in ascending order."),
+    Mistake.of(_knn_by(lambda d: -d), "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. What is the distance between two points on a line?", _DIST),
+    Mistake.of(_knn_by(lambda d: d), "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. What is the distance between two points on a line?", _DIST),
+    Mistake.of(_knn_threshold, "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are all kept, more than k. The tie rule (among keys tied at the k-th smallest distance, the one with the lower index is chosen first) keeps exactly k: which ones?", "A threshold cannot break ties; a stable ordering of the indices can."),
+    Mistake.of(_knn_by(np.abs, k_of=lambda k: k + 1), "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?", "Slicing [:, :k] keeps k columns."),
+    Mistake.of(lambda xq, xk, y, k: k * _knn(xq, xk, y, k), "{where} you returned {got}: the sum of the k nearest values. A sum or an average?", "Each of the k nearest keys gets the weight 1/k."),
+    Mistake.of(lambda xq, xk, y, k: _knn(xq, xk, xk, k), "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?", "Keys decide who is near; values are averaged."),
+    Mistake.of(lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k), "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?", "Index the values with them."),
+    Mistake.of(lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()), "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?", _DIST),
+    Mistake.of(lambda xq, xk, y, k: y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1), "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?", "A reversed sort reorders ties too."),
+], shape="one prediction per query: (n_q,)",
+    otherwise=Mistake("{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k-th smallest distance, the one with the lower index is chosen first)?", _DIST),
+    success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.".format(near=_REACH.min(), far=_REACH.max()),
+    fix='`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; return y_values[order].mean(axis=1)`',
+    doc="Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys.")
+# fmt: on
 
 
-@exercise("k-nearest-neighbour pooling (a model change)")
-def check_knn_regression(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys."""
-    from ..regression_data import make_regression_data
-
-    data = make_regression_data(50, seed=0)
-    reach = np.sort(np.abs(data.x_test[:, None] - data.x_train[None, :]), axis=1)[:, 4]  # the 5th nearest key
-    return check_function(
-        name,
-        fn,
-        KNN_CASES,
-        _knn,
-        KNN_MISTAKES,
-        shape="one prediction per query: (n_q,)",
-        otherwise=Mistake(
-            "{where} you returned {got}: not the average of the k nearest values. For one query, which keys did "
-            "you pick, and in what order are tied ones taken (" + KNN_RULE + ")?",
-            hint=_DIST,
-        ),
-        success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its "
-        f"window adapts: on the course data with k = 5 the fifth nearest key lies {reach.min():.2f} from a query "
-        f"where keys are dense and {reach.max():.2f} where they are sparse, where a Gaussian uses one h everywhere; "
-        "and, unlike the compact kernels of section 6, it never leaves a query without keys.",
-        fix=_KNN_FIX,
-    )
-
-
-def _nw(h, xk, yk, xq):
-    return nadaraya_watson(xq, xk, yk, bandwidth=h)[0]
+def _errors(x_train, y_train, x_val, y_val, grid):
+    return [np.mean((nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) for h in grid]
 
 
 def _search(x_train, y_train, x_val, y_val, grid):
-    errors = [np.mean((_nw(h, x_train, y_train, x_val) - y_val) ** 2) for h in grid]
-    return float(grid[int(np.argmin(errors))])
+    return float(grid[int(np.argmin(_errors(x_train, y_train, x_val, y_val, grid)))])
 
 
 def _search_cases():
-    from ..regression_data import make_regression_data
-
-    grid = np.geomspace(0.02, 5, 25)
-    line = np.linspace(0, 5, 40)
+    grid, line, rng = np.geomspace(0.02, 5, 25), np.linspace(0, 5, 40), np.random.default_rng(2)
     cases = []
-    for n, seed, noise, what in ((50, 3, 0.5, "50 noisy points"), (30, 4, 0.1, "30 nearly noise-free points")):
+    for n, seed, noise, what in ((50, 3, 0.5, "For 50 noisy points"), (30, 4, 0.1, "For 30 nearly noise-free points")):
         d, v = make_regression_data(n, noise=noise, seed=seed), make_regression_data(100, noise=noise, seed=seed + 10)
-        cases.append(Case((d.x_train, d.y_train, v.x_train, v.y_train, grid), f"For {what}"))
-    rng = np.random.default_rng(2)
-    cases.append(
-        Case(
-            (line, 2 * line + rng.normal(0, 1.0, 40), line + 0.06, 2 * (line + 0.06) + rng.normal(0, 1.0, 40), grid),
-            "For a noisy straight line (where a wide kernel wins)",
-        )
+        cases.append(Case((d.x_train, d.y_train, v.x_train, v.y_train, grid), what))
+    noisy_line = (
+        line,
+        2 * line + rng.normal(0, 1.0, 40),
+        line + 0.06,
+        2 * (line + 0.06) + rng.normal(0, 1.0, 40),
+        grid,
     )
-    cases.append(
-        Case(
-            (line[:4], _A([1.0, 1.0, 1.0, 1.0]), line[:4] + 0.01, _A([1.0, 1.0, 1.0, 1.0]), grid),
-            "For constant targets (every h ties: the smallest wins)",
-        )
-    )
-    return cases
+    constant = (line[:4], _A([1.0, 1.0, 1.0, 1.0]), line[:4] + 0.01, _A([1.0, 1.0, 1.0, 1.0]), grid)
+    return [*cases, Case(noisy_line, "For a noisy straight line (where a wide kernel wins)"),
+            Case(constant, "For constant targets (every h ties: the smallest wins)")]  # fmt: skip
 
 
-_SEARCH_FIX = (
-    "`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) "
-    "for h in grid]; return grid[int(np.argmin(errors))]`"
-)
-SEARCH_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies "
-        "their targets. On which points must the error be measured?",
-        hint="Fit on the training set; predict at x_val; compare with y_val.",
-        wrong=lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g),
-    ),
-    Mistake(
-        "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?",
-        hint="np.argmin, not np.argmax.",
-        wrong=lambda xt, yt, xv, yv, g: float(g[int(np.argmax([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g]))]),
-    ),
-    Mistake(
-        "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?",
-        hint="Return the grid's entry at that index.",
-        wrong=lambda xt, yt, xv, yv, g: float(np.argmin([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
-    ),
-    Mistake(
-        "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is "
-        "the answer?",
-        hint="argmin gives where, min gives how much.",
-        wrong=lambda xt, yt, xv, yv, g: float(np.min([np.mean((_nw(h, xt, yt, xv) - yv) ** 2) for h in g])),
-    ),
-    Mistake(
-        "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys "
-        "and values, and which one judges?",
-        hint="Keys and values: the training set.",
-        wrong=lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g),
-    ),
-    Mistake(
-        "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but "
-        "this exercise scores each h on the held-out set: which points does yours use?",
-        hint="Predict at x_val, compare with y_val.",
-        wrong=lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g),
-    ),
-]
-
-
-@exercise("the bandwidth with the smallest held-out error")
-def check_bandwidth_search(name, fn) -> Feedback:
-    """Exercise: ``fn(x_train, y_train, x_val, y_val, grid)``: the grid h with the smallest held-out MSE (ties:
-    the smaller h), checked on data sets whose best h differ (so no number copied from above passes)."""
-    return check_function(
-        name,
-        fn,
-        _search_cases(),
-        _search,
-        SEARCH_MISTAKES,
-        shape="one number, the bandwidth",
-        otherwise=Mistake(
-            "{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does "
-            "your value come from the data passed in, and from which set's error?",
-            hint="For each h of the grid: fit on the training set, predict at x_val, mean squared "
-            "error against y_val; keep the h with the smallest.",
-        ),
-        success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy "
-        "straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
-        fix=_SEARCH_FIX,
-    )
-
-
-SMALL_H_CASES = [
-    Case(
-        (_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])),
-        "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]",
-    ),
-    Case(
-        (_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])),
-        "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]",
-    ),
-    Case(
-        (_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])),
-        "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]",
-    ),
-    Case(
-        (_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])),
-        "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12",
-    ),
-]
+# fmt: off
+check_bandwidth_search = implement("the bandwidth with the smallest held-out error", _search_cases, _search, [
+    Mistake.of(lambda xt, yt, xv, yv, g: _search(xt, yt, xt, yt, g), "{where} you returned {got}, the smallest bandwidth: a fit judged on its own training points copies their targets. On which points must the error be measured?", "Fit on the training set; predict at x_val; compare with y_val."),
+    Mistake.of(lambda xt, yt, xv, yv, g: float(g[int(np.argmax(_errors(xt, yt, xv, yv, g)))]), "{where} you returned {got}: the bandwidth with the LARGEST held-out error. Which one do we want?", "np.argmin, not np.argmax."),
+    Mistake.of(lambda xt, yt, xv, yv, g: float(np.argmin(_errors(xt, yt, xv, yv, g))), "{where} you returned {got}: a position in the grid, not a bandwidth. What does the index select?", "Return the grid's entry at that index."),
+    Mistake.of(lambda xt, yt, xv, yv, g: float(np.min(_errors(xt, yt, xv, yv, g))), "{where} you returned {got}: the smallest error, not the bandwidth that reaches it. Which of the two is the answer?", "argmin gives where, min gives how much."),
+    Mistake.of(lambda xt, yt, xv, yv, g: _search(xv, yv, xt, yt, g), "{where} you returned {got}: the fit used the validation points as keys. Which set supplies the keys and values, and which one judges?", "Keys and values: the training set."),
+    Mistake.of(lambda xt, yt, xv, yv, g: loo_bandwidth(xt, yt, bandwidths=g), "{where} you returned {got}: the leave-one-out choice on the training set. That is a good method, but this exercise scores each h on the held-out set: which points does yours use?", "Predict at x_val, compare with y_val."),
+], shape="one number, the bandwidth",
+    otherwise=Mistake("{where} you returned {got}, not the grid's bandwidth with the smallest held-out error. Does your value come from the data passed in, and from which set's error?", "For each h of the grid: fit on the training set, predict at x_val, mean squared error against y_val; keep the h with the smallest."),
+    success="Your search finds each data set's own best h: small for nearly noise-free data, large for a noisy straight line. No h is right for every data set; a held-out set (or leave-one-out) chooses it.",
+    fix="`errors = [np.mean((al.nadaraya_watson(x_val, x_train, y_train, bandwidth=h)[0] - y_val) ** 2) for h in grid]; return grid[int(np.argmin(errors))]`",
+    doc="Exercise: ``fn(x_train, y_train, x_val, y_val, grid)``: the grid h with the smallest held-out MSE (ties: the smaller h), checked on data sets whose best h differ (so no number copied from above passes).")
+# fmt: on
 
 
 def _small_h(x_query, x_keys, y_values):
@@ -293,135 +122,66 @@ def _argmin_value(xq, xk, y, last=False):
     return y[xk.size - 1 - np.argmin(d[:, ::-1], axis=1)] if last else y[np.argmin(d, axis=1)]
 
 
-_TIES = "Tied keys have equal scores at every h, so equal weights: what do they share in the limit?"
-_SMALL_FIX = (
-    "`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); "
-    "return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`"
-)
-SMALL_H_MISTAKES = [
-    Mistake(
-        "{where} you returned {got}: the indices of the nearest keys. What should they select?",
-        hint="Return values y_i.",
-        wrong=lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0,
-    ),
-    Mistake(
-        "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?",
-        hint="Return values y_i.",
-        wrong=lambda xq, xk, y: _argmin_value(xq, xk, xk),
-    ),
-    Mistake(
-        "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go "
-        "as h -> 0?",
-        hint="To the keys with the largest score, the nearest.",
-        wrong=lambda xq, xk, y: np.full(xq.size, y.mean()),
-    ),
-    Mistake(
-        "{where} you returned {got}: for a query with several keys at the same smallest distance you gave one "
-        "of their values (np.argmin takes the first). " + _TIES,
-        hint="The limit averages the tied keys' values.",
-        when=lambda got, xq, xk, y: (
-            np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True))
-        ),
-    ),
-    Mistake(
-        "{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which "
-        "underflows to 0 at a tiny h?",
-        hint="The limit needs only distances, a comparison and an average.",
-        when=lambda got, xq, xk, y: not np.isfinite(got).all(),
-    ),
-    Mistake(
-        "{where} you returned {got}: each is one of the values, but not that of the key closest to the query. "
-        "Nearest on which side?",
-        hint="Nearest means the smallest |x - x_i|, on either side.",
-        when=lambda got, xq, xk, y: np.all(np.isin(got, y)),
-    ),
-]
-
-
-@exercise("the limit h -> 0, ties included")
-def check_small_h_limit(name, fn) -> Feedback:
-    """Exercise: ``fn(x_query, x_keys, y_values)``: the h -> 0 limit of Gaussian Nadaraya-Watson (tied nearest keys
-    share the weight equally)."""
-    return check_function(
-        name,
-        fn,
-        SMALL_H_CASES,
-        _small_h,
-        SMALL_H_MISTAKES,
-        shape="one prediction per query: (n_q,)",
-        otherwise=Mistake(
-            "{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its "
-            "value; where several tie? " + _TIES,
-            hint="Average the tied keys' values.",
-        ),
-        success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot "
-        "at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same "
-        "way.",
-        fix=_SMALL_FIX,
-    )
+# fmt: off
+check_small_h_limit = implement("the limit h -> 0, ties included", [
+    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1]), _A([5.0, 6.0, 7.0, 8.0])), "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1] and values [5, 6, 7, 8]"),
+    Case((_A([1.5, 0.25, 4.2]), _A([1.0, 2.0, 0.0, 4.0]), _A([2.0, 6.0, -1.0, 0.5])), "For queries [1.5, 0.25, 4.2] (1.5 midway between keys 1 and 2), keys [1, 2, 0, 4]"),
+    Case((_A([3.0, 2.0, 3.3]), _A([1.0, 3.2, 3.2, 3.0, 1.0]), _A([-1.0, 2.0, 5.0, 0.0, 4.0])), "For queries [3, 2, 3.3], keys [1, 3.2, 3.2, 3, 1] (3.2 twice) and values [-1, 2, 5, 0, 4]"),
+    Case((_A([1e6, 1.0 + 2e-12]), _A([0.0, 1.0, 1.0 + 1e-12]), _A([3.0, 4.0, 8.0])), "For a query far from every key (1e6) and one next to the near-tie 1 and 1 + 1e-12"),
+], _small_h, [
+    Mistake.of(lambda xq, xk, y: np.argmin(np.abs(xq[:, None] - xk), 1) * 1.0, "{where} you returned {got}: the indices of the nearest keys. What should they select?", "Return values y_i."),
+    Mistake.of(lambda xq, xk, y: _argmin_value(xq, xk, xk), "{where} you returned {got}: the nearest keys x_i themselves. Keys decide, but what is returned?", "Return values y_i."),
+    Mistake.of(lambda xq, xk, y: np.full(xq.size, y.mean()), "{where} you returned {got}: the mean of all values, the h -> infinity limit. Where does the weight go as h -> 0?", "To the keys with the largest score, the nearest."),
+    Mistake(when=lambda got, xq, xk, y: np.allclose(got, _argmin_value(xq, xk, y)) or np.allclose(got, _argmin_value(xq, xk, y, last=True)), says="{where} you returned {got}: for a query with several keys at the same smallest distance you gave one of their values (np.argmin takes the first). Tied keys have equal scores at every h, so equal weights: what do they share in the limit?", hint="The limit averages the tied keys' values."),
+    Mistake(when=lambda got, xq, xk, y: not np.isfinite(got).all(), says="{where} you returned {got}: NaN or inf. Is there a kernel or exponential left in your code, which underflows to 0 at a tiny h?", hint="The limit needs only distances, a comparison and an average."),
+    Mistake(when=lambda got, xq, xk, y: np.all(np.isin(got, y)), says="{where} you returned {got}: each is one of the values, but not that of the key closest to the query. Nearest on which side?", hint="Nearest means the smallest |x - x_i|, on either side."),
+], shape="one prediction per query: (n_q,)",
+    otherwise=Mistake("{where} you returned {got}: not the h -> 0 limit. Where one key is nearest the limit is its value; where several tie? Tied keys have equal scores at every h, so equal weights: what do they share in the limit?", "Average the tied keys' values."),
+    success="As h -> 0 the softmax goes to the keys with the largest score, the nearest, in equal shares: one-hot at a single nearest key, an average where keys tie. A hard attention, like T -> 0, splitting ties the same way.",
+    fix="`d = np.abs(x_query[:, None] - x_keys[None, :]); tied = d == d.min(axis=1, keepdims=True); return (tied * y_values).sum(axis=1) / tied.sum(axis=1)`",
+    doc="Exercise: ``fn(x_query, x_keys, y_values)``: the h -> 0 limit of Gaussian Nadaraya-Watson (tied nearest keys share the weight equally).")
+# fmt: on
 
 
 def _near(a, b, tol=0.01):
     return a is not None and abs(a - b) <= tol
 
 
+_RATE_H = {
+    -0.2: "The exponent of h* is right.",
+    0.2: "With a positive exponent h* would grow with n. Does a query with more data need a wider window?",
+    -1 / 3: "That balances h^2 against 1/(n h). Does the error hold the bias, or its square?",
+    -0.25: "That comes from h^4 ~ 1/n. What is the derivative of B/(n h) with respect to h?",
+    -1: "h ~ 1/n keeps n h fixed: would the variance B/(n h) ever shrink?",
+    5: "That solves for n as a power of h; the question asks for h as a power of n.",
+    -5: "That solves for n as a power of h; the question asks for h as a power of n.",
+}
+_RATE_ERROR = {
+    -0.8: "The exponent of the error is right.",
+    -1: "1/n is the rate without bias. What does the bias term do when you put h* back?",
+    0.8: "A positive exponent would make the error grow with more data: which sign?",
+    -0.4: "That is how the bias h*^2 shrinks. Does the error hold the bias or its square?",
+}
+
+
 @exercise("how fast the best bandwidth shrinks with n")
 def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     """Exercise: the exponents r_h, r_e in h* ~ n^r_h and error(h*) ~ n^r_e for error(h) = A h^4 + B / (n h)."""
     if unanswered(error_exponent):
-        return Feedback(name, False, ["Replace the `...` with your code, then run the cell again."], attempted=False)
-    (a, why_a), (b, why_b) = (
-        read_number(h_exponent, "The exponent of h*"),
-        read_number(error_exponent, "The exponent of the error"),
-    )
+        return Feedback(name, False, "Replace the `...` with your code, then run the cell again.", attempted=False)
+    (a, why_a), (b, why_b) = read_number(h_exponent, "The exponent of h*"), read_number(error_exponent, "The exponent of the error")  # fmt: skip
     if why_a or why_b:
         return Feedback(name, False, [w for w in (why_a, why_b) if w])
     if _near(a, -0.2) and _near(b, -0.8):
-        return Feedback(
-            name,
-            True,
-            [
-                f"h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by "
-                f"2^(-1/5) = {2**-0.2:.3f} and the error by 2^(-4/5) = {2**-0.8:.3f}. Compare "
-                "with the slopes measured below."
-            ],
-        )
-    known_a = {
-        -0.2: "The exponent of h* is right.",
-        0.2: "With a positive exponent h* would grow with n. Does a query with more data need a wider window?",
-        -1 / 3: "That balances h^2 against 1/(n h). Does the error hold the bias, or its square?",
-        -0.25: "That comes from h^4 ~ 1/n. What is the derivative of B/(n h) with respect to h?",
-        -1: "h ~ 1/n keeps n h fixed: would the variance B/(n h) ever shrink?",
-        5: "That solves for n as a power of h; the question asks for h as a power of n.",
-        -5: "That solves for n as a power of h; the question asks for h as a power of n.",
-    }
-    known_b = {
-        -0.8: "The exponent of the error is right.",
-        -1: "1/n is the rate without bias. What does the bias term do when you put h* back?",
-        0.8: "A positive exponent would make the error grow with more data: which sign?",
-        -0.4: "That is how the bias h*^2 shrinks. Does the error hold the bias or its square?",
-    }
-    hints = [
-        next((v for k, v in known_a.items() if _near(a, k)), None)
-        or f"h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?"
-    ]
+        return Feedback(name, True, "h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by 2^(-1/5) = {h:.3f} and the error by 2^(-4/5) = {e:.3f}. Compare with the slopes measured below.".format(h=2**-0.2, e=2**-0.8))  # fmt: skip
+    hints = [next((v for k, v in _RATE_H.items() if _near(a, k)), None) or "h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?".format(a=a)]  # fmt: skip
     if _near(b, a) and not _near(b, -0.8):
-        hints.append(
-            "Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n "
-            "does each term get?"
-        )
+        hints.append("Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n does each term get?")  # fmt: skip
     else:
-        hints.append(
-            next((v for k, v in known_b.items() if _near(b, k)), None)
-            or f"error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?"
-        )
-    return Feedback(
-        name,
-        False,
-        hints,
-        hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.",
-        fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.",
-    )
+        hints.append(next((v for k, v in _RATE_ERROR.items() if _near(b, k)), None) or "error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?".format(b=b))  # fmt: skip
+    # fmt: off
+    return Feedback(name, False, hints, hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.", fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.")
+    # fmt: on
 
 
 @exercise("predict, then check: more noise, which bandwidth?")
@@ -431,54 +191,21 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     words = {"larger": "A", "smaller": "B", "same": "C", "the same": "C"}
     said = words.get(prediction.strip().lower()) if isinstance(prediction, str) else None
     if said is None:
-        return Feedback(
-            name,
-            False,
-            [f'Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {prediction!r:.40}.'],
-        )
+        return Feedback(name, False, 'Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {answer}.'.format(answer=repr(prediction)[:40]))  # fmt: skip
     measured = loo_bandwidth(x_train, y_noisy)
     ratio = measured / h_calm
     truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
-    why = (
-        "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and "
-        "which way does that move the best h?"
-    )
-    verdict = check_choice(
-        name,
-        said,
-        {"A": why, "B": why, "C": why},
-        truth,
-        success="Your prediction is right.",
-        hint="Doubling sigma multiplies sigma^2 / (n h) by 4.",
-    )
+    why = "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and which way does that move the best h?"  # fmt: skip
+    verdict = check_choice(name, said, {"A": why, "B": why, "C": why}, truth, success="Your prediction is right.", hint="Doubling sigma multiplies sigma^2 / (n h) by 4.")  # fmt: skip
     if not verdict.passed:
         return verdict
     if unanswered(h_noisy):
-        return Feedback(
-            name, False, ["Your prediction is right. Now measure h_noisy and run the cell again."], attempted=False
-        )
+        return Feedback(name, False, "Your prediction is right. Now measure h_noisy and run the cell again.", attempted=False)  # fmt: skip
     h, why_h = read_number(h_noisy, "h_noisy")
     if why_h or h <= 0 or abs(h - measured) > 0.03 * measured:
-        says = why_h or (
-            f"h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?"
-            if abs(h - h_calm) <= 0.03 * h_calm
-            else f"h_noisy = {h:.3g} is not the leave-one-out "
-            "choice on the noisy data set. Which function and which data did section 4 use?"
-        )
-        return Feedback(
-            name,
-            False,
-            ["Your prediction is right.", says],
-            fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`",
-        )
-    return Feedback(
-        name,
-        True,
-        [
-            f"Measured: h went from {h_calm:.3g} to {measured:.3g}, a factor {ratio:.2f}, as you "
-            "predicted. Doubling the "
-            "noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so "
-            "the balance moves to "
-            f"a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {2**0.4:.2f}."
-        ],
-    )
+        if why_h is None and abs(h - h_calm) <= 0.03 * h_calm:
+            why_h = "h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?".format(h=h)
+        elif why_h is None:
+            why_h = "h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set. Which function and which data did section 4 use?".format(h=h)  # fmt: skip
+        return Feedback(name, False, ["Your prediction is right.", why_h], fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`")  # fmt: skip
+    return Feedback(name, True, "Measured: h went from {calm:.3g} to {noisy:.3g}, a factor {ratio:.2f}, as you predicted. Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so the balance moves to a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {rate:.2f}.".format(calm=h_calm, noisy=measured, ratio=ratio, rate=2**0.4))  # fmt: skip

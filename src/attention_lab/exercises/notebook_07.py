@@ -12,7 +12,7 @@ import numpy as np
 from ..normalisers import softmax
 from .answers import check_positions, read_number
 from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function
+from .runner import Case, Mistake, implement
 
 __all__ = [
     "check_self_attention",
@@ -34,103 +34,43 @@ def _attn(scores_to_out):
 
 
 _SA_FIX = "```\nQ, K, V = X @ W_q, X @ W_k, X @ W_v\nreturn softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V\n```"
-_SA_MISTAKES = [
-    Mistake.of(
-        _attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))),
-        "{where} your result is (n, n): that is the weight matrix. What does each position output?",
-        "Each output row is a weighted average of the rows of V.",
-    ),
-    Mistake.of(
-        lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X,
-        "{where} your result has d_model columns, so it averages X itself. What are the values?",
-        "V = X W_v.",
-    ),
-    Mistake(
-        "{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?",
-        hint="Notebook 05, section 2: the variance of q . k grows with the width d_k.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V),
-    ),
-    Mistake(
-        "{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?",
-        hint="d_k = W_q.shape[1].",
-        wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv,
-    ),
-    Mistake(
-        "{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?",
-        hint="d_k = W_q.shape[1].",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V),
-    ),
-    Mistake(
-        "{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?",
-        hint="The variance of q . k is d_k for unit-variance entries.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V),
-    ),
-    Mistake(
-        "{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?",
-        hint="It keeps the softmax out of its saturated region.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V),
-    ),
-    Mistake(
-        "{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?",
-        hint="On the scores, before the softmax.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)),
-    ),
-    Mistake(
-        "{where} your softmax normalised the columns. Over what should each query's weights sum to 1?",
-        hint="A row of the score matrix is one query.",
-        wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V),
-    ),
-    Mistake(
-        "{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?",
-        hint="Rows are queries, columns keys.",
-        wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V),
-    ),
-    Mistake(
-        "{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?",
-        hint="Weights are non-negative and sum to 1.",
-        wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V),
-    ),
-]
 
 
-def _sa_case(rng, n, d_model, d_k, d_v, scale, where):
-    X = scale * rng.normal(size=(n, d_model))
-    return Case(
-        (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))), where
-    )
+def _sa_cases():
+    rng, cases = np.random.default_rng(70), []
+    for n, d_model, d_k, d_v, scale, where in (
+        (5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
+        (3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
+        (5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
+        (5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
+    ):
+        X = scale * rng.normal(size=(n, d_model))
+        W = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
+        cases.append(Case((X, *W), where))
+    return cases
 
 
-@exercise("self-attention in numpy")
-def check_self_attention(title, fn) -> Feedback:
-    """Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v)."""
-    rng = np.random.default_rng(70)
-    cases = [
-        _sa_case(rng, 5, 4, 3, 2, 1.0, "For X (5, 4), W_q and W_k (4, 3), W_v (4, 2)"),
-        _sa_case(rng, 3, 6, 16, 2, 1.0, "For d_k = 16 (the scale 1/sqrt(d_k) = 1/4)"),
-        _sa_case(rng, 5, 4, 3, 2, 30.0, "For huge scores (X 30 times as large)"),
-        _sa_case(rng, 5, 4, 3, 2, 1e-3, "For tiny scores (X 1000 times smaller)"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        self_attention_reference,
-        _SA_MISTAKES,
-        shape="one output per position: (n, d_v)",
-        not_finite=Mistake(
-            "{where} your result has NaN or inf: do the scores overflow exp?",
-            hint="Subtract each row's maximum before exp (notebook 01).",
-        ),
-        otherwise=Mistake(
-            "{where} the shape is right but the numbers are not, and not one of the usual slips. "
-            "Which of Q, K, V, the scores, the weights is the first to differ from the formula?",
-            hint="Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax "
-            "over each row, then weights @ V.",
-        ),
-        success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row "
-        "is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
-        fix=_SA_FIX,
-    )
+# fmt: off
+check_self_attention = implement("self-attention in numpy", _sa_cases(), self_attention_reference, [
+    Mistake.of(_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d))), "{where} your result is (n, n): that is the weight matrix. What does each position output?", "Each output row is a weighted average of the rows of V."),
+    Mistake.of(lambda X, W_q, W_k, W_v: softmax(X @ W_q @ (X @ W_k).T / math.sqrt(W_q.shape[1])) @ X, "{where} your result has d_model columns, so it averages X itself. What are the values?", "V = X W_v."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V), says="{where} the scores are not scaled. By what does scaled dot-product attention divide Q K^T?", hint="Notebook 05, section 2: the variance of q . k grows with the width d_k."),
+    Mistake(wrong=lambda X, Wq, Wk, Wv: softmax(X @ Wq @ (X @ Wk).T / math.sqrt(X.shape[1])) @ X @ Wv, says="{where} you divided by sqrt(d_model); the dot products are between queries and keys of another width. Which?", hint="d_k = W_q.shape[1]."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(V.shape[1])) @ V), says="{where} you divided by sqrt(d_v), the width of the values. Whose width sets the scale of q . k?", hint="d_k = W_q.shape[1]."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / d) @ V), says="{where} you divided by d_k = 3 itself. Which number is the standard deviation of q . k?", hint="The variance of q . k is d_k for unit-variance entries."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T * math.sqrt(d)) @ V), says="{where} you multiplied the scores by sqrt(d_k). Does the scaling widen or narrow the scores?", hint="It keeps the softmax out of its saturated region."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T) @ V / math.sqrt(d)), says="{where} you scaled after the softmax: the weights then sum to less than 1. Where must the scale act?", hint="On the scores, before the softmax."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(Q @ K.T / math.sqrt(d), axis=0) @ V), says="{where} your softmax normalised the columns. Over what should each query's weights sum to 1?", hint="A row of the score matrix is one query."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: softmax(K @ Q.T / math.sqrt(d)) @ V), says="{where} rows and columns are swapped: the scores are not K Q^T. Which go on the rows?", hint="Rows are queries, columns keys."),
+    Mistake(wrong=_attn(lambda Q, K, V, d: Q @ K.T / math.sqrt(d) @ V), says="{where} No softmax: the scaled scores themselves weigh the values. What turns scores into weights?", hint="Weights are non-negative and sum to 1."),
+],
+    shape="one output per position: (n, d_v)",
+    not_finite=Mistake("{where} your result has NaN or inf: do the scores overflow exp?", "Subtract each row's maximum before exp (notebook 01)."),
+    otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. Which of Q, K, V, the scores, the weights is the first to differ from the formula?", "Compute Q = X W_q, K = X W_k, V = X W_v, the scores Q K^T / sqrt(d_k), a softmax over each row, then weights @ V."),
+    success="Every position is a query, a key and a value: the weight matrix is (n, n), and each output row is a weighted average of the rows of V (checked at two widths d_k and at huge and tiny scores).",
+    fix=_SA_FIX,
+    doc="Exercise: ``fn(X, W_q, W_k, W_v)`` returns softmax(Q K^T / sqrt(d_k)) V with Q = X W_q, ...: (n, d_v).")
+# fmt: on
 
 
 def _layer(X, W, mask):
@@ -143,47 +83,26 @@ def _layer(X, W, mask):
 def _changed_outputs(n, changed, layers, window, seed):
     """The output positions that move when token ``changed`` moves, computed with random weights: ``layers``
     residual self-attention layers whose mask lets position i attend to positions i - window + 1, ..., i."""
-    rng = np.random.default_rng(seed)
-    d = 4
+    rng, d = np.random.default_rng(seed), 4
     X = rng.normal(size=(n, d))
     weights = [rng.normal(size=(3, d, d)) / math.sqrt(d) for _ in range(layers)]
     offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
-    mask = (offset >= 0) & (offset < window)
-    X2 = X.copy()
-    X2[changed] += rng.normal(size=d)
-    out, out2 = X, X2
+    mask, out, out2 = (offset >= 0) & (offset < window), X, X.copy()
+    out2[changed] += rng.normal(size=d)
     for W in weights:
         out, out2 = _layer(out, W, mask), _layer(out2, W, mask)
     moved = np.abs(out - out2).max(axis=1)  # (n,)
     return {i for i in range(n) if moved[i] > 1e-9}
 
 
-_INFLUENCE_N, _INFLUENCE_CHANGED = 6, 2
-
-
+# fmt: off
 _INFLUENCE_MISTAKES = [  # (n = 6, token 2 changed); every row that holds is said
-    Mistake(
-        "{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of "
-        "which is 2; stacking does not send information backwards: in the next layer position i again reads only "
-        "positions <= i, none of which saw the change.",
-        when=lambda got, right: any(p < 2 for p in got - right),
-    ),
-    Mistake(
-        "{where}: you left out a position that does change. May a query attend to its own key, and what does the "
-        "residual connection carry forward?",
-        when=lambda got, right: 2 in right - got,
-    ),
-    Mistake(
-        "{where}: some positions you included do not change: each layer moves the change at most as far as its "
-        "mask reaches. How far is that for this mask?",
-        when=lambda got, right: any(p > 2 for p in got - right),
-    ),
-    Mistake(
-        "{where}: some later positions you left out change too. Which positions read position 2, directly or through "
-        "an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?",
-        when=lambda got, right: bool(right - got - {2}),
-    ),
+    Mistake(when=lambda got, right: any(p < 2 for p in got - right), says="{where}: you included positions before 2. Query i < 2 attends only to keys at positions <= i, none of which is 2; stacking does not send information backwards: in the next layer position i again reads only positions <= i, none of which saw the change."),
+    Mistake(when=lambda got, right: 2 in right - got, says="{where}: you left out a position that does change. May a query attend to its own key, and what does the residual connection carry forward?"),
+    Mistake(when=lambda got, right: any(p > 2 for p in got - right), says="{where}: some positions you included do not change: each layer moves the change at most as far as its mask reaches. How far is that for this mask?"),
+    Mistake(when=lambda got, right: bool(right - got - {2}), says="{where}: some later positions you left out change too. Which positions read position 2, directly or through an earlier layer's output, with a positive weight (an allowed key's softmax weight is never exactly 0)?"),
 ]
+# fmt: on
 
 
 @exercise("predict: how far does a change travel?")
@@ -191,27 +110,15 @@ def check_causal_influence(title, two_causal_layers, one_window_layer, two_windo
     """Exercise (predict, then check): the output positions that change when token 2 of 6 changes, after two stacked
     causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
     x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
-    n, j = _INFLUENCE_N, _INFLUENCE_CHANGED
-    truth = {
-        "two_causal_layers": _changed_outputs(n, j, 2, n, 0),
-        "one_window_layer": _changed_outputs(n, j, 1, 2, 1),
-        "two_window_layers": _changed_outputs(n, j, 2, 2, 2),
-    }
-    causal, one, two = (sorted(t) for t in truth.values())
+    # fmt: off
+    truth = {"two_causal_layers": _changed_outputs(6, 2, 2, 6, 0), "one_window_layer": _changed_outputs(6, 2, 1, 2, 1), "two_window_layers": _changed_outputs(6, 2, 2, 2, 2)}
     answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
-    return check_positions(
-        title,
-        answers,
-        truth,
-        n,
-        _INFLUENCE_MISTAKES,
-        success=f"Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, "
-        "and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position "
-        "at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the "
-        "causal mask appending a token never changes an earlier position's outputs.",
+    causal, one, two = (sorted(t) for t in truth.values())
+    return check_positions(title, answers, truth, 6, _INFLUENCE_MISTAKES,
+        success="Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.".format(causal=causal, one=one, two=two),
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
-        fix="; ".join(f"{what} = {sorted(right)}" for what, right in truth.items()),
-    )
+        fix="two_causal_layers = {causal}; one_window_layer = {one}; two_window_layers = {two}".format(causal=causal, one=one, two=two))
+    # fmt: on
 
 
 def head_score_variance_reference(d_model, num_heads, sigma):
@@ -219,65 +126,25 @@ def head_score_variance_reference(d_model, num_heads, sigma):
 
 
 _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
-_VAR_MISTAKES = [
-    Mistake(
-        "{where} your variance grows with d_model. How many features does one head's dot product add up? "
-        "A head only sees its own d_k = d_model / num_heads features.",
-        hint="Count the terms q_r k_r of one head.",
-        wrong=lambda d, h, s: d * s**4,
-    ),
-    Mistake(
-        "{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the "
-        "variance of such a product of the two variances?",
-        hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0.",
-        wrong=lambda d, h, s: d / h * s**2,
-    ),
-    Mistake(
-        "{where} that is the standard deviation; the question asks for the variance. What is its square?",
-        hint="Variance = standard deviation squared.",
-        wrong=lambda d, h, s: math.sqrt(d / h) * s**2,
-    ),
-    Mistake(
-        "{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?",
-        hint="Each term's variance is E[q_r^2] E[k_r^2].",
-        wrong=lambda d, h, s: d / h,
-    ),
-    Mistake(
-        "{where} Two things: does a head see all d_model features, and what is the variance of a product of two "
-        "independent variables of variance sigma^2?",
-        hint="A head sees d_k = d_model / num_heads features.",
-        wrong=lambda d, h, s: d * s**2,
-    ),
-]
 
 
-@exercise("the variance of one head's score q . k")
-def check_head_score_variance(title, fn) -> Feedback:
-    """Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads."""
-    cases = [
-        Case(c, f"For d_model = {c[0]}, {c[1]} heads, sigma = {c[2]}")
-        for c in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        head_score_variance_reference,
-        _VAR_MISTAKES,
-        shape="one number, a variance",
-        not_finite=Mistake(
-            "{where} your variance is NaN or inf; a variance here is a finite positive number. "
-            "Which operation gives it?",
-        ),
-        otherwise=Mistake(
-            "{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, "
-            "and how do the variances of independent terms add up?",
-            hint="Write q . k = sum over the head's d_k features of q_r k_r.",
-        ),
-        success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are "
-        "independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
-        fix=_VAR_FIX,
-    )
+# fmt: off
+check_head_score_variance = implement("the variance of one head's score q . k", [
+    Case((d, h, s), "For d_model = {d_model}, {heads} heads, sigma = {sigma}".format(d_model=d, heads=h, sigma=s))
+    for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
+], head_score_variance_reference, [
+    Mistake(wrong=lambda d, h, s: d * s**4, says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head."),
+    Mistake(wrong=lambda d, h, s: d / h * s**2, says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
+    Mistake(wrong=lambda d, h, s: math.sqrt(d / h) * s**2, says="{where} that is the standard deviation; the question asks for the variance. What is its square?", hint="Variance = standard deviation squared."),
+    Mistake(wrong=lambda d, h, s: d / h, says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?", hint="Each term's variance is E[q_r^2] E[k_r^2]."),
+    Mistake(wrong=lambda d, h, s: d * s**2, says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features."),
+], shape="one number, a variance",
+    not_finite=Mistake("{where} your variance is NaN or inf; a variance here is a finite positive number. Which operation gives it?"),
+    otherwise=Mistake("{where} your formula gives {got}. What are the mean and variance of one term q_r k_r, and how do the variances of independent terms add up?", "Write q . k = sum over the head's d_k features of q_r k_r."),
+    success="Each of the d_k products q_r k_r has mean 0 and variance E[q_r^2] E[k_r^2] = sigma^4, and they are independent: the variances add up to d_k sigma^4. So each head divides by sqrt(d_k), not sqrt(d_model).",
+    fix=_VAR_FIX,
+    doc="Exercise: ``fn(d_model, num_heads, sigma)`` returns Var(q . k) for one head: d_k sigma^4, d_k = d_model/heads.")
+# fmt: on
 
 
 def split_heads_reference(x, num_heads):
@@ -288,71 +155,32 @@ def split_heads_reference(x, num_heads):
 _SPLIT_FIX = (
     "```\nb, n, d_model = x.shape\nreturn x.reshape(b, n, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)\n```"
 )
-_SPLIT_MISTAKES = [
-    Mistake(
-        "{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another "
-        "order. Which axis comes second in (b, num_heads, n, d_k)?",
-        hint="Move the heads axis before the positions.",
-        wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1),
-    ),
-    Mistake(
-        "{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of "
-        "different positions. Which axis of x holds the features that are to be split?",
-        hint="Split the last axis only, then move the new heads axis forward.",
-        wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1),
-    ),
-    Mistake(
-        "{where} your heads take every num_heads-th feature (strided). That is a split too, but not the "
-        "convention: which features does head m hold?",
-        hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch.",
-        wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2),
-    ),
-]
 
 
-@exercise("split into heads")
-def check_split_heads(title, fn) -> Feedback:
-    """Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k..."""
+def _labelled(*shape):  # every entry distinct
+    return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
 
-    def labelled(*shape):  # every entry distinct
-        return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
 
-    cases = [
-        Case((labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
-        Case((labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
-        Case((labelled(2, 2, 6), 6), "For 6 heads of width 1"),
-    ]
-    return check_function(
-        title,
-        fn,
-        cases,
-        split_heads_reference,
-        _SPLIT_MISTAKES,
-        shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
-        otherwise=Mistake(
-            "{where} Right shape, wrong entries. Which features of which position land in head 0?",
-            hint="Label every feature with its index and print head 0.",
-        ),
-        success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as "
-        "torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
-        fix=_SPLIT_FIX,
-    )
-
+# fmt: off
+check_split_heads = implement("split into heads", [
+    Case((_labelled(2, 3, 8), 4), "For x of shape (2, 3, 8) and 4 heads"),
+    Case((_labelled(1, 4, 6), 2), "For x of shape (1, 4, 6) and 2 heads"),
+    Case((_labelled(2, 2, 6), 6), "For 6 heads of width 1"),
+], split_heads_reference, [
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], h, -1), says="{where} your result is (b, n, num_heads, d_k): the features are split right, but the axes are in another order. Which axis comes second in (b, num_heads, n, d_k)?", hint="Move the heads axis before the positions."),
+    Mistake(wrong=lambda x, h: x.reshape(x.shape[0], h, x.shape[1], -1), says="{where} a plain reshape to (b, num_heads, n, d_k) mixes positions: a 'head' then holds pieces of different positions. Which axis of x holds the features that are to be split?", hint="Split the last axis only, then move the new heads axis forward."),
+    Mistake(wrong=lambda x, h: x.reshape(*x.shape[:2], -1, h).transpose(0, 3, 1, 2), says="{where} your heads take every num_heads-th feature (strided). That is a split too, but not the convention: which features does head m hold?", hint="Head m gets the contiguous block m d_k, ..., (m+1) d_k - 1, as in PyTorch."),
+], shape="one d_k-wide slice per sequence, head and position: (b, num_heads, n, d_k)",
+    otherwise=Mistake("{where} Right shape, wrong entries. Which features of which position land in head 0?", "Label every feature with its index and print head 0."),
+    success="Head m sees features m*d_k ... (m+1)*d_k - 1 of every position: the same split as torch.nn.MultiheadAttention and the course's MultiHeadAttention.",
+    fix=_SPLIT_FIX,
+    doc="Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k...")
 
 _RESHAPE_MISTAKES = [
-    Mistake(
-        "Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). "
-        "This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, "
-        "position after position. Count how many numbers head 0 takes, and whose they are.",
-        when=lambda got, right: got == {0, 1, 2, 3},
-    ),
-    Mistake(
-        "Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position "
-        "0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers "
-        "in that order. Whose are they?",
-        when=lambda got, right: got != {0, 1, 2, 3},
-    ),
+    Mistake(when=lambda got, right: got == {0, 1, 2, 3}, says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
+    Mistake(when=lambda got, right: got != {0, 1, 2, 3}, says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"),
 ]
+# fmt: on
 
 
 @exercise("predict: the tempting reshape")
@@ -362,20 +190,12 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
     b, n, d_model, num_heads = 1, 4, 6, 2
     labelled = np.broadcast_to(np.arange(n)[None, :, None], (b, n, d_model))  # each feature holds its position
     truth = {int(p) for p in np.unique(labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0])}
-    return check_positions(
-        title,
-        {"positions_in_head_0": positions_in_head_0},
-        {"positions_in_head_0": truth},
-        n,
-        _RESHAPE_MISTAKES,
-        success=f"Positions {sorted(truth)} only. reshape keeps the numbers in memory order: head 0 receives the "
-        f"first n d_k = {n * d_model // num_heads} numbers, whole rows of positions {sorted(truth)}, cut into {n} "
-        "'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the "
-        "shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis "
-        "forward keeps every position in every head.",
+    # fmt: off
+    return check_positions(title, {"positions_in_head_0": positions_in_head_0}, {"positions_in_head_0": truth}, n, _RESHAPE_MISTAKES,
+        success="Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.".format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
-        fix=f"positions_in_head_0 = {sorted(truth)}",
-    )
+        fix="positions_in_head_0 = {truth}".format(truth=sorted(truth)))
+    # fmt: on
 
 
 @exercise("predict: reversal without positional encoding")
@@ -383,29 +203,14 @@ def check_no_position_prediction(title, prediction) -> Feedback:
     """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
     value, why = read_number(prediction, "Your prediction")
     if why is not None or callable(prediction):
-        return Feedback(title, False, [why or "Write your prediction as a number between 0 and 1, not a function."])
+        return Feedback(title, False, why or "Write your prediction as a number between 0 and 1, not a function.")
     if 1 < value <= 100:
-        return Feedback(title, False, ["An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%)."])
+        return Feedback(title, False, "An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%).")
     if not 0 <= value <= 1:
-        return Feedback(title, False, ["An accuracy lies between 0 and 1."])
+        return Feedback(title, False, "An accuracy lies between 0 and 1.")
+    # fmt: off
     if value <= 0.05:
-        return Feedback(
-            title,
-            True,
-            [
-                "Without positions the model is permutation-equivariant: the output at a position depends only on its "
-                "own digit and on the multiset of digits (which digits, how often each), never on where it stands. For "
-                "8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of "
-                "those digits, under 1% of them. Run the next cell to measure it."
-            ],
-        )
-    return Feedback(
-        title,
-        False,
-        [
-            "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could "
-            "the model then know which digit belongs first? (Section 2 of this notebook has the test.)"
-        ],
-        hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
-        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.",
-    )
+        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it.")
+    return Feedback(title, False, "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)", hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
+        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.")
+    # fmt: on

@@ -1,6 +1,6 @@
 """Exercise checks of notebook 07 that build: the pre-LN Transformer block and the training step (reference
 answers: ``solutions/notebook_07.py``). The block is checked against the library's ``TransformerBlock`` with the
-same parameters; the step against three steps of its own, with SGD and with Adam.
+same parameters; the step against three steps of the library's ``training.train_step``, with SGD and with Adam.
 """
 
 from __future__ import annotations
@@ -15,17 +15,10 @@ from .runner import Case, Mistake, check_function, raised, show
 
 __all__ = ["check_transformer_block", "check_train_step"]
 
-
 BLOCK_SIZES = (8, 2, 16)  # d_model, num_heads, d_ff of the block the check builds
 _PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, Linear)"
 _FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
-
-
-_INIT_FIX = (
-    "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = "
-    "MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), "
-    "torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"
-)
+_INIT_FIX = "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"  # fmt: skip
 
 
 def reference_block():
@@ -44,158 +37,55 @@ def reference_block():
     return block
 
 
-def block_mistakes(ref):
-    """The blocks students write instead of the pre-LN one, from the library block's parts: name -> f(x, mask)."""
+_SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
+_SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
+_KEEP_X = "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x."
+_LN_RESIDUAL = "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel unchanged along the residual path?"  # fmt: skip
+
+
+def _block_mistakes(ref):
+    """The blocks students write instead of the pre-LN one, built from the library block's parts."""
     A, F, N1, N2 = ref.attention, ref.ffn, ref.norm1, ref.norm2
 
     def att(z, m):
         return A(z, z, z, m)
 
-    def post_ln(x, m):  # the paper's order
-        h = N1(x + att(x, m))
-        return N2(h + F(h))
+    def pre(x, m, first=lambda x, m: x + att(N1(x), m)):  # the second half after ``first``
+        return (lambda h: h + F(N2(h)))(first(x, m))
 
-    def residual_of_ln(x, m, second=True):  # x = norm1(x), then x = x + attention(x): the residual carries LN(x)
-        h = N1(x)
-        h = h + att(h, m)
-        return N2(h) + F(N2(h)) if second else h + F(N2(h))
-
-    def residual_of_ln_attention(x, m):  # the attention half only, as in x = norm1(x); x = x + attention(x)
-        return residual_of_ln(x, m, second=False)
-
-    def residual_of_ln_ffn(x, m):
-        h = x + att(N1(x), m)
-        return N2(h) + F(N2(h))
-
-    def no_residual_attention(x, m):
-        h = att(N1(x), m)
-        return h + F(N2(h))
-
-    def no_residual_ffn(x, m):
-        return F(N2(x + att(N1(x), m)))
-
-    def ffn_half_post_ln(x, m):  # LN applied after the residual sum
-        h = x + att(N1(x), m)
-        return N2(h + F(h))
-
-    def one_norm(x, m):
-        h = x + att(N1(x), m)
-        return h + F(N1(h))
-
-    def no_norm2(x, m):
-        h = x + att(N1(x), m)
-        return h + F(h)
-
-    def parallel(x, m):
-        return x + att(N1(x), m) + F(N2(x))
-
-    def keys_not_normalised(x, m):
-        h = x + A(N1(x), x, x, m)
-        return h + F(N2(h))
-
-    def mask_ignored(x, m):
-        return ref(x, None)
-
-    return {
-        f.__name__: f
-        for f in (
-            post_ln,
-            residual_of_ln,
-            residual_of_ln_attention,
-            residual_of_ln_ffn,
-            no_residual_attention,
-            no_residual_ffn,
-            ffn_half_post_ln,
-            one_norm,
-            no_norm2,
-            parallel,
-            keys_not_normalised,
-            mask_ignored,
-        )
-    }
-
-
-_SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
-_SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
-_LN_RESIDUAL = (
-    "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel "
-    "unchanged along the residual path?",
-    "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x.",
-)
-_BLOCK_SAYS = {  # name -> (what their block did and a question, a further hint)
-    "post_ln": (
-        "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each "
-        "sub-layer read, and is the sum normalised?",
-        "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself.",
-    ),
-    "residual_of_ln": _LN_RESIDUAL,
-    "residual_of_ln_attention": _LN_RESIDUAL,
-    "residual_of_ln_ffn": (
-        "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What "
-        "should travel unchanged along the residual path?",
-        _LN_RESIDUAL[1],
-    ),
-    "no_residual_attention": (
-        "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?",
-        _SAME_FORM,
-    ),
-    "no_residual_ffn": (
-        "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?",
-        _SAME_FORM,
-    ),
-    "ffn_half_post_ln": (
-        "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?",
-        _SECOND_HALF,
-    ),
-    "one_norm": (
-        "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?",
-        "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones).",
-    ),
-    "no_norm2": (
-        "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?",
-        _SECOND_HALF,
-    ),
-    "parallel": (
-        "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel "
-        "block). What does the FFN half read in the Transformer block?",
-        "The FFN half starts from x after the attention half's residual sum.",
-    ),
-    "keys_not_normalised": (
-        "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?",
-        "Self-attention: queries, keys and values all come from the same normalised tensor.",
-    ),
-    "mask_ignored": (
-        "{where} your block gives the same output with the mask as without: the mask never reaches the attention.",
-        "forward receives `mask`; MultiHeadAttention takes it as its fourth argument.",
-    ),
-}
+    # fmt: off
+    return [
+        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(N1(x + att(x, m))),  # the paper's order
+            "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?", "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself."),
+        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # x = norm1(x) ...
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # ... in one half
+        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(x + att(N1(x), m)), "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What should travel unchanged along the residual path?", _KEEP_X),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: att(N1(x), m)), "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?", _SAME_FORM),
+        Mistake.of(lambda x, m: F(N2(x + att(N1(x), m))), "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?", _SAME_FORM),
+        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(x + att(N1(x), m)), "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?", _SECOND_HALF),
+        Mistake.of(lambda x, m: (lambda h: h + F(N1(h)))(x + att(N1(x), m)), "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?", "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
+        Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)), "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
+        Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)), "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)), "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
+        Mistake.of(lambda x, m: ref(x, None), "{where} your block gives the same output with the mask as without: the mask never reaches the attention.", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
+    ]
+    # fmt: on
 
 
 def _load_weights(block, ref):
     """Copy the library block's weights into the student's by name (PositionWiseFFN's ``ffn.net.0`` may be the
     student's ``ffn.0``): None, or a sentence saying why they do not fit."""
-    theirs = block.state_dict()
-    mapped = {}
+    theirs, mapped = block.state_dict(), {}
     for key, value in ref.state_dict().items():
         name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
         if name is None:
-            return (
-                f"The check gives your block the library block's weights, by name, and your block has no "
-                f"parameter {key} (yours: {', '.join(theirs) or 'none'}). It needs four parts named {_PARTS}: "
-                "which is missing or named differently?"
-            )
+            return "The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {yours}). It needs four parts named {parts}: which is missing or named differently?".format(key=key, yours=", ".join(theirs) or "none", parts=_PARTS)  # fmt: skip
         if tuple(theirs[name].shape) != tuple(value.shape):
-            return (
-                f"Your {name} has shape {tuple(theirs[name].shape)}; the block's is {tuple(value.shape)} for "
-                f"d_model, num_heads, d_ff = {BLOCK_SIZES}. Which size did you pass where?"
-            )
+            return "Your {name} has shape {mine}; the block's is {theirs} for d_model, num_heads, d_ff = {sizes}. Which size did you pass where?".format(name=name, mine=tuple(theirs[name].shape), theirs=tuple(value.shape), sizes=BLOCK_SIZES)  # fmt: skip
         mapped[name] = value
     extra = sorted(set(theirs) - set(mapped))
     if extra:
-        return (
-            f"Your block has parameters the pre-LN block does not have: {', '.join(extra)}. It has four parts, "
-            f"{_PARTS}: what is the extra one for?"
-        )
+        return "Your block has parameters the pre-LN block does not have: {extra}. It has four parts, {parts}: what is the extra one for?".format(extra=", ".join(extra), parts=_PARTS)  # fmt: skip
     block.load_state_dict(mapped)
     return None
 
@@ -226,7 +116,7 @@ def check_transformer_block(title, cls) -> Feedback:
     import torch
 
     if not isinstance(cls, type):
-        return Feedback(title, False, [f"Pass your class itself (its name, no parentheses); got {show(cls)}."])
+        return Feedback(title, False, "Pass your class itself (its name, no parentheses); got {got}.".format(got=show(cls)))  # fmt: skip
     ref = reference_block()
     try:
         with torch.random.fork_rng():
@@ -234,65 +124,33 @@ def check_transformer_block(title, cls) -> Feedback:
             x, _ = _block_cases()[0].args
             first = block.double()(x.clone())
     except Exception as error:  # noqa: BLE001 - the student's class, built and called once
-        return Feedback(
-            title,
-            False,
-            [
-                f"Building your block as `{cls.__name__}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of "
-                f"shape (2, 5, 8) raised {raised(error)}. Which part, or which line of "
-                "forward, does that point to?"
-            ],
-        )
+        return Feedback(title, False, "Building your block as `{name}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of shape (2, 5, 8) raised {error}. Which part, or which line of forward, does that point to?".format(name=cls.__name__, error=raised(error)))  # fmt: skip
     if unanswered(first):
         return not_attempted(title)
     problem = _load_weights(block, ref)
     if problem is not None:
-        return Feedback(title, False, [problem], hint=f"The four parts: {_PARTS}.", fix=_INIT_FIX)
+        return Feedback(title, False, problem, hint="The four parts: {parts}.".format(parts=_PARTS), fix=_INIT_FIX)
     with torch.no_grad(), torch.random.fork_rng():
         a, b = block(x.clone()), block(x.clone())
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
-        return Feedback(
-            title,
-            False,
-            [
-                "Your block gives two different outputs for the same input: something random runs inside it "
-                "(dropout, in training mode, which is the default). This block, like the tiny models, has none: "
-                "what makes two calls differ?"
-            ],
-            hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
-            fix="Leave the Dropout layers out (or build them with p = 0).",
-        )
-
-    wrong = block_mistakes(ref)
-    mistakes = [Mistake.of(wrong[name], says, hint) for name, (says, hint) in _BLOCK_SAYS.items()]
+        # fmt: off
+        return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?", hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
+            fix="Leave the Dropout layers out (or build them with p = 0).")
+        # fmt: on
     with torch.no_grad():  # the student's block with the reference weights, against the library's
-        return check_function(
-            title,
-            block,
-            _block_cases(),
-            ref,
-            mistakes,
-            tensor=True,
-            compare=lambda got, expected, *args: (
-                got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
-            ),
+        # fmt: off
+        return check_function(title, block, _block_cases(), ref, _block_mistakes(ref), tensor=True,
+            compare=lambda got, expected, *args: got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6)),
             shape="the input's shape (batch, n, d_model), so that blocks stack",
-            otherwise=Mistake(
-                "{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a "
-                "missing residual, one LN for both halves, the mask left out). Which of the two halves is already "
-                "right, if you compare it with the formula x + Attention(LN(x))?",
-                hint="Compute the first half alone with the check's weights and compare it with the library block's "
-                "norm1 and attention; then the second half.",
-            ),
-            success="Your block is the library's TransformerBlock: the same weights give the same output, with and "
-            "without masks, for large and small inputs. From here on the notebook uses the library's class.",
-            fix=_FORWARD_FIX,
-        )
+            otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?", "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
+            success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
+            fix=_FORWARD_FIX)
+        # fmt: on
 
 
 def _step_variant(order="zbs", loss="mean"):
-    """The training step (the defaults), or one that does its three calls in ``order`` (z = zero_grad,
-    b = backward, s = step) with the loss ``loss``: the training steps students write instead."""
+    """A training step that does its three calls in ``order`` (z = zero_grad, b = backward, s = step) with the loss
+    ``loss``: the training steps students write instead of the library's ``training.train_step``."""
     import torch
     import torch.nn.functional as F
 
@@ -338,95 +196,40 @@ def _run_steps(step, optimizer):
     return np.concatenate([losses, torch.cat([p.detach().flatten() for p in model.parameters()]).numpy()])
 
 
-_NO_UPDATE = (
-    "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is "
-    "missing, or what clears the gradients between them?"
-)
+def _reference_steps(optimizer):
+    from ..training import train_step
+
+    return _run_steps(train_step, optimizer)
+
+
+# fmt: off
+_NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"
+_STEP_HINT = "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number."
+_STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
 _STEP_MISTAKES = [  # (order, loss, says, hint)
     ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
     ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
     ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
-    (
-        "bs",
-        "mean",
-        "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What "
-        "keeps earlier batches' gradients in .grad?",
-        "PyTorch accumulates gradients in .grad until something sets them to zero.",
-    ),
-    (
-        "zbs",
-        "sum",
-        "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. "
-        "Which loss does training use: the sum or the mean over the positions?",
-        "F.cross_entropy averages by default (reduction='mean').",
-    ),
-    (
-        "zbs",
-        "softmax_first",
-        "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does "
-        "F.cross_entropy expect as its input?",
-        "F.cross_entropy = log_softmax + nll_loss: it takes raw scores.",
-    ),
-    (
-        "zbs",
-        "nll_of_logits",
-        "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What "
-        "turns logits into log-probabilities?",
-        "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets).",
-    ),
-    (
-        "zbs",
-        "last_position",
-        "{where} your loss uses only the last position of each sequence. Which positions have a target?",
-        "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target.",
-    ),
-    (
-        "zbs",
-        "misaligned",
-        "{where} your logits and targets are flattened in different orders, so position i's scores meet another "
-        "position's target. How must both be laid out?",
-        "Flatten both the same way, keeping the batch axis first.",
-    ),
+    ("bs", "mean", "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?", "PyTorch accumulates gradients in .grad until something sets them to zero."),
+    ("zbs", "sum", "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?", "F.cross_entropy averages by default (reduction='mean')."),
+    ("zbs", "softmax_first", "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?", "F.cross_entropy = log_softmax + nll_loss: it takes raw scores."),
+    ("zbs", "nll_of_logits", "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?", "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets)."),
+    ("zbs", "last_position", "{where} your loss uses only the last position of each sequence. Which positions have a target?", "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target."),
+    ("zbs", "misaligned", "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?", "Flatten both the same way, keeping the batch axis first."),
 ]
-_STEP_FIX = (
-    "```\nlogits = model(inputs)                                   # (batch, n, vocab)\n"
-    "loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n"
-    "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
-)
+_STEP_ERRORS = [  # (words in torch's message, what it means for the student's step)
+    (("Expected target size", "Expected input batch_size", "Expected 2D"), "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = (4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the classes. How can each row of scores meet its one target?"),
+    (("does not require grad",), "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken out of the graph (.item(), .detach(), an argmax)?"),
+    (("modified by an inplace operation",), "backward() found the parameters changed since the forward pass: the optimizer's step() ran before backward(). Which of the two needs the other's result?"),
+    (("backward through the graph a second time",), "backward() ran twice on the same loss; each step needs one forward pass and one backward()."),
+]
+# fmt: on
 
 
-def _run_steps_of(order, loss, optimizer):
-    return _run_steps(_step_variant(order, loss), optimizer)
-
-
-_STEP_HINT = (
-    "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; "
-    "return the loss as a number."
-)
-
-
-def _step_error(error) -> str:
-    """A training step's exception in the student's terms."""
-    text = str(error)
-    if "Expected target size" in text or "Expected input batch_size" in text or "Expected 2D" in text:
-        return (
-            "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = "
-            "(4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the "
-            "classes. How can each row of scores meet its one target?"
-        )
-    if "does not require grad" in text:
-        return (
-            "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken "
-            "out of the graph (.item(), .detach(), an argmax)?"
-        )
-    if "modified by an inplace operation" in text:
-        return (
-            "backward() found the parameters changed since the forward pass: the optimizer's step() ran before "
-            "backward(). Which of the two needs the other's result?"
-        )
-    if "backward through the graph a second time" in text:
-        return "backward() ran twice on the same loss; each step needs one forward pass and one backward()."
-    return f"Your function raised {raised(error)}. What did that line get?"
+def _step_error(error, when) -> str:
+    """A training step's exception in the student's terms, and when it happened."""
+    said = next((says for words, says in _STEP_ERRORS if any(w in str(error) for w in words)), None)
+    return "{said} ({when})".format(said=said or "Your function raised {error}. What did that line get?".format(error=raised(error)), when=when)  # fmt: skip
 
 
 @exercise("the training step of the tiny model")
@@ -437,73 +240,34 @@ def check_train_step(title, fn) -> Feedback:
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(title, False, [f"Pass your function itself (its name, no parentheses); got {show(fn)}."])
+        return Feedback(title, False, "Pass your function itself (its name, no parentheses); got {got}.".format(got=show(fn)))  # fmt: skip
     model, opt, inputs, targets = _step_setup("SGD")
     try:
         with quiet():
             loss = fn(model, opt, inputs[0], targets[0])
     except Exception as error:  # noqa: BLE001 - a student's error, in words
-        return Feedback(
-            title,
-            False,
-            [f"{_step_error(error)} (Your step was called on a TinyTransformer and a batch of (4, 5) tokens.)"],
-            hint=_STEP_HINT,
-            fix=_STEP_FIX,
-        )
+        return Feedback(title, False, _step_error(error, "Your step was called on a TinyTransformer and a batch of (4, 5) tokens."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
     if unanswered(loss):
-        return Feedback(
-            title,
-            False,
-            ["Your step returns None: what should it return?"],
-            hint="The loss of the batch, as a number.",
-            fix=_STEP_FIX,
-        )
+        return Feedback(title, False, "Your step returns None: what should it return?", hint="The loss of the batch, as a number.", fix=_STEP_FIX)  # fmt: skip
     number, why = read_number(loss, "The loss your step returns")
     if why is not None:
-        return Feedback(title, False, [why])
+        return Feedback(title, False, why)
     if hasattr(loss, "detach"):
-        return Feedback(
-            title,
-            False,
-            [
-                f"Your step returns the loss as a tensor ({show(loss)}, a {type(loss).__name__}), not as a number. "
-                "What turns a one-element tensor into a Python float?"
-            ],
-            hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.",
-            fix="End the step with `return loss.item()`.",
-        )
+        # fmt: off
+        return Feedback(title, False, "Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?".format(got=show(loss), kind=type(loss).__name__), hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
+        # fmt: on
     try:
         with quiet():
             _run_steps(fn, "SGD")
     except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
-        return Feedback(
-            title,
-            False,
-            [f"{_step_error(error)} (In the second or third of three training steps.)"],
-            hint=_STEP_HINT,
-            fix=_STEP_FIX,
-        )
-    mistakes = [
-        Mistake(says, hint=hint, fix=_STEP_FIX, wrong=functools.partial(_run_steps_of, order, kind))
-        for order, kind, says, hint in _STEP_MISTAKES
-    ]
-    return check_function(
-        title,
-        lambda optimizer: _run_steps(fn, optimizer),
-        [
-            Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
-            Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
-        ],
-        lambda optimizer: _run_steps(_step_variant(), optimizer),
-        mistakes,
-        otherwise=Mistake(
-            "{where} your losses or your updated parameters differ from one training step's, and not in one of "
-            "the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the "
-            "losses you return already right?",
-            hint="One step: the cross-entropy over every position of every sequence, zero the gradients, "
-            "backward, step; return the loss as a number.",
-        ),
-        success="Your step is the course's training step: the same losses and the same parameters after three "
-        "steps, with SGD and with Adam. Section 8 trains the reversal model with it.",
-        fix=_STEP_FIX,
-    )
+        return Feedback(title, False, _step_error(error, "In the second or third of three training steps."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
+    mistakes = [Mistake.of(functools.partial(lambda o, k, opt: _run_steps(_step_variant(o, k), opt), order, kind), says, hint) for order, kind, says, hint in _STEP_MISTAKES]  # fmt: skip
+    # fmt: off
+    return check_function(title, lambda optimizer: _run_steps(fn, optimizer), [
+        Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
+        Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
+    ], _reference_steps, mistakes,
+        otherwise=Mistake("{where} your losses or your updated parameters differ from one training step's, and not in one of the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the losses you return already right?", _STEP_HINT),
+        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with the library's al.training.train_step, which does the same.",
+        fix=_STEP_FIX)
+    # fmt: on

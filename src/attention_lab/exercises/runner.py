@@ -15,16 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .feedback import Feedback, _one_line, _short, _student_line, not_attempted, quiet, unanswered
+from .feedback import Feedback, _one_line, _short, _student_line, exercise, not_attempted, quiet, unanswered
 
-__all__ = [
-    "Case",
-    "Mistake",
-    "check_function",
-    "raised",
-    "show",
-    "to_float_array",
-]
+__all__ = ["Case", "Mistake", "check_function", "implement", "raised", "show", "to_float_array"]
 
 
 @dataclass(frozen=True)
@@ -88,7 +81,11 @@ def show(value, digits=4) -> str:
     """A result as the student reads it: rounded numbers in a list, or a short repr."""
     try:
         array = np.asarray(_numpy(value), dtype=float)
-        return str(np.round(array, digits).tolist()) if array.size <= 24 else f"an array of shape {array.shape}"
+        return (
+            str(np.round(array, digits).tolist())
+            if array.size <= 24
+            else "an array of shape {shape}".format(shape=array.shape)
+        )
     except Exception:  # noqa: BLE001
         return _short(value)
 
@@ -101,31 +98,31 @@ def to_float_array(value, what="Your answer"):
         torch = None
     if torch is not None and torch.is_tensor(value):
         if value.is_complex():
-            return None, f"{what} is a complex tensor; the answer is real numbers."
+            return None, "{what} is a complex tensor; the answer is real numbers.".format(what=what)
         value = value.detach().cpu().to(torch.float64).numpy()
     if isinstance(value, str | bytes | dict | set):
-        return None, f"{what} is a {type(value).__name__} ({_short(value)}), not numbers."
+        return None, "{what} is a {kind} ({value}), not numbers.".format(what=what, kind=type(value).__name__, value=_short(value))  # fmt: skip
     if isinstance(value, np.ma.MaskedArray):
-        return None, f"{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...))."
+        return None, "{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...)).".format(what=what)
     try:
         array = np.asarray(value)
     except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
-        return None, f"{what} could not be read as an array of numbers ({_one_line(error)})."
-    if array.dtype.kind == "c":
-        return None, f"{what} has complex numbers ({_short(value)}); the answer is real."
-    if array.dtype.kind == "b":
-        return None, f"{what} is True/False values, not numbers."
-    if array.dtype.kind not in "iuf":
-        return None, f"{what} is {type(value).__name__} {_short(value)}, not numbers."
+        return None, "{what} could not be read as an array of numbers ({error}).".format(what=what, error=_one_line(error))  # fmt: skip
+    why = {
+        "c": "{what} has complex numbers ({value}); the answer is real.",
+        "b": "{what} is True/False values, not numbers.",
+    }.get(array.dtype.kind, None if array.dtype.kind in "iuf" else "{what} is {kind} {value}, not numbers.")
+    if why is not None:
+        return None, why.format(what=what, value=_short(value), kind=type(value).__name__)
     try:
         return array.astype(np.float64), None
     except (OverflowError, ValueError) as error:  # pragma: no cover - integers beyond float64
-        return None, f"{what} could not be read as float numbers ({_one_line(error)})."
+        return None, "{what} could not be read as float numbers ({error}).".format(what=what, error=_one_line(error))
 
 
 def raised(error: BaseException) -> str:
     """An exception in the student's terms: its type, its first line, and the line of their code that raised it."""
-    return f"{_one_line(error)}{_student_line(error)}"
+    return "{error}{line}".format(error=_one_line(error), line=_student_line(error))
 
 
 def _numpy(value):
@@ -148,7 +145,7 @@ def _same(got, other, atol=1e-6) -> bool:
 def _describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None and len(shape) > 0:
-        return f"{type(value).__name__} of shape {tuple(shape)}"
+        return "{kind} of shape {shape}".format(kind=type(value).__name__, shape=tuple(shape))
     return _short(value, 30)
 
 
@@ -160,30 +157,21 @@ def _call(title, fn, case: Case, names):
             return fn(*args), None
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
         called = ", ".join(f"{n}={_describe(a)}" for n, a in zip(names, case.args, strict=False))
-        return None, Feedback(
-            title,
-            False,
-            [
-                f"Your function raised {raised(error)} when called as "
-                f"`{getattr(fn, '__name__', 'fn')}({called})` ({case.where[:1].lower() + case.where[1:]}). Which "
-                "argument does that line treat differently from what it is (its shape, its type)?"
-            ],
-            hint="Call your function yourself with arguments of these shapes and print the shape of each "
-            "intermediate array, line by line, until one is not what you expect.",
-        )
+        # fmt: off
+        return None, Feedback(title, False, "Your function raised {error} when called as `{fn}({called})` ({where}). Which argument does that line treat differently from what it is (its shape, its type)?".format(error=raised(error), fn=getattr(fn, "__name__", "fn"), called=called, where=case.where[:1].lower() + case.where[1:]),
+            hint="Call your function yourself with arguments of these shapes and print the shape of each intermediate array, line by line, until one is not what you expect.")
+        # fmt: on
 
 
 def _convert(title, out, case, tensor):
     """The student's output as a float array (or a floating tensor), or feedback in words."""
+    if tensor and (not hasattr(out, "detach") or not getattr(out, "is_floating_point", lambda: False)()):
+        what = "dtype {dtype}".format(dtype=out.dtype) if hasattr(out, "dtype") else "{kind} {value}".format(kind=type(out).__name__, value=_short(out))  # fmt: skip
+        return None, Feedback(title, False, lead(case.where, "return a floating-point torch tensor; got {what}.".format(what=what)))  # fmt: skip
     if tensor:
-        if not hasattr(out, "detach") or not getattr(out, "is_floating_point", lambda: False)():
-            what = f"dtype {out.dtype}" if hasattr(out, "dtype") else f"{type(out).__name__} {_short(out)}"
-            return None, Feedback(
-                title, False, [lead(case.where, f"return a floating-point torch tensor; got {what}.")]
-            )
         return out, None
     array, why = to_float_array(out, "Your function's result")
-    return (None, Feedback(title, False, [lead(case.where, why)])) if why else (array, None)
+    return (None, Feedback(title, False, lead(case.where, why))) if why else (array, None)
 
 
 def check_function(
@@ -212,11 +200,7 @@ def check_function(
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(
-            title,
-            False,
-            [f"Pass your function itself (its name, without parentheses); got {type(fn).__name__} {_short(fn)}."],
-        )
+        return Feedback(title, False, "Pass your function itself (its name, without parentheses); got {kind} {value}.".format(kind=type(fn).__name__, value=_short(fn)))  # fmt: skip
     try:
         names = list(inspect.signature(reference).parameters)
     except (TypeError, ValueError):  # pragma: no cover - a reference without a signature
@@ -226,12 +210,7 @@ def check_function(
         if problem is not None:
             return problem
         if unanswered(out):
-            return Feedback(
-                title,
-                False,
-                ["Your function returned None: replace the `...` with your code, and end it with `return`."],
-                attempted=False,
-            )
+            return Feedback(title, False, "Your function returned None: replace the `...` with your code, and end it with `return`.", attempted=False)  # fmt: skip
         got, problem = _convert(title, out, case, tensor)
         if problem is not None:
             return problem
@@ -243,8 +222,8 @@ def check_function(
         mine, theirs = np.shape(_numpy(got)), np.shape(_numpy(expected))
         if np.size(_numpy(got)) == 1 == np.size(_numpy(expected)):
             if mine != theirs and _same(np.reshape(_numpy(got), theirs), expected):
-                said = lead(case.where, f"the number is right, in an array of shape {mine}: one number or an array?")
-                return Feedback(title, False, [said], hint="Return the number itself, e.g. a float.")
+                said = "the number is right, in an array of shape {mine}: one number or an array?".format(mine=mine)
+                return Feedback(title, False, lead(case.where, said), hint="Return the number itself, e.g. a float.")
             mine = theirs  # one number: a 0-d array, a float or a 1-element array all do
         # a predicate reads a right-shaped output only (unless it says otherwise); a known wrong function may not
         usable = [m for m in mistakes if mine == theirs or m.when is None or m.any_shape]
@@ -252,33 +231,43 @@ def check_function(
         if named is not None:
             return named.feedback(title, case.where, got, fix)
         if mine != theirs:
-            said = f"the result should have shape {theirs}{f' ({shape})' if shape else ''}; yours has shape {mine}."
-            return Feedback(
-                title,
-                False,
-                [lead(case.where, said + " Which axis is missing, extra or swapped?")],
-                hint=f"Expected: {shape or 'shape ' + str(theirs)}; here that is {theirs}. Print the shape of each "
-                "intermediate array, line by line: which is the first that is not what you expect?",
-                fix=_reshape(mine, theirs) + (f"\n\n{fix}" if fix else ""),
-            )
-        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
-            np.asarray(_numpy(expected), dtype=float)
-        )
+            # fmt: off
+            said = ("the result should have shape {theirs} ({shape}); yours has shape {mine}. Which axis is missing, extra or swapped?" if shape else
+                    "the result should have shape {theirs}; yours has shape {mine}. Which axis is missing, extra or swapped?")
+            return Feedback(title, False, lead(case.where, said.format(theirs=theirs, shape=shape, mine=mine)),
+                hint="Expected: {expected}; here that is {theirs}. Print the shape of each intermediate array, line by line: which is the first that is not what you expect?".format(expected=shape or "shape {theirs}".format(theirs=theirs), theirs=theirs),
+                fix="{reshape}\n\n{fix}".format(reshape=_reshape(mine, theirs), fix=fix) if fix else _reshape(mine, theirs))
+            # fmt: on
+        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(np.asarray(_numpy(expected), dtype=float))  # fmt: skip
         if not_finite is not None and bad.any():
             return not_finite.feedback(title, case.where, got, fix)
         return otherwise.feedback(title, case.where, got, fix)
-    return Feedback(title, True, [success])
+    return Feedback(title, True, success)
 
 
 def _reshape(mine, theirs) -> str:
     """The fix of a wrong shape, from the two shapes."""
     if sorted(mine) == sorted(theirs):
-        return f"Your axes are all there, in another order: build the result as {theirs} (or move the axes)."
-    if len(mine) > len(theirs):
-        return f"Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}."
-    if len(mine) < len(theirs):
-        return (
-            f"Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one "
-            f"that should not be reduced, removed it. The result is {theirs}."
-        )
-    return f"An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."
+        says = "Your axes are all there, in another order: build the result as {theirs} (or move the axes)."
+    elif len(mine) > len(theirs):
+        says = "Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}."
+    elif len(mine) < len(theirs):
+        says = "Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one that should not be reduced, removed it. The result is {theirs}."  # fmt: skip
+    else:
+        says = "An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."  # fmt: skip
+    return says.format(theirs=theirs)
+
+
+def implement(title: str, cases, reference: Callable, mistakes: Sequence[Mistake] = (), *, doc: str, **table):
+    """An implement-check from its table: ``check(fn)`` runs :func:`check_function` with ``table``'s keywords.
+
+    ``cases`` is a list of :class:`Case` or a function that builds it (when the check runs); ``doc`` says what
+    the student's function must do (the check's docstring).
+    """
+
+    @exercise(title)
+    def check(name, fn) -> Feedback:
+        return check_function(name, fn, cases() if callable(cases) else cases, reference, mistakes, **table)
+
+    check.__doc__ = doc
+    return check
