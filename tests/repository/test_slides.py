@@ -14,7 +14,7 @@ from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
 from tools import browser, slide_metadata
-from tools.decks import REVEAL, deck_name, external_resources, lecture_cells
+from tools.decks import REVEAL, deck_html, deck_name, external_resources, lecture_cells
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
 REVEAL_FILES = {
@@ -152,6 +152,27 @@ def test_external_resources_finds_what_would_load_from_the_network():
         "https://fonts.example/css",
         "https://cdn.example/m.mjs",
     ]
+
+
+def test_decks_use_only_nbconvert_public_names_and_get_its_slide_structure():
+    """The template names no private nbconvert class: its conf.json inherits the reveal template's preprocessors
+    (which cell starts a slide, a sub-slide, a fragment). Run in every nox session, so across the supported
+    nbconvert releases: the structure the decks rely on comes from the public template."""
+    private = re.compile(r"nbconvert[\w.]*\._[A-Za-z]")
+    sources = [p for p in (ROOT / "tools").rglob("*") if p.suffix in {".py", ".json", ".j2"}]
+    assert not [p.name for p in sources if private.search(p.read_text(encoding="utf-8"))]
+    conf = json.loads((ROOT / "tools" / "templates" / "course_reveal" / "conf.json").read_text(encoding="utf-8"))
+    assert conf["base_template"] == "reveal" and "preprocessors" not in conf
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("## One", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("a sub-slide", metadata={"slideshow": {"slide_type": "subslide"}}),
+        nbformat.v4.new_markdown_cell("same slide"),
+        nbformat.v4.new_markdown_cell("never shown", metadata={"slideshow": {"slide_type": "skip"}}),
+    ]
+    deck = deck_html(nb, "probe")
+    assert deck.count("<section") == 2 * 2 + 1 and "never shown" not in deck and "same slide" in deck
 
 
 def test_the_vendored_reveal_js_is_the_registrys_with_its_licence():
