@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,52 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.notebook)
         if used & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--durations-file",
+        metavar="PATH",
+        help="also write where the time went to PATH: time per test file, the slowest tests (CI publishes it)",
+    )
+
+
+STARTED = pytest.StashKey[float]()
+
+
+def pytest_sessionstart(session):
+    session.config.stash[STARTED] = time.monotonic()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """``--durations-file``: each test file's and the 30 slowest tests' time (setup + call + teardown, summed
+    over xdist workers, so the files add up to more than the run's wall-clock time), and the counts."""
+    target = config.getoption("durations_file")
+    if not target or hasattr(config, "workerinput"):  # written once, by the process that reports
+        return
+    tests, outcomes = {}, {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                tests[report.nodeid] = tests.get(report.nodeid, 0.0) + report.duration
+                if report.when == "call" or report.outcome != "passed":
+                    outcomes[report.outcome] = outcomes.get(report.outcome, 0) + 1
+    files = {}
+    for nodeid, seconds in tests.items():
+        files[nodeid.split("::")[0]] = files.get(nodeid.split("::")[0], 0.0) + seconds
+    lines = [
+        f"{len(tests)} tests ({', '.join(f'{n} {o}' for o, n in sorted(outcomes.items()))}); "
+        f"{sum(tests.values()):.0f} s of test time over all workers, "
+        f"{time.monotonic() - config.stash[STARTED]:.0f} s from start to end",
+        "",
+        "seconds  test file",
+        *(f"{s:7.1f}  {name}" for name, s in sorted(files.items(), key=lambda item: -item[1])),
+        "",
+        "seconds  slowest tests",
+        *(f"{s:7.1f}  {name}" for name, s in sorted(tests.items(), key=lambda item: -item[1])[:30]),
+    ]
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def pytest_xdist_auto_num_workers(config):
