@@ -11,7 +11,8 @@
   (from the last one back) instead of waiting idle. The cross-worker "run once, share the result" machinery
   is ``run_once.py``.
 - ``interactive``: an explorer test run with the ipympl canvas and with the PNG fallback view.
-- ``chromium`` (one launched Chromium per module) and ``chromium_available`` (skip, or fail under CI, without one).
+- ``chromium``: pytest-playwright's ``browser`` fixture, launching Debian's Chromium once per worker (skipped
+  without one, a failure under CI).
 - Markers from fixtures: a test that uses ``executed`` or ``built_site`` (directly or through another fixture)
   is marked ``notebook``, one that uses a browser fixture ``browser``; so the fast loop,
   ``-m "not notebook and not browser and not slow"``, needs no list of folders.
@@ -89,25 +90,26 @@ def interactive(request):
     return request.param
 
 
-@pytest.fixture
-def chromium_available():
-    """Skip where Chromium is missing (fail under CI, which installs it)."""
-    chromium_or_skip()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """One Chromium per worker for the pages of a module; each test opens its own page (a fresh context)."""
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's browser is Debian's Chromium with the flags of ``tools/browser.py`` (never a browser
+    Playwright downloads); skipped where it is missing (a failure under CI, which installs it)."""
     from tools import browser
 
     chromium_or_skip()
-    with browser.chromium_browser() as launched:
-        yield launched
+    return {**browser_type_launch_args, "executable_path": browser.CHROMIUM, "args": browser.CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def chromium(browser):
+    """pytest-playwright's ``browser``: one Chromium per worker for the whole run, launched when a test first
+    needs it; each test opens its own page (``chromium.new_page``, a fresh context) and closes it."""
+    return browser
 
 
 # The fixtures that make a test a notebook test or a browser test (whatever other fixture brings them in).
 NOTEBOOK_FIXTURES = {"executed", "built_site"}
-BROWSER_FIXTURES = {"chromium", "chromium_available", "lab", "page"}
+BROWSER_FIXTURES = {"browser", "chromium", "lab", "page"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
