@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOKS, chromium_or_skip
+from helpers import NOTEBOOKS, ROOT, chromium_or_skip
 from hypothesis import settings
-from run_once import once, shared_dir
+from run_once import once, run_key, shared_dir
 
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
@@ -47,21 +47,25 @@ def executed(tmp_path_factory):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness, page and deck share it).
 
     With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
-    it, the others wait for its result, so no notebook runs twice whichever worker asks first.
+    it, so no notebook runs twice whichever worker asks first. A worker that finds the run it needs claimed
+    and not yet finished runs the course's runs nobody has started (from the last one back) before it waits:
+    the site needs them all.
     """
     from tools.build_site import execute_page
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
 
-    def run(path: Path):
-        path = Path(path).resolve()
-        return once(shared, path.stem, lambda: execute_page(path))
-
     def help_with(paths) -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
         for path in paths:
             path = Path(path).resolve()
-            once(shared, path.stem, lambda path=path: execute_page(path), wait=False)
+            once(shared, run_key(path, ROOT), lambda path=path: execute_page(path), wait=False)
+
+    def run(path: Path):
+        path = Path(path).resolve()
+        return once(
+            shared, run_key(path, ROOT), lambda: execute_page(path), meanwhile=lambda: help_with(reversed(NOTEBOOKS))
+        )
 
     run.help_with = help_with
     return run
@@ -75,12 +79,11 @@ def built_site(tmp_path_factory, executed):
     shared = shared_dir(tmp_path_factory, "built-site")
     # The site needs every notebook, executed in page order by the worker that builds it. Any worker that asks
     # meanwhile runs the runs nobody has started, from the last one back, instead of waiting idle.
-    if (shared / "site.claim").exists():
-        executed.help_with(reversed(NOTEBOOKS))
     return once(
         shared,
         "site",
         lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed)),
+        meanwhile=lambda: executed.help_with(reversed(NOTEBOOKS)),
     )
 
 
