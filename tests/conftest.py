@@ -6,10 +6,12 @@
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed`` and ``built_site``: each course notebook is executed once per test run (for the harness, its
-  page, its frames and its deck), and the static site built once from those runs, whichever of the two workers
-  asks first; a worker that asks for the site while the other builds it runs the notebooks not yet started
-  (from the last one back) instead of waiting idle. The cross-worker "run once, share the result" machinery
-  is ``run_once.py``.
+  page, its frames and its deck; without the frames and lecture figures when no selected test needs the site),
+  and the static site built once from those runs, whichever of the two workers asks first; a worker that would
+  wait for a run or the site another worker is making runs the notebooks not yet started (from the last one
+  back) instead of waiting idle. Runs are shared under their path in the repository (a second folder of
+  notebooks gets its own). The cross-worker "run once, share the result" machinery is ``run_once.py``.
+- ``--durations-file PATH``: the time per test file and the slowest tests, written at the end (CI publishes it).
 - ``interactive``: an explorer test run with the ipympl canvas and with the PNG fallback view.
 - ``chromium``: pytest-playwright's ``browser`` fixture, launching Debian's Chromium once per worker (skipped
   without one, a failure under CI).
@@ -29,7 +31,7 @@ from pathlib import Path
 import pytest
 from helpers import NOTEBOOKS, ROOT, chromium_or_skip
 from hypothesis import settings
-from run_once import once, run_key, shared_dir
+from run_once import once, requested, run_key, shared_dir
 
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
@@ -41,31 +43,40 @@ settings.register_profile("ci", deadline=None, print_blob=True)
 settings.register_profile("fast", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+SITE_BUILT = pytest.StashKey[bool]()  # set once the tests are collected: does this run build the site?
+
 
 @pytest.fixture(scope="session")
-def executed(tmp_path_factory):
+def executed(tmp_path_factory, pytestconfig):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness, page and deck share it).
 
+    A run that builds the site (a selected test uses ``built_site``) runs each notebook for its page: lecture
+    figures beside its own, its explorers' frames after its last cell (``build_site.execute_page``). Otherwise
+    the notebook runs as the harness needs it and no more (``execute.execute``), as in
+    ``pytest tests/repository/test_notebooks.py -k 03``.
+
     With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
-    it, so no notebook runs twice whichever worker asks first. A worker that finds the run it needs claimed
-    and not yet finished runs the course's runs nobody has started (from the last one back) before it waits:
-    the site needs them all.
+    it, so no notebook runs twice whichever worker asks first. When the site is built, a worker that finds the
+    run it needs claimed and not yet finished first runs the course's runs nobody has started (from the last
+    one back): the site needs them all.
     """
     from tools.build_site import execute_page
+    from tools.execute import execute
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
+    for_pages = pytestconfig.stash.get(SITE_BUILT, True)
+    make = execute_page if for_pages else execute
 
     def help_with(paths) -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
         for path in paths:
             path = Path(path).resolve()
-            once(shared, run_key(path, ROOT), lambda path=path: execute_page(path), wait=False)
+            once(shared, run_key(path, ROOT), lambda path=path: make(path), wait=False)
 
     def run(path: Path):
         path = Path(path).resolve()
-        return once(
-            shared, run_key(path, ROOT), lambda: execute_page(path), meanwhile=lambda: help_with(reversed(NOTEBOOKS))
-        )
+        meanwhile = (lambda: help_with(reversed(NOTEBOOKS))) if for_pages else None
+        return once(shared, run_key(path, ROOT), lambda: make(path), meanwhile=meanwhile)
 
     run.help_with = help_with
     return run
@@ -113,6 +124,11 @@ def chromium(browser):
 # The fixtures that make a test a notebook test or a browser test (whatever other fixture brings them in).
 NOTEBOOK_FIXTURES = {"executed", "built_site"}
 BROWSER_FIXTURES = {"browser", "chromium", "lab", "page"}
+
+
+def pytest_collection_finish(session):
+    """Whether this run builds the site: a test left after ``-m``/``-k`` uses ``built_site`` (``executed``)."""
+    session.config.stash[SITE_BUILT] = requested(session.items, "built_site")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker

@@ -3,6 +3,7 @@ the static site), whichever worker asks first does it and the others read its pi
 
 - :func:`shared_dir`: a folder every worker of this run sees;
 - :func:`run_key`: the name under which a notebook's run is shared;
+- :func:`requested`: whether any test of this run uses a fixture (the site: what a notebook runs for);
 - :func:`once`: ``make()`` run by the first worker that claims a key, its result (or its failure) shared; a
   worker that would wait may do other work first (``meanwhile``).
 """
@@ -14,7 +15,7 @@ import pickle
 import time
 from pathlib import Path
 
-__all__ = ["shared_dir", "run_key", "once"]
+__all__ = ["shared_dir", "run_key", "requested", "once"]
 
 
 def shared_dir(tmp_path_factory, name: str) -> Path:
@@ -31,6 +32,11 @@ def run_key(path: Path, root: Path) -> str:
     path, root = Path(path).resolve(), Path(root).resolve()
     inside = path.relative_to(root) if path.is_relative_to(root) else path.relative_to(path.anchor)
     return inside.with_suffix("").as_posix().replace("/", "--")
+
+
+def requested(items, fixture: str) -> bool:
+    """Whether any of the collected test ``items`` (after ``-m``/``-k``) uses ``fixture``, directly or not."""
+    return any(fixture in getattr(item, "fixturenames", ()) for item in items)
 
 
 def _claim(shared: Path, key: str) -> bool:

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from helpers import NOTEBOOKS, ROOT
 from nbcheck import check_notebook, static_problems
-from run_once import once, run_key
+from run_once import once, requested, run_key
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -79,6 +79,16 @@ def test_a_second_folder_of_notebooks_gets_runs_of_its_own():
     english, chinese = ROOT / "notebooks" / "01_x.ipynb", ROOT / "notebooks" / "zh" / "01_x.ipynb"
     assert run_key(english, ROOT) == "notebooks--01_x" and run_key(chinese, ROOT) == "notebooks--zh--01_x"
     assert "/" not in run_key("/elsewhere/probe.ipynb", ROOT)
+
+
+def test_notebooks_run_for_their_pages_only_when_a_test_needs_the_site():
+    class Item:
+        def __init__(self, *fixturenames):
+            self.fixturenames = fixturenames
+
+    harness, page = Item("path", "executed", "record_property"), Item("site", "built_site", "executed", "path")
+    assert not requested([harness, Item("tmp_path")], "built_site") and requested([harness, page], "built_site")
+    assert not requested([object()], "built_site"), "an item without fixtures (a doctest) needs none"
 
 
 def test_once_makes_a_result_once_and_shares_it_and_its_failure(tmp_path):
