@@ -6,12 +6,15 @@
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
 - ``executed`` and ``built_site``: each course notebook is executed once per test run (for the harness, its
-  page, its frames and its deck), and the static site built once from those runs, whichever of the two workers
-  asks first; a worker that asks for the site while the other builds it runs the notebooks not yet started
-  (from the last one back) instead of waiting idle. The cross-worker "run once, share the result" machinery
-  is ``run_once.py``.
+  page, its frames and its deck; without the frames and lecture figures when no selected test needs the site),
+  and the static site built once from those runs, whichever of the two workers asks first; a worker that would
+  wait for a run or the site another worker is making runs the notebooks not yet started (from the last one
+  back) instead of waiting idle. Runs are shared under their path in the repository (a second folder of
+  notebooks gets its own). The cross-worker "run once, share the result" machinery is ``run_once.py``.
+- ``--durations-file PATH``: the time per test file and the slowest tests, written at the end (CI publishes it).
 - ``interactive``: an explorer test run with the ipympl canvas and with the PNG fallback view.
-- ``chromium`` (one launched Chromium per module) and ``chromium_available`` (skip, or fail under CI, without one).
+- ``chromium``: pytest-playwright's ``browser`` fixture, launching Debian's Chromium once per worker (skipped
+  without one, a failure under CI).
 - Markers from fixtures: a test that uses ``executed`` or ``built_site`` (directly or through another fixture)
   is marked ``notebook``, one that uses a browser fixture ``browser``; so the fast loop,
   ``-m "not notebook and not browser and not slow"``, needs no list of folders.
@@ -22,12 +25,13 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOKS, chromium_or_skip
+from helpers import NOTEBOOKS, ROOT, chromium_or_skip
 from hypothesis import settings
-from run_once import once, shared_dir
+from run_once import once, requested, run_key, shared_dir
 
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
@@ -39,27 +43,40 @@ settings.register_profile("ci", deadline=None, print_blob=True)
 settings.register_profile("fast", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+SITE_BUILT = pytest.StashKey[bool]()  # set once the tests are collected: does this run build the site?
+
 
 @pytest.fixture(scope="session")
-def executed(tmp_path_factory):
+def executed(tmp_path_factory, pytestconfig):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness, page and deck share it).
 
+    A run that builds the site (a selected test uses ``built_site``) runs each notebook for its page: lecture
+    figures beside its own, its explorers' frames after its last cell (``build_site.execute_page``). Otherwise
+    the notebook runs as the harness needs it and no more (``execute.execute``), as in
+    ``pytest tests/repository/test_notebooks.py -k 03``.
+
     With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
-    it, the others wait for its result, so no notebook runs twice whichever worker asks first.
+    it, so no notebook runs twice whichever worker asks first. When the site is built, a worker that finds the
+    run it needs claimed and not yet finished first runs the course's runs nobody has started (from the last
+    one back): the site needs them all.
     """
     from tools.build_site import execute_page
+    from tools.execute import execute
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
-
-    def run(path: Path):
-        path = Path(path).resolve()
-        return once(shared, path.stem, lambda: execute_page(path))
+    for_pages = pytestconfig.stash.get(SITE_BUILT, True)
+    make = execute_page if for_pages else execute
 
     def help_with(paths) -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
         for path in paths:
             path = Path(path).resolve()
-            once(shared, path.stem, lambda path=path: execute_page(path), wait=False)
+            once(shared, run_key(path, ROOT), lambda path=path: make(path), wait=False)
+
+    def run(path: Path):
+        path = Path(path).resolve()
+        meanwhile = (lambda: help_with(reversed(NOTEBOOKS))) if for_pages else None
+        return once(shared, run_key(path, ROOT), lambda: make(path), meanwhile=meanwhile)
 
     run.help_with = help_with
     return run
@@ -73,12 +90,11 @@ def built_site(tmp_path_factory, executed):
     shared = shared_dir(tmp_path_factory, "built-site")
     # The site needs every notebook, executed in page order by the worker that builds it. Any worker that asks
     # meanwhile runs the runs nobody has started, from the last one back, instead of waiting idle.
-    if (shared / "site.claim").exists():
-        executed.help_with(reversed(NOTEBOOKS))
     return once(
         shared,
         "site",
         lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed)),
+        meanwhile=lambda: executed.help_with(reversed(NOTEBOOKS)),
     )
 
 
@@ -88,25 +104,31 @@ def interactive(request):
     return request.param
 
 
-@pytest.fixture
-def chromium_available():
-    """Skip where Chromium is missing (fail under CI, which installs it)."""
-    chromium_or_skip()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """One Chromium per worker for the pages of a module; each test opens its own page (a fresh context)."""
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's browser is Debian's Chromium with the flags of ``tools/browser.py`` (never a browser
+    Playwright downloads); skipped where it is missing (a failure under CI, which installs it)."""
     from tools import browser
 
     chromium_or_skip()
-    with browser.chromium_browser() as launched:
-        yield launched
+    return {**browser_type_launch_args, "executable_path": browser.CHROMIUM, "args": browser.CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def chromium(browser):
+    """pytest-playwright's ``browser``: one Chromium per worker for the whole run, launched when a test first
+    needs it; each test opens its own page (``chromium.new_page``, a fresh context) and closes it."""
+    return browser
 
 
 # The fixtures that make a test a notebook test or a browser test (whatever other fixture brings them in).
 NOTEBOOK_FIXTURES = {"executed", "built_site"}
-BROWSER_FIXTURES = {"chromium", "chromium_available", "lab", "page"}
+BROWSER_FIXTURES = {"browser", "chromium", "lab", "page"}
+
+
+def pytest_collection_finish(session):
+    """Whether this run builds the site: a test left after ``-m``/``-k`` uses ``built_site`` (``executed``)."""
+    session.config.stash[SITE_BUILT] = requested(session.items, "built_site")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
@@ -117,6 +139,52 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.notebook)
         if used & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--durations-file",
+        metavar="PATH",
+        help="also write where the time went to PATH: time per test file, the slowest tests (CI publishes it)",
+    )
+
+
+STARTED = pytest.StashKey[float]()
+
+
+def pytest_sessionstart(session):
+    session.config.stash[STARTED] = time.monotonic()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """``--durations-file``: each test file's and the 30 slowest tests' time (setup + call + teardown, summed
+    over xdist workers, so the files add up to more than the run's wall-clock time), and the counts."""
+    target = config.getoption("durations_file")
+    if not target or hasattr(config, "workerinput"):  # written once, by the process that reports
+        return
+    tests, outcomes = {}, {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                tests[report.nodeid] = tests.get(report.nodeid, 0.0) + report.duration
+                if report.when == "call" or report.outcome != "passed":
+                    outcomes[report.outcome] = outcomes.get(report.outcome, 0) + 1
+    files = {}
+    for nodeid, seconds in tests.items():
+        files[nodeid.split("::")[0]] = files.get(nodeid.split("::")[0], 0.0) + seconds
+    lines = [
+        f"{len(tests)} tests ({', '.join(f'{n} {o}' for o, n in sorted(outcomes.items()))}); "
+        f"{sum(tests.values()):.0f} s of test time over all workers, "
+        f"{time.monotonic() - config.stash[STARTED]:.0f} s from start to end",
+        "",
+        "seconds  test file",
+        *(f"{s:7.1f}  {name}" for name, s in sorted(files.items(), key=lambda item: -item[1])),
+        "",
+        "seconds  slowest tests",
+        *(f"{s:7.1f}  {name}" for name, s in sorted(tests.items(), key=lambda item: -item[1])[:30]),
+    ]
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def pytest_xdist_auto_num_workers(config):

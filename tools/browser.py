@@ -1,7 +1,9 @@
 """Drive the course in real JupyterLab and headless Chromium (for the UI tests and the latency benchmark).
 
 Needs the test extra (Playwright for Python) and Debian's Chromium at ``/usr/bin/chromium``
-(``apt-get install -y chromium``); Playwright's own browser download is not used.
+(``apt-get install -y chromium``); Playwright's own browser download is not used. The tests launch it through
+pytest-playwright's ``browser`` fixture with :data:`CHROMIUM` and :data:`CHROMIUM_ARGS` (``tests/conftest.py``);
+:func:`chromium_browser` and :func:`chromium` launch it the same way for the benchmark.
 """
 
 from __future__ import annotations

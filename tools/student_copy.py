@@ -2,7 +2,8 @@
 
 Copies the repository's files (those tracked by git; from a ZIP download without ``.git``, every file
 except caches, build folders and virtual environments) but never a solution: no path with a component
-``solutions`` and no notebook cell tagged ``solution``. Notebooks are copied without outputs. The copy is
+``solutions`` and no notebook cell tagged ``solution``. Notebooks are copied without outputs (nbconvert's
+``TagRemovePreprocessor`` and ``ClearOutputPreprocessor``). The copy is
 written to a temporary folder beside ``OUTDIR`` and renamed at the end, so a failure leaves no half copy;
 ``OUTDIR`` must be new or empty and outside the repository. In the copy, the tests that compare the
 reference answers with the exercise checks are skipped; everything else runs as usual.
@@ -68,12 +69,18 @@ def course_files(root: Path = ROOT) -> list:
     return sorted(f for f in files if not _excluded(f) and (root / f).is_file())
 
 
-def _clean_notebook(path: Path):
+def _preprocessors():
+    """nbconvert's own: cells tagged ``solution`` removed, then every output and execution count cleared (the
+    cells' metadata kept as it is: ``remove_metadata_fields`` would otherwise drop ``collapsed`` and ``scrolled``)."""
+    from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+
+    return [TagRemovePreprocessor(remove_cell_tags={"solution"}), ClearOutputPreprocessor(remove_metadata_fields=set())]
+
+
+def _clean_notebook(path: Path, preprocessors) -> None:
     nb = nbformat.read(path, as_version=4)
-    nb.cells = [c for c in nb.cells if "solution" not in c.get("metadata", {}).get("tags", [])]
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+    for preprocessor in preprocessors:
+        nb, _ = preprocessor.preprocess(nb, {})
     nbformat.write(nb, path)
 
 
@@ -88,14 +95,14 @@ def make_student_copy(outdir, root: Path = ROOT) -> list:
         raise ValueError(f"outdir must be outside the course folder {root}, got {outdir}")
     if not outdir.parent.exists():
         raise ValueError(f"the folder that would hold outdir does not exist: {outdir.parent}")
-    copied = []
+    copied, preprocessors = [], _preprocessors()
     with staged(outdir, "cannot write in") as staging:
         for name in course_files(root):
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root / name, target)
             if name.endswith(".ipynb"):
-                _clean_notebook(target)
+                _clean_notebook(target, preprocessors)
             copied.append(name)
     return copied
 

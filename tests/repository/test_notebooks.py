@@ -1,9 +1,12 @@
-"""Every course notebook runs top to bottom in a fresh kernel, cleanly; and the harness can fail."""
+"""Every course notebook runs top to bottom in a fresh kernel, cleanly; the harness can fail; each run is shared."""
+
+import pickle
 
 import nbformat
 import pytest
-from helpers import NOTEBOOKS
+from helpers import NOTEBOOKS, ROOT
 from nbcheck import check_notebook, static_problems
+from run_once import once, requested, run_key
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -67,3 +70,50 @@ def test_harness_rejects_outputs_counts_and_missing_kernelspec(tmp_path):
     assert any("kernelspec" in p for p in problems)
     assert any("outputs" in p for p in problems)
     assert any("execution count" in p for p in problems)
+
+
+# --- one run per notebook, shared between the workers (run_once.py) ----------------------------------------------
+
+
+def test_a_second_folder_of_notebooks_gets_runs_of_its_own():
+    english, chinese = ROOT / "notebooks" / "01_x.ipynb", ROOT / "notebooks" / "zh" / "01_x.ipynb"
+    assert run_key(english, ROOT) == "notebooks--01_x" and run_key(chinese, ROOT) == "notebooks--zh--01_x"
+    assert "/" not in run_key("/elsewhere/probe.ipynb", ROOT)
+
+
+def test_notebooks_run_for_their_pages_only_when_a_test_needs_the_site():
+    class Item:
+        def __init__(self, *fixturenames):
+            self.fixturenames = fixturenames
+
+    harness, page = Item("path", "executed", "record_property"), Item("site", "built_site", "executed", "path")
+    assert not requested([harness, Item("tmp_path")], "built_site") and requested([harness, page], "built_site")
+    assert not requested([object()], "built_site"), "an item without fixtures (a doctest) needs none"
+
+
+def test_once_makes_a_result_once_and_shares_it_and_its_failure(tmp_path):
+    made = []
+    assert once(tmp_path, "k", lambda: made.append(1) or "first") == "first"
+    assert once(tmp_path, "k", lambda: made.append(2) or "second") == "first" and made == [1]
+
+    def broken():
+        raise ValueError("no kernel")
+
+    with pytest.raises(ValueError, match="no kernel"):
+        once(tmp_path, "bad", broken)
+    with pytest.raises(RuntimeError, match="bad failed in another worker: ValueError: no kernel"):
+        once(tmp_path, "bad", lambda: "never made")
+
+
+def test_a_worker_that_would_wait_does_other_work_first(tmp_path):
+    (tmp_path / "k.claim").touch()  # another worker is making "k"
+    helped = []
+
+    def meanwhile():  # the other worker finishes while this one helps
+        helped.append("k")
+        (tmp_path / "k.pickle").write_bytes(pickle.dumps("theirs"))
+
+    assert once(tmp_path, "k", lambda: "mine", meanwhile=meanwhile) == "theirs" and helped == ["k"]
+    assert once(tmp_path, "k", lambda: "mine", meanwhile=lambda: helped.append("again")) == "theirs"
+    assert helped == ["k"], "nothing to help with once the result is there"
+    assert once(tmp_path, "k", lambda: "mine", wait=False) is None

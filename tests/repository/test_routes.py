@@ -164,6 +164,49 @@ def test_test_workflow_runs_the_readmes_test_command_like_ci():
     assert any("apt-get install" in run and "chromium" in run for run in runs[:-1])
 
 
+DURATIONS = "--durations=30 --durations-file=test-artifacts/durations.txt"
+
+
+def test_ci_publishes_where_the_time_went():
+    steps = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text(encoding="utf-8"))["jobs"]["test"]
+    steps = steps["steps"]
+    assert [s for s in steps if "run" in s][-1]["env"]["PYTEST_ADDOPTS"] == DURATIONS
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()" and upload["with"]["path"] == "test-artifacts/"
+    assert f'export PYTEST_ADDOPTS="{DURATIONS}"' in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_durations_file_gives_time_per_file_and_the_slowest_tests(tmp_path):
+    target = tmp_path / "out" / "durations.txt"
+    tests = ["tests/core/test_examples.py", "tests/tools/test_notebook_check.py"]
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            *tests,
+            f"--durations-file={target}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        encoding="utf-8",
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    passed = int(re.search(r"(\d+) passed", result.stdout).group(1))
+    head, files, slowest = target.read_text(encoding="utf-8").split("\n\n")
+    assert head.startswith(f"{passed} tests ({passed} passed); ") and "s from start to end" in head
+    assert sorted(line.split()[-1] for line in files.splitlines()[1:]) == tests
+    listed = [line.split()[-1] for line in slowest.splitlines()[1:]]
+    assert len(listed) == min(30, passed) and all(name.split("::")[0] in tests for name in listed)
+
+
 def test_test_workflow_runs_every_nox_session_and_the_other_systems():
     import importlib.util
 

@@ -78,6 +78,7 @@ def site(built_site):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
     run = executed(path)
+    assert run.after_outputs, "a run that builds the site draws the explorers' frames (the page's run)"
     manifests, images, _ = frames_of(run.after_outputs)
     view = "application/vnd.jupyter.widget-view+json"
     shown = {

@@ -1,6 +1,7 @@
 """The slide decks: slide metadata from the headings (``tools/slide_metadata.py``), the decks the site builds
 (``tools/decks.py``: offline, lecture mode, live explorers), and a deck paged through in real Chromium."""
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -13,8 +14,8 @@ from helpers import NOTEBOOKS, ROOT, axe_violations, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
-from tools import browser, slide_metadata
-from tools.decks import REVEAL, deck_name, external_resources, lecture_cells
+from tools import slide_metadata
+from tools.decks import REVEAL, deck_html, deck_name, external_resources, lecture_cells
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
 REVEAL_FILES = {
@@ -154,6 +155,27 @@ def test_external_resources_finds_what_would_load_from_the_network():
     ]
 
 
+def test_decks_use_only_nbconvert_public_names_and_get_its_slide_structure():
+    """The template names no private nbconvert class: its conf.json inherits the reveal template's preprocessors
+    (which cell starts a slide, a sub-slide, a fragment). Run in every nox session, so across the supported
+    nbconvert releases: the structure the decks rely on comes from the public template."""
+    private = re.compile(r"nbconvert[\w.]*\._[A-Za-z]")
+    sources = [p for p in (ROOT / "tools").rglob("*") if p.suffix in {".py", ".json", ".j2"}]
+    assert not [p.name for p in sources if private.search(p.read_text(encoding="utf-8"))]
+    conf = json.loads((ROOT / "tools" / "templates" / "course_reveal" / "conf.json").read_text(encoding="utf-8"))
+    assert conf["base_template"] == "reveal" and "preprocessors" not in conf
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("## One", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("a sub-slide", metadata={"slideshow": {"slide_type": "subslide"}}),
+        nbformat.v4.new_markdown_cell("same slide"),
+        nbformat.v4.new_markdown_cell("never shown", metadata={"slideshow": {"slide_type": "skip"}}),
+    ]
+    deck = deck_html(nb, "probe")
+    assert deck.count("<section") == 2 * 2 + 1 and "never shown" not in deck and "same slide" in deck
+
+
 def test_the_vendored_reveal_js_is_the_registrys_with_its_licence():
     for name, digest in REVEAL_FILES.items():
         assert hashlib.sha256((REVEAL / name).read_bytes()).hexdigest() == digest, name
@@ -205,9 +227,18 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------
 
 
-def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium_available):
+@contextlib.contextmanager
+def _deck_page(chromium):
+    page = chromium.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium):
     deck = site / deck_name("01_queries_keys_values")
-    with browser.chromium(1280, 800) as page:
+    with _deck_page(chromium) as page:
         outside, errors = files_only(page), console_errors(page)
         page.goto(deck.as_uri(), wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
@@ -244,9 +275,9 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium_avail
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property, chromium_available):
+def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property, chromium):
     """Every slide at once: reveal.js's print layout (``?print-pdf``) shows them all, so axe-core sees each."""
-    with browser.chromium(1280, 800) as page:
+    with _deck_page(chromium) as page:
         errors = console_errors(page)
         page.goto((site / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)

@@ -42,7 +42,7 @@ TREE = {
 def _notebook(path: Path):
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["exercise"]}),
+            nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["exercise"], "collapsed": True}),
             nbformat.v4.new_code_cell("x = 42  # the answer", metadata={"tags": ["solution"]}),
         ]
     )
@@ -80,6 +80,7 @@ def test_student_copy_leaves_out_solutions_caches_and_build_folders(tmp_path, gi
     nb = nbformat.read(out / "notebooks/01_intro.ipynb", as_version=4)
     assert [c.source for c in nb.cells] == ["x = 1"]  # the solution cell is gone
     assert nb.cells[0].outputs == [] and nb.cells[0].execution_count is None
+    assert nb.cells[0].metadata == {"tags": ["exercise"], "collapsed": True}  # the cell's metadata as it was
     assert sorted(p.name for p in tmp_path.iterdir()) == ["course", "student"]  # no staging folder left
 
 

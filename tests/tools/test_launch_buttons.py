@@ -17,6 +17,7 @@ from tools.launch_buttons import (
     SLUG,
     issue_links,
     links,
+    main,
     numbered_notebooks,
     page_buttons,
     problems,
@@ -65,8 +66,15 @@ def test_first_cell_has_the_buttons_and_the_last_cell_links_the_issue_forms(path
     assert all((ROOT / ".github" / "ISSUE_TEMPLATE" / form).is_file() for form in forms)
 
 
-def test_check_mode_passes_on_the_repository_and_the_readme_has_every_link():
+def test_check_mode_passes_on_the_repository_and_the_readme_has_every_link(capsys):
     assert problems() == []
+    assert main(["--check"]) == 0
+    assert capsys.readouterr().out.strip() == "launch_buttons: all in step"
+
+
+@pytest.mark.slow
+def test_check_mode_passes_as_a_command():
+    """The same through a new interpreter (the pre-commit hook's way): its exit status and its one line."""
     result = subprocess.run(
         [sys.executable, "-m", "tools.launch_buttons", "--check"],
         cwd=ROOT,
