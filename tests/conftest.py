@@ -51,15 +51,18 @@ def executed(tmp_path_factory):
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
 
+    def key(path: Path) -> str:  # a zh twin (notebooks/zh/) has its English notebook's stem: "zh-" tells them apart
+        return f"zh-{path.stem}" if path.parent.name == "zh" else path.stem
+
     def run(path: Path):
         path = Path(path).resolve()
-        return once(shared, path.stem, lambda: execute_page(path))
+        return once(shared, key(path), lambda: execute_page(path))
 
     def help_with(paths) -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
         for path in paths:
             path = Path(path).resolve()
-            once(shared, path.stem, lambda path=path: execute_page(path), wait=False)
+            once(shared, key(path), lambda path=path: execute_page(path), wait=False)
 
     run.help_with = help_with
     return run

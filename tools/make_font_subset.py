@@ -3,7 +3,10 @@
 Run from the repository root after installing the Debian package fonts-wqy-microhei:
     python -m tools.make_font_subset
 The subset keeps the figures and the static pages readable on machines without a Chinese font (Binder, most
-laptops).
+laptops). It covers every Chinese character of the data, the notebooks (English and zh), the glossary, the
+translation files, README.zh.md and the library's Chinese messages: rebuild it after any of them gains a character
+(a test, tests/repository/test_chinese_edition.py, names a character the subset lacks). Remove the Debian package
+again afterwards: a page test checks that without the shipped font Chinese would draw as boxes.
 """
 
 import re
@@ -16,6 +19,12 @@ from attention_lab.paths import repo_root
 
 ROOT = repo_root(Path(__file__).parent)
 SOURCE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+LATIN_AND_SYMBOLS = (
+    "".join(chr(c) for c in range(0x20, 0x7F))  # printable ASCII
+    + "".join(chr(c) for c in range(0xA0, 0x100))  # Latin-1
+    + "".join(chr(c) for c in (*range(0x391, 0x3A2), *range(0x3A3, 0x3AA), *range(0x3B1, 0x3CA)))  # Greek
+    + "−×·°±≈≤≥→←↔∞′″–—‘’“”…√∑∏∂∇∈∉⊂∪∩≠≡∝"
+)
 GLOSSARY = "硬性注意力软性注意力汇聚查询键值评分函数核回归编码器解码器上下文向量对齐掩码缩放点积加性温度带宽"
 
 
@@ -24,10 +33,22 @@ def characters() -> str:
     # it): the pages serve this font too, so Chinese draws in browsers without a Chinese font
     from tools.site_kit import index_page
 
-    sources = [*ROOT.glob("data/*.csv"), *ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("notebooks/*.md")]
+    # and the Chinese edition's: its translations (translations/zh/, the zh notebooks built from them, the Chinese
+    # README) and the library's messages in Chinese (the gettext catalogues, attention_lab/i18n.py)
+    sources = [
+        *ROOT.glob("data/*.csv"),
+        *ROOT.glob("notebooks/*.ipynb"),
+        *ROOT.glob("notebooks/*.md"),
+        *ROOT.glob("notebooks/zh/*.ipynb"),
+        *ROOT.glob("translations/zh/*.json"),
+        *ROOT.glob("README.zh.md"),
+        *ROOT.glob("src/attention_lab/locale/*/LC_MESSAGES/*.po"),
+    ]
     texts = [p.read_text(encoding="utf-8") for p in sources] + [index_page([], {})]
-    found = set(re.findall(r"[\u3000-\u9fff\uff00-\uffef]", "".join(texts) + GLOSSARY))
-    return "".join(sorted(found))
+    found = set(re.findall(r"[\u3000-\u9fff\uff00-\uffef\u2018-\u201d\u2026\u00b7\u2014]", "".join(texts) + GLOSSARY))
+    # and what else a figure's text may hold: in Chinese, text mixing Chinese and math is drawn outside $...$ in
+    # this font alone (plots.CJK_FIRST), and so are tick labels written in mathtext (the minus sign U+2212)
+    return "".join(sorted(found | set(LATIN_AND_SYMBOLS)))
 
 
 def main():

@@ -278,6 +278,8 @@ def _dump(nb: dict) -> str:
 def _built(root: Path) -> list[tuple[Path, str, list[str]]]:
     """Every zh notebook as the command builds it: (path, text, drift lines), read and built before anything
     is written (ValueError on a malformed translation file)."""
+    if not (Path(root) / "notebooks").is_dir():
+        raise ValueError(f"{root} is not the course repository: it has no notebooks/ folder")
     plan = list(_pairs(root))
     twins = {english.name for english, _, _ in plan}
     out = []
@@ -329,15 +331,16 @@ def rebuild(root: Path = ROOT) -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; list what is out of step, exit 1")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
 
     def one_line_error(message):
-        print(f"translate: {message} (usage: python -m tools.translate [--check])", file=sys.stderr)
+        print(f"translate: {message} (usage: python -m tools.translate [--check] [--root DIR])", file=sys.stderr)
         sys.exit(2)
 
     parser.error = one_line_error
     args = parser.parse_args(argv)
     try:
-        found = problems() if args.check else rebuild()
+        found = problems(args.root) if args.check else rebuild(args.root)
     except (ValueError, OSError, KeyError, TypeError) as error:
         print(f"translate: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 2
