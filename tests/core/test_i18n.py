@@ -80,6 +80,7 @@ def test_english_is_the_default_and_set_language_switches_a_figures_text(chinese
     al.set_language("zh")
     chinese_texts = [t.get_text() for t in diagrams.course_map().figure.axes[0].texts]
     assert "查询、键和值" in chinese_texts and "queries, keys, values" not in chinese_texts
+    assert diagrams.three_steps().alt.startswith("注意力的三个步骤")  # a diagram's alt text too
 
 
 def test_a_figures_title_and_its_alt_text_follow_the_language(chinese):

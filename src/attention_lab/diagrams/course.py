@@ -24,7 +24,7 @@ ROWS = [
 ]
 
 ALT_TEXT = {
-    "course_map": (
+    "course_map": N_(
         "The map of the course: eight boxes, one per notebook, in two rows joined by arrows in reading order. "
         "Top row, attention as a lookup, then as regression: 01, queries, keys and values (query q, keys k_i, values "
         "v_i to the output, the sum over i of lambda_i v_i); 02, from hard to soft attention (one-hot weights to a "
@@ -59,4 +59,4 @@ def course_map() -> Diagram:
     middle = top - 0.35
     ax.plot([xs[3], xs[3], xs[0]], [top, middle, middle], color="black", lw=2.0)
     arrow(ax, (xs[0], middle), (xs[0], bottom))
-    return Diagram("course_map", figure, ALT_TEXT["course_map"])
+    return Diagram("course_map", figure, _(ALT_TEXT["course_map"]))

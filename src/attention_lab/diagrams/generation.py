@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..i18n import _
+from ..i18n import N_, _
 from ._draw import Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "generation_loop"]
 
 ALT_TEXT = {
-    "generation_loop": (
+    "generation_loop": N_(
         "The loop that generates text, one token per turn. Left, the tokens y_1 to y_t: the prompt, then each token "
         "written so far. They go into the decoder-only Transformer, which reads them with its causal mask and gives "
         "the logits alpha at the last position t, one score for each of the n_vocab tokens. A sampler turns the "
@@ -73,4 +73,4 @@ def generation_loop() -> Diagram:
         ),
     )
     ax.plot([5.0, 5.0], [2.35, y - 0.675], color="black", lw=1.5, ls=(0, (4, 3)))
-    return Diagram("generation_loop", figure, ALT_TEXT["generation_loop"])
+    return Diagram("generation_loop", figure, _(ALT_TEXT["generation_loop"]))

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..i18n import _
+from ..i18n import N_, _
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import hard_attention, softmax
 from ..plots import in_language_fonts
@@ -47,7 +47,7 @@ def _numbers(values, style: str = ".2f") -> str:
 
 
 ALT_TEXT = {
-    "three_steps": (
+    "three_steps": N_(
         "Attention in three steps, left to right. The query q is compared with every key: step 1, score, gives "
         "alpha_i = a(q, k_i) for keys 1 to n. Step 2, normalise: a softmax at temperature T turns the scores into "
         "weights lambda_i, non-negative and summing to 1. Step 3, weighted average: each value v_i is multiplied "
@@ -113,7 +113,7 @@ def three_steps() -> Diagram:
     for x, label in ((3.0, _("1. score")), (6.25, _("2. normalise")), (9.0, _("3. weighted average"))):
         text(ax, (x, 4.25), label, fontweight="bold")
     text(ax, (7.1, 0.3), "$\\lambda_i \\geq 0$, $\\sum_i \\lambda_i = 1$")
-    return Diagram("three_steps", figure, ALT_TEXT["three_steps"])
+    return Diagram("three_steps", figure, _(ALT_TEXT["three_steps"]))
 
 
 def hard_vs_soft() -> Diagram:

@@ -3,13 +3,13 @@ block, and self- vs cross-attention (07)."""
 
 from __future__ import annotations
 
-from ..i18n import _
+from ..i18n import N_, _
 from ._draw import ROLE, Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "encoder_decoder", "multi_head", "transformer_block", "self_vs_cross"]
 
 ALT_TEXT = {
-    "encoder_decoder": (
+    "encoder_decoder": N_(
         "An encoder-decoder with Bahdanau attention, for one output step t. Bottom: the input tokens I, am, a, "
         "student are read by a bidirectional GRU encoder into states e_1 to e_4, which serve as the keys and the "
         "values. Top: the decoder. Its previous state s_{t-1} is the query: it is scored against every e_j, "
@@ -18,14 +18,14 @@ ALT_TEXT = {
         "the new state s_t. The read-out W_out [s_t; c_t] predicts the output y_t from s_t and c_t together, here "
         "the Chinese word for am."
     ),
-    "multi_head": (
+    "multi_head": N_(
         "Multi-head attention, left to right, in five steps: project, split, attend, concatenate, project. "
         "Project: the sequence X is projected to Q = X W_q, K = X W_k and V = X W_v. Split: each is cut into "
         "n_heads slices of width d_k = d_model / n_heads (three heads drawn). Attend: each head m computes "
         "softmax(Q_m K_m transposed / sqrt(d_k)) V_m on its own. Concatenate: the heads' outputs are put side by "
         "side, width d_model again. Project: W_o maps the concatenation to the output MultiHead(X)."
     ),
-    "transformer_block": (
+    "transformer_block": N_(
         "A pre-LN Transformer block, read from bottom to top. The input x goes through layer normalisation and "
         "multi-head self-attention, and the result is added back to x (a residual connection drawn as a path "
         "around the layer norm and the sub-layer). The sum goes through a second layer normalisation and the "
@@ -33,7 +33,7 @@ ALT_TEXT = {
         "around the second layer norm and the FFN). The output has the shape of the input, "
         "(n, d_model), so blocks stack."
     ),
-    "self_vs_cross": (
+    "self_vs_cross": N_(
         "Self-attention and cross-attention side by side. Left, self-attention: the queries Q = X W_q, keys "
         "K = X W_k and values V = X W_v all come from one sequence X, and the weights form an n-by-n matrix. "
         "Right, cross-attention (the Transformer's encoder-decoder attention): the queries Q = X W_q come from the "
@@ -90,7 +90,7 @@ def encoder_decoder() -> Diagram:
     arrow(ax, (12.5, top), (12.85, top))
     text(ax, (13.2, top + 0.3), "$y_t$")
     text(ax, (13.2, top - 0.15), "是")
-    return Diagram("encoder_decoder", figure, ALT_TEXT["encoder_decoder"])
+    return Diagram("encoder_decoder", figure, _(ALT_TEXT["encoder_decoder"]))
 
 
 def multi_head() -> Diagram:
@@ -133,7 +133,7 @@ def multi_head() -> Diagram:
             "$d_k = d_{\\mathrm{model}} / n_{\\mathrm{heads}}$ ($n_{\\mathrm{heads}} = 3$ drawn)"
         ),
     )
-    return Diagram("multi_head", figure, ALT_TEXT["multi_head"])
+    return Diagram("multi_head", figure, _(ALT_TEXT["multi_head"]))
 
 
 def transformer_block() -> Diagram:
@@ -182,7 +182,7 @@ def transformer_block() -> Diagram:
         + _("the same network at every position,\nwidth $d_{\\mathrm{ff}}$"),
         ha="left",
     )
-    return Diagram("transformer_block", figure, ALT_TEXT["transformer_block"])
+    return Diagram("transformer_block", figure, _(ALT_TEXT["transformer_block"]))
 
 
 def self_vs_cross() -> Diagram:
@@ -212,4 +212,4 @@ def self_vs_cross() -> Diagram:
         arrow(ax, (x, 2.6), (x, 3.1))
     box(ax, (x0 + 3.5, 3.6), formula + "\n" + _("weights: (n_queries, n_keys)"), "output", width=4.9, height=1.0)
     ax.plot([6.7, 6.7], [0.2, 5.5], color=ROLE["plain"], lw=1.5)
-    return Diagram("self_vs_cross", figure, ALT_TEXT["self_vs_cross"])
+    return Diagram("self_vs_cross", figure, _(ALT_TEXT["self_vs_cross"]))

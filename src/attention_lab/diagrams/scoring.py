@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..i18n import _
+from ..i18n import N_, _
 from ._draw import ROLE, Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "scoring_functions"]
 
 ALT_TEXT = {
-    "scoring_functions": (
+    "scoring_functions": N_(
         "Two scoring functions a(q, k_i), one above the other, each turning a query q and a key k_i into one score "
         "alpha_i. Top, the additive (MLP) score: the query is projected to W_q q and the key to W_k k_i, both "
         "vectors of d_h numbers; they are added, passed through tanh, and the learned vector w_v turns the result "
@@ -78,4 +78,4 @@ def scoring_functions() -> Diagram:
     arrow(ax, (4.9, y), (5.8, y))
     arrow(ax, (6.9, y), (7.7, y))
     ax.plot([0.15, 10.6], [2.95, 2.95], color=ROLE["plain"], lw=1.5)
-    return Diagram("scoring_functions", figure, ALT_TEXT["scoring_functions"])
+    return Diagram("scoring_functions", figure, _(ALT_TEXT["scoring_functions"]))
