@@ -15,8 +15,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tokenize
 from pathlib import Path
 
@@ -145,20 +143,14 @@ def _reword_first_markdown(cells):
     return index, cells[index]["id"]
 
 
-def test_a_changed_english_cell_fails_the_drift_check_naming_notebook_and_cell(tmp_path):
+def test_a_changed_english_cell_fails_the_drift_check_naming_notebook_and_cell(tmp_path, capsys):
     root = _mini_repository(tmp_path)
     assert translate.problems(root) == []
     name, index, cell_id = _edit_english(root, _reword_first_markdown)
     found = translate.problems(root)
     assert found and found[0].startswith(f"{name} cell {index} (id {cell_id}): stale"), found
-    result = subprocess.run(
-        [sys.executable, "-m", "tools.translate", "--check", "--root", str(root)],
-        cwd=ROOT,
-        capture_output=True,
-        encoding="utf-8",
-        timeout=120,
-    )
-    assert result.returncode == 1 and f"{name} cell {index} (id {cell_id}): stale" in result.stdout
+    assert translate.main(["--check", "--root", str(root)]) == 1
+    assert f"{name} cell {index} (id {cell_id}): stale" in capsys.readouterr().out
 
 
 def test_an_added_or_removed_english_cell_is_named(tmp_path):
