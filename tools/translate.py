@@ -308,21 +308,31 @@ def problems(root: Path = ROOT) -> list[str]:
 
 
 def rebuild(root: Path = ROOT) -> list[str]:
-    """Write every zh notebook; the drift lines (stale, missing, extra cells; misplaced fragments) it found."""
-    plan = _built(root)  # everything is built before the first file is written
+    """Write every zh notebook; the drift lines (stale, missing, extra cells; misplaced fragments) it found.
+
+    Everything is built before anything is written, and every changed notebook is first written beside its
+    place (``.partial``), then all are moved into place: an error leaves the zh notebooks as they were."""
+    plan = _built(root)
     folder = Path(root) / "notebooks" / "zh"
     folder.mkdir(exist_ok=True)
+    changed = [(zh, text) for zh, text, _ in plan if not zh.exists() or zh.read_text(encoding="utf-8") != text]
+    partials = []
+    try:
+        for zh_path, text in changed:
+            partials.append(zh_path.with_suffix(".partial"))
+            partials[-1].write_text(text, encoding="utf-8")
+    except OSError:
+        for partial in partials:
+            partial.unlink(missing_ok=True)
+        raise
+    for partial, (zh_path, _) in zip(partials, changed, strict=True):
+        partial.replace(zh_path)
     found = []
-    for zh_path, text, lines in plan:
-        english = Path(root) / "notebooks" / zh_path.name
+    for zh_path, _, lines in plan:
         found += lines
-        if not zh_path.exists() or zh_path.read_text(encoding="utf-8") != text:
-            partial = zh_path.with_suffix(".partial")
-            partial.write_text(text, encoding="utf-8")
-            partial.replace(zh_path)
-            print(f"notebooks/zh/{zh_path.name}: written")
-        else:
-            print(f"notebooks/zh/{zh_path.name}: already up to date")
+        done = "written" if any(zh_path == path for path, _ in changed) else "already up to date"
+        print(f"notebooks/zh/{zh_path.name}: {done}")
+        english = Path(root) / "notebooks" / zh_path.name
         if launch_buttons.update_notebook(english):  # the English notebook links its new twin
             print(f"notebooks/{english.name}: its launch block now links notebooks/zh/{english.name}")
     return found
