@@ -23,7 +23,9 @@ English changed since), every English cell without an entry, every entry without
 fragment that is not inside one comment or string, and every zh notebook that differs from what the command
 builds; it exits 1 if there is any. Without ``--check`` it rebuilds every zh notebook (a stale entry is still
 used, a cell without an entry stays English) and exits 1 if it listed a stale, missing or extra cell. Bad input
-(an unreadable or malformed translation file): one line on stderr, exit 2, nothing written.
+(an unreadable or malformed translation file): one line on stderr, exit 2, nothing written. ``--terms`` lists, for
+a reader's review, each glossary term whose first use in a zh notebook lacks the English in parentheses
+(advisory: it exits 0).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ __all__ = [
     "translated_pairs",
     "problems",
     "rebuild",
+    "glossary_terms",
+    "first_use_problems",
 ]
 
 ROOT = repo_root(Path(__file__).parent)
@@ -338,10 +342,43 @@ def rebuild(root: Path = ROOT) -> list[str]:
     return found
 
 
+def glossary_terms(root: Path = ROOT) -> dict[str, str]:
+    """{Chinese term: its English} from the glossary's Terms table (each of a row's "/"- or ","-separated terms)."""
+    text = (Path(root) / "notebooks" / "glossary.md").read_text(encoding="utf-8")
+    table = text.split("## Terms", 1)[1].split("\n\n", 2)[1]
+    terms = {}
+    for line in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 2:
+            continue
+        english = re.sub(r"\s*\(.*?\)", "", cells[0])
+        for term in re.split(r"\s*/\s*|,\s*", re.sub(r"\s*\(.*?\)", "", cells[1])):
+            if len(re.findall(r"[\u4e00-\u9fff]", term)) >= 2:
+                terms.setdefault(term.strip(), english)
+    return terms
+
+
+def first_use_problems(nb: dict, notebook: str, terms: dict[str, str]) -> list[str]:
+    """Glossary terms whose first use in the zh notebook's prose is not followed by the English in parentheses
+    ("查询（query）"); advisory (a term inside a longer one, or in a heading, is listed too)."""
+    prose = "".join(_text(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    prose = re.sub(re.escape(launch_buttons.BEGIN) + ".*?" + re.escape(launch_buttons.END), "", prose, flags=re.S)
+    found = []
+    for term, english in sorted(terms.items()):
+        start = prose.find(term)
+        if start >= 0 and not prose[start + len(term) :].lstrip("*").startswith(("（", "(")):  # **term**（...）
+            where = prose[max(0, start - 12) : start + len(term) + 12].replace("\n", " ")
+            found.append(f"{notebook}: first use of {term} ({english}) without the English: ...{where}...")
+    return found
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; list what is out of step, exit 1")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
+    parser.add_argument(
+        "--terms", action="store_true", help="list glossary terms first used without the English (advisory, exit 0)"
+    )
 
     def one_line_error(message):
         print(f"translate: {message} (usage: python -m tools.translate [--check] [--root DIR])", file=sys.stderr)
@@ -349,6 +386,12 @@ def main(argv=None) -> int:
 
     parser.error = one_line_error
     args = parser.parse_args(argv)
+    if args.terms:
+        terms = glossary_terms(args.root)
+        for path in sorted((Path(args.root) / "notebooks" / "zh").glob("*.ipynb")):
+            for line in first_use_problems(json.loads(path.read_text(encoding="utf-8")), path.name, terms):
+                print(line)
+        return 0
     try:
         found = problems(args.root) if args.check else rebuild(args.root)
     except (ValueError, OSError, KeyError, TypeError) as error:

@@ -250,3 +250,16 @@ def test_the_chinese_edition_copies_no_run_of_the_posts():
     texts = {p: p.read_text(encoding="utf-8") for p in [*ZH_NOTEBOOKS, *TRANSLATIONS]}
     copied = {p.name: runs for p, text in texts.items() for runs in [sum((copied_runs(text, s) for s in posts), [])]}
     assert not any(copied.values()), {name: runs[:5] for name, runs in copied.items() if runs}
+
+
+def test_the_terms_report_names_a_glossary_term_first_used_without_its_english():
+    terms = translate.glossary_terms()
+    assert terms["查询"].startswith("query") and terms["注意力汇聚"] == "attention pooling"
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["把**查询**（query）和键比较，得到注意力汇聚的结果；再谈查询。"]}
+        ]
+    }
+    found = translate.first_use_problems(nb, "x.ipynb", terms)
+    assert any("注意力汇聚 (attention pooling)" in line for line in found)
+    assert not any("first use of 查询 " in line for line in found)
