@@ -1,6 +1,6 @@
 """Small helpers shared by the tests (fixtures and settings are in ``conftest.py``).
 
-- ``ROOT``, ``NOTEBOOK_DIR``, ``NOTEBOOKS``: the repository and its course notebooks;
+- ``ROOT``, ``NOTEBOOK_DIR``, ``NOTEBOOKS``, ``ZH_NOTEBOOKS``: the repository, its course notebooks and their zh twins;
 - ``load_solution(name)``: the reference answers of one notebook (skipped where solutions/ is left out);
 - ``text(feedback)``, ``stub`` and ``raises``: for the exercise-check tests, and two of the tests every
   notebook's checks pass, for a test file to bind to ``test_*`` names: ``stub_test`` (a stub reads as not
@@ -27,6 +27,7 @@ __all__ = [
     "ROOT",
     "NOTEBOOK_DIR",
     "NOTEBOOKS",
+    "ZH_NOTEBOOKS",
     "load_solution",
     "text",
     "stub",
@@ -45,6 +46,7 @@ __all__ = [
 ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+ZH_NOTEBOOKS = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))  # the Chinese edition (tools/translate.py)
 
 
 def load_solution(name: str):

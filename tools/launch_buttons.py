@@ -10,7 +10,10 @@ One place makes every "run this" link of the course, from one repository address
   question, an error in the text, a bug;
 - the static pages (``build_site.py``) show the same links as buttons at the top of each page and the same
   footer (:func:`page_buttons`, :func:`page_footer`);
-- the README's table links the same Binder and Colab addresses (``--check`` says if one is missing).
+- the README's table links the same Binder and Colab addresses (``--check`` says if one is missing);
+- the Chinese edition (``notebooks/zh/``, built by ``tools/translate.py``) gets the same block and footer in
+  Chinese (``lang="zh"``) with a link back to its English twin, and an English notebook that has a zh twin
+  links it on a line of its own inside its block (``TWIN_ZH``; the translation's drift hash sets that line aside).
 
 Without options it writes the notebooks (stripped, as committed); running it twice changes nothing.
 ``--check`` writes nothing and exits 1 with one line per notebook or README link that is out of step.
@@ -63,18 +66,32 @@ def numbered_notebooks(folder: Path = ROOT / "notebooks") -> list[Path]:
     return sorted(Path(folder).glob(NOTEBOOK_PATTERN))
 
 
-def links(name: str) -> dict[str, str]:
-    """The Colab, Binder and download addresses of notebook ``name`` (a file name in ``notebooks/``)."""
+LANGUAGES = {"en": "notebooks", "zh": "notebooks/zh"}  # the folder of each edition's notebooks
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {sorted(LANGUAGES)}, got {lang!r}")
+
+
+def links(name: str, lang: str = "en") -> dict[str, str]:
+    """The Colab, Binder and download addresses of notebook ``name`` (a file name in ``notebooks/``, or in
+    ``notebooks/zh/`` for ``lang="zh"``)."""
     if not re.fullmatch(r"[\w\-]+\.ipynb", str(name)):
         raise ValueError(f"name must be a notebook's file name like 01_queries_keys_values.ipynb, got {name!r}")
+    _check_lang(lang)
+    folder = LANGUAGES[lang]
     return {
-        "colab": f"https://colab.research.google.com/github/{SLUG}/blob/{BRANCH}/notebooks/{name}",
-        "binder": f"https://mybinder.org/v2/gh/{SLUG}/HEAD?urlpath=lab/tree/notebooks/{name}",
-        "download": f"https://github.com/{SLUG}/raw/{BRANCH}/notebooks/{name}",
+        "colab": f"https://colab.research.google.com/github/{SLUG}/blob/{BRANCH}/{folder}/{name}",
+        "binder": f"https://mybinder.org/v2/gh/{SLUG}/HEAD?urlpath=lab/tree/{folder}/{name}",
+        "download": f"https://github.com/{SLUG}/raw/{BRANCH}/{folder}/{name}",
     }
 
 
 LABELS = {"colab": "Open in Colab", "binder": "Launch on Binder", "download": "Download the notebook"}
+LABELS_ZH = {"colab": "在 Colab 中打开", "binder": "在 Binder 上启动", "download": "下载本笔记本"}
+TWIN_ZH = "[中文版（Chinese edition）](zh/{name})"  # the English notebook's link to its zh twin
+TWIN_EN = "[English edition（英文原版）](../{name})"  # the zh notebook's link back
 
 
 def issue_links() -> dict[str, tuple[str, str]]:
@@ -85,13 +102,29 @@ def issue_links() -> dict[str, tuple[str, str]]:
     }
 
 
-def markdown_block(name: str) -> str:
-    """The launch line of a notebook's first cell, between its two marker comments."""
+def markdown_block(name: str, lang: str = "en", *, twin: bool = False) -> str:
+    """The launch line of a notebook's first cell, between its two marker comments; with ``twin``, a line
+    linking the other edition (an English notebook's zh twin; a zh notebook always links its English one)."""
+    if lang == "zh":
+        line = " · ".join(f"[{LABELS_ZH[kind]}]({url})" for kind, url in links(name, "zh").items())
+        line += "（Colab 和 Binder 在云端运行，无需安装）\n\n" + TWIN_EN.format(name=name)
+        return f"{BEGIN}\n\n{line}\n\n{END}"
     line = " · ".join(f"[{LABELS[kind]}]({url})" for kind, url in links(name).items())
-    return f"{BEGIN}\n\n{line} (Colab and Binder run it in the cloud; no install)\n\n{END}"
+    line += " (Colab and Binder run it in the cloud; no install)"
+    if twin:
+        line += "\n\n" + TWIN_ZH.format(name=name)
+    return f"{BEGIN}\n\n{line}\n\n{END}"
 
 
-def questions_source() -> str:
+def questions_source(lang: str = "en") -> str:
+    _check_lang(lang)
+    if lang == "zh":
+        labels = {"question": "提问", "error": "报告文中的错误", "bug": "报告程序错误"}
+        forms = " · ".join(f"[{labels[kind]}]({url})" for kind, (_, url) in issue_links().items())
+        return (
+            "---\n\n**提问与勘误。** " + forms + "（GitHub 的 issue 表单，需要 GitHub 账号；可以用中文写）。"
+            "请写明是哪个笔记本、哪个单元格。"
+        )
     forms = " · ".join(f"[{label}]({url})" for label, url in issue_links().values())
     return (
         "---\n\n**Questions and errors.** " + forms + " (GitHub's issue forms; a GitHub account is needed). "
@@ -121,9 +154,9 @@ def _source(cell) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
-def _with_block(source: str, name: str) -> str:
+def _with_block(source: str, name: str, lang: str = "en", twin: bool = False) -> str:
     """``source`` (a first cell) with the launch block right under its title line, replacing an old one."""
-    block = markdown_block(name)
+    block = markdown_block(name, lang, twin=twin)
     if BEGIN in source and END in source:
         start, end = source.index(BEGIN), source.index(END) + len(END)
         return source[:start] + block + source[end:]
@@ -143,8 +176,10 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def updated(nb: dict, name: str) -> dict:
-    """A copy of notebook ``nb`` (JSON) with its launch block and questions cell as this tool writes them."""
+def updated(nb: dict, name: str, lang: str = "en", *, twin: bool = False) -> dict:
+    """A copy of notebook ``nb`` (JSON) with its launch block and questions cell as this tool writes them
+    (``lang="zh"``: the Chinese edition's; ``twin``: an English notebook that has a zh twin links it)."""
+    _check_lang(lang)
     nb = json.loads(json.dumps(nb))
     cells = nb["cells"]
     if not cells or cells[0]["cell_type"] != "markdown":
@@ -152,13 +187,13 @@ def updated(nb: dict, name: str) -> dict:
             f"{name}: the first cell must be the markdown title cell, got "
             f"{cells[0]['cell_type'] if cells else 'no cells'}"
         )
-    cells[0]["source"] = _lines(_with_block(_source(cells[0]), name))
+    cells[0]["source"] = _lines(_with_block(_source(cells[0]), name, lang, twin))
     # a fixed cell id (nbformat 4.5 wants one): the tool's output is the same on every run
     questions = {
         "cell_type": "markdown",
         "id": QUESTIONS_TAG,
         "metadata": {"tags": [QUESTIONS_TAG]},
-        "source": _lines(questions_source()),
+        "source": _lines(questions_source(lang)),
     }
     tagged = [i for i, cell in enumerate(cells) if _is_questions(cell)]
     if tagged:  # metadata other tools own (the slide type of tools/slide_metadata.py) is kept
@@ -179,7 +214,8 @@ def update_notebook(path: Path, *, write: bool = True) -> bool:
     """Bring one notebook's launch block and questions cell up to date; True if it changed (or would)."""
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    new = _dump(updated(json.loads(text), path.name))
+    twin = (path.parent / "zh" / path.name).exists()  # the English notebook links its Chinese twin
+    new = _dump(updated(json.loads(text), path.name, twin=twin))
     if new != text and write:
         path.write_text(new, encoding="utf-8")
     return new != text

@@ -6,6 +6,7 @@ query q, keys k_i, values v_i, scores alpha_i, weights lambda_i, temperature T, 
 
 from . import diagrams, plots
 from .attention import attention
+from .i18n import get_language, set_language
 from .kernels import KERNELS, loo_bandwidth, loo_errors, nadaraya_watson
 from .normalisers import (
     effective_keys,
@@ -36,6 +37,7 @@ __all__ = [
     "effective_keys",
     "entropy",
     "gaussian_score",
+    "get_language",
     "greedy_tokens",
     "gumbel_softmax",
     "hard_attention",
@@ -53,6 +55,7 @@ __all__ = [
     "scaled_dot_score",
     "seeded_generator",
     "seeded_rng",
+    "set_language",
     "softmax",
     "sparsemax",
     "top_k_mask",

@@ -13,6 +13,8 @@ import re
 
 from matplotlib.figure import Figure
 
+from .i18n import _
+
 __all__ = ["describe", "describe_figures_in_ipython"]
 
 MAX_CHARS = 600
@@ -29,15 +31,16 @@ def _panel(ax) -> str:
     parts = []
     title = " ".join(t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right")) if t)
     if title:
-        parts.append(f'"{_plain(title)}"')
+        parts.append(_('"{title}"').format(title=_plain(title)))
     for axis, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
         if label:
-            parts.append(f'{axis}: "{_plain(label)}"')
+            parts.append(_('{axis}: "{label}"').format(axis=axis, label=_plain(label)))
     legend = ax.get_legend()
     entries = [t.get_text() for t in legend.get_texts()] if legend is not None else []
     if entries:
-        parts.append("legend: " + ", ".join(f'"{_plain(e)}"' for e in entries if e))
-    return "; ".join(parts)
+        quoted = _(", ").join(_('"{title}"').format(title=_plain(e)) for e in entries if e)
+        parts.append(_("legend: {entries}").format(entries=quoted))
+    return _("; ").join(parts)
 
 
 def describe(fig: Figure) -> str:
@@ -46,12 +49,15 @@ def describe(fig: Figure) -> str:
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     axes = [ax for ax in fig.axes if ax.get_visible()]
     suptitle = fig.get_suptitle()  # "" when there is none (public since matplotlib 3.8)
-    head = f'Figure "{_plain(suptitle)}"' if suptitle else "Figure"
+    head = _('Figure "{title}"').format(title=_plain(suptitle)) if suptitle else _("Figure")
     panels = [(i + 1, _panel(ax)) for i, ax in enumerate(axes)]
-    described = [f"panel {i}: {text}" if len(axes) > 1 else text for i, text in panels if text]
+    described = [_("panel {i}: {text}").format(i=i, text=text) if len(axes) > 1 else text for i, text in panels if text]
     if len(axes) > 1:
-        head += f" with {len(axes)} panels"
-    text = head + (": " + "; ".join(described) if described else " (no titles or axis labels)") + "."
+        head = _("{head} with {n} panels").format(head=head, n=len(axes))
+    if described:
+        text = _("{head}: {panels}.").format(head=head, panels=_("; ").join(described))
+    else:
+        text = _("{head} (no titles or axis labels).").format(head=head)
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
 
 

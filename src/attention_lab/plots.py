@@ -9,7 +9,9 @@ puts it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
+import re
 import warnings
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from matplotlib.figure import Figure
 from attention_lab.figure_text import describe_figures_in_ipython
 
 from ._checks import check_flag
+from .i18n import get_language
 
 __all__ = [
     "COLORS",
@@ -32,6 +35,8 @@ __all__ = [
     "token_heatmap",
     "interactive_figure",
     "buffer_png",
+    "font_family",
+    "in_language_fonts",
 ]
 
 # Okabe-Ito: distinguishable with every common form of colour blindness.
@@ -60,6 +65,29 @@ font_manager.fontManager.addfont(str(CJK_FONT))
 _CJK_REGULAR = next(f for f in font_manager.fontManager.ttflist if Path(f.fname) == CJK_FONT)
 font_manager.fontManager.ttflist.append(dataclasses.replace(_CJK_REGULAR, weight=700))
 FONT_FAMILY = ["DejaVu Sans", "WenQuanYi Micro Hei"]  # for text that may contain Chinese, in any style
+# Chinese mixed with math ("权重 $\\lambda_i$"): mathtext draws the text outside $...$ in ONE font, the first of the
+# family, with no fallback, so such text needs the CJK subset first (it has the Latin letters and digits too);
+# the math itself keeps the mathtext fonts. The course style uses it for every text when Chinese is selected.
+CJK_FIRST = ["WenQuanYi Micro Hei", "DejaVu Sans"]
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def font_family(label: str) -> str | list[str]:
+    """The font family to draw ``label`` with: DejaVu Sans for ASCII, the CJK subset first for Chinese."""
+    if label.isascii():
+        return FONT_FAMILY[0]
+    return CJK_FIRST if _CJK.search(label) else FONT_FAMILY
+
+
+def in_language_fonts(draw):
+    """Decorate a function that draws: while it runs, text defaults to the fonts of the selected language."""
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        with mpl.rc_context({"font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY}):
+            return draw(*args, **kwargs)
+
+    return wrapper
 
 
 def course_style(scale: float = 1.0) -> dict:
@@ -82,8 +110,9 @@ def course_style(scale: float = 1.0) -> dict:
         "image.cmap": CMAP,
         "figure.dpi": 100,
         "figure.constrained_layout.use": True,
-        # DejaVu Sans first; glyphs it lacks (Chinese) come from the course's CJK subset
-        "font.family": FONT_FAMILY,
+        # DejaVu Sans first, glyphs it lacks (Chinese) from the course's CJK subset; in Chinese (al.set_language),
+        # the subset first, so that labels mixing Chinese and math draw (CJK_FIRST)
+        "font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY,
     }
 
 

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 
 from ._checks import check_count
 from .figure_text import describe
+from .i18n import N_, _
 from .plots import CYCLE, buffer_png
 from .regression_data import RegressionData
 
@@ -38,10 +39,10 @@ class LiveLoss:
         self,
         epochs: int,
         *,
-        title: str = "training",
-        ylabel: str = "mean squared error",
+        title: str = N_("training"),
+        ylabel: str = N_("mean squared error"),
         logy=True,
-        xlabel: str = "epoch",
+        xlabel: str = N_("epoch"),
         interval: float = 0.2,
         show: bool = True,
     ):
@@ -52,6 +53,8 @@ class LiveLoss:
         FigureCanvasAgg(self.figure)
         self.ax = self.figure.subplots()
         self.ax.set_xlim(0, epochs)
+        # the labels a notebook passes are its own text; the defaults are the library's, looked up in its catalogue
+        title, xlabel, ylabel = _(title), _(xlabel), _(ylabel)
         self.ax.set_xlabel(xlabel)
         self.xlabel = xlabel
         self.ax.set_ylabel(ylabel)
@@ -92,7 +95,11 @@ class LiveLoss:
         for name, line in self.lines.items():
             line.set_label(f"{name}: {self.history[name][-1][1]:.4g}")
         self.ax.legend(loc="upper right")
-        self.ax.set_title(f"{self.title}, {self.xlabel} {epoch + 1}/{self.epochs}")
+        self.ax.set_title(
+            _("{title}, {xlabel} {epoch}/{epochs}").format(
+                title=self.title, xlabel=self.xlabel, epoch=epoch + 1, epochs=self.epochs
+            )
+        )
         if self.handle is not None:
             self.handle.update(self._image())
         self._last = time.perf_counter()

@@ -16,6 +16,8 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .i18n import _
+
 __all__ = ["PACKAGES", "supported_ranges", "installed_versions", "outside_range", "report"]
 
 # what a notebook imports, in the order a reader looks for them
@@ -55,7 +57,7 @@ def outside_range(found: dict | None = None, ranges: dict | None = None) -> dict
     for name, have in found.items():
         wanted = ranges.get(name, "")
         if have is None:
-            problems[name] = f"not installed (the course needs {name}{wanted})"
+            problems[name] = _("not installed (the course needs {name}{wanted})").format(name=name, wanted=wanted)
             continue
         try:
             # a local build label (torch 2.13.0+cpu) is the same release for a range
@@ -63,7 +65,7 @@ def outside_range(found: dict | None = None, ranges: dict | None = None) -> dict
         except InvalidVersion:
             inside = False
         if not inside:
-            problems[name] = f"{have} is outside the supported range {wanted}"
+            problems[name] = _("{have} is outside the supported range {wanted}").format(have=have, wanted=wanted)
     return problems
 
 
@@ -71,24 +73,29 @@ def report(file=None) -> None:
     """Print Python, the course's packages and torch's CPU code path; name anything outside its range."""
     file = sys.stdout if file is None else file
     found = installed_versions()
-    line = ", ".join(f"{name} {have or 'missing'}" for name, have in found.items())
-    print(f"Python {platform.python_version()} on {platform.system()} {platform.machine()}: {line}", file=file)
+    missing = _("missing")
+    line = ", ".join(f"{name} {have or missing}" for name, have in found.items())
+    head = _("Python {python} on {system} {machine}: {packages}").format(
+        python=platform.python_version(), system=platform.system(), machine=platform.machine(), packages=line
+    )
+    print(head, file=file)
     if found.get("torch"):
         import torch
 
-        print(f"PyTorch runs on the CPU with its {torch.backends.cpu.get_cpu_capability()} kernels", file=file)
+        capability = torch.backends.cpu.get_cpu_capability()
+        print(_("PyTorch runs on the CPU with its {capability} kernels").format(capability=capability), file=file)
     ranges = supported_ranges()
     if not ranges:
-        print("the course is not installed as a package here, so its supported ranges are unknown", file=file)
+        print(_("the course is not installed as a package here, so its supported ranges are unknown"), file=file)
         return
     problems = outside_range(found, ranges)
     if problems:
         for name, problem in problems.items():
             print(f"  {name}: {problem}", file=file)
-        print(
-            "  The notebooks may still run; if one fails, install the tested versions "
-            "(README: set-up) and say which versions you had when you report it.",
-            file=file,
+        advice = _(
+            "The notebooks may still run; if one fails, install the tested versions "
+            "(README: set-up) and say which versions you had when you report it."
         )
+        print("  " + advice, file=file)
     else:
-        print("every package is within the course's supported ranges", file=file)
+        print(_("every package is within the course's supported ranges"), file=file)

@@ -1,15 +1,18 @@
-"""Every course notebook runs top to bottom in a fresh kernel, cleanly; the harness can fail; each run is shared."""
+"""Every course notebook (English and zh) runs top to bottom in a fresh kernel, cleanly; the harness can fail; each run is shared."""
 
 import pickle
 
 import nbformat
 import pytest
-from helpers import NOTEBOOKS, ROOT
+from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS
 from nbcheck import check_notebook, static_problems
 from run_once import once, requested, run_key
 
+# the English notebooks, then their Chinese twins (notebooks/zh/, built by tools/translate.py), each run alike
+RUN = NOTEBOOKS + ZH_NOTEBOOKS
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+
+@pytest.mark.parametrize("path", RUN, ids=[("zh/" if p.parent.name == "zh" else "") + p.name for p in RUN])
 def test_notebook_runs_clean_in_a_fresh_kernel(path, executed, record_property):
     run = executed(path)  # shared with the static site's pages: each notebook runs once per test session
     problems, seconds = static_problems(nbformat.read(path, as_version=4)) + run.problems, run.seconds

@@ -18,9 +18,11 @@ from tools.launch_buttons import (
     issue_links,
     links,
     main,
+    markdown_block,
     numbered_notebooks,
     page_buttons,
     problems,
+    questions_source,
     update_notebook,
 )
 
@@ -116,3 +118,16 @@ def test_page_buttons_carry_the_same_links():
 def test_links_refuse_what_is_not_a_notebook_name(bad):
     with pytest.raises(ValueError, match="name must be a notebook's file name"):
         links(bad)
+
+
+def test_the_zh_edition_gets_its_own_links_in_chinese_and_links_back():
+    name = NUMBERED[1].name
+    zh = links(name, "zh")
+    assert all(f"/notebooks/zh/{name}" in url for url in zh.values())
+    assert parse_qs(urlsplit(zh["binder"]).query) == {"urlpath": [f"lab/tree/notebooks/zh/{name}"]}
+    block = markdown_block(name, "zh")
+    assert block.startswith(BEGIN) and block.endswith(END) and f"](../{name})" in block and "在 Colab 中打开" in block
+    assert f"](zh/{name})" in markdown_block(name, twin=True) and "zh/" not in markdown_block(name)
+    assert "提问" in questions_source("zh")
+    with pytest.raises(ValueError, match="lang must be one of"):
+        links(name, "fr")

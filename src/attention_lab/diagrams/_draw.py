@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from PIL import Image
 
-from ..plots import COLORS, FONT_FAMILY
+from ..plots import COLORS, font_family
 
 FONT_SIZE = 15.0  # points; the course's lecture mode draws its base text at 14.85 (11 x 1.35)
 DPI = 150  # pixels per inch of the PNG: sharp on a projector; shown at 100 pixels per inch
@@ -90,7 +90,7 @@ def text(ax, xy, label: str, *, size: float = FONT_SIZE, color="black", **kwargs
     kwargs.setdefault("ha", "center")
     kwargs.setdefault("va", "center")
     # DejaVu Sans whatever the style; the CJK subset (no bold) only for text that needs it
-    kwargs.setdefault("fontfamily", FONT_FAMILY if not label.isascii() else FONT_FAMILY[0])
+    kwargs.setdefault("fontfamily", font_family(label))
     return ax.text(*xy, label, fontsize=size, color=color, **kwargs)
 
 

@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
+from ..i18n import N_, _
 from ._draw import Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "course_map"]
 
 # each notebook: its number, its title on the map, and one line in the course's notation
 NOTEBOOKS = [
-    ("01", "queries, keys, values", "$q, k_i, v_i \\;\\to\\; \\sum_i \\lambda_i v_i$"),
-    ("02", "hard to soft attention", "one-hot $\\to$ softmax at $T$"),
-    ("03", "Nadaraya-Watson", "$h$ picked by leave-one-out"),
-    ("04", "parametric pooling", "$w = 1/h$ learned by descent"),
-    ("05", "scoring and masking", "$a(q, k)$: dot, additive, ..."),
-    ("06", "Bahdanau attention", "query $s_{t-1}$; keys, values $e_j$"),
-    ("07", "self-attention", "$Q = XW_q$, $K = XW_k$, $V = XW_v$"),
-    ("08", "read and write", "cross-attention; KV cache"),
+    ("01", N_("queries, keys, values"), "$q, k_i, v_i \\;\\to\\; \\sum_i \\lambda_i v_i$"),
+    ("02", N_("hard to soft attention"), N_("one-hot $\\to$ softmax at $T$")),
+    ("03", "Nadaraya-Watson", N_("$h$ picked by leave-one-out")),
+    ("04", N_("parametric pooling"), N_("$w = 1/h$ learned by descent")),
+    ("05", N_("scoring and masking"), N_("$a(q, k)$: dot, additive, ...")),
+    ("06", N_("Bahdanau attention"), N_("query $s_{t-1}$; keys, values $e_j$")),
+    ("07", N_("self-attention"), "$Q = XW_q$, $K = XW_k$, $V = XW_v$"),
+    ("08", N_("read and write"), N_("cross-attention; KV cache")),
 ]
 ROWS = [
-    (3.55, "attention as a lookup, then as regression"),
-    (1.05, "attention inside neural networks"),
+    (3.55, N_("attention as a lookup, then as regression")),
+    (1.05, N_("attention inside neural networks")),
 ]
 
 ALT_TEXT = {
-    "course_map": (
+    "course_map": N_(
         "The map of the course: eight boxes, one per notebook, in two rows joined by arrows in reading order. "
         "Top row, attention as a lookup, then as regression: 01, queries, keys and values (query q, keys k_i, values "
         "v_i to the output, the sum over i of lambda_i v_i); 02, from hard to soft attention (one-hot weights to a "
@@ -44,13 +45,13 @@ def course_map() -> Diagram:
     width, height, gap = 3.05, 1.5, 0.35
     xs = [0.2 + width / 2 + i * (width + gap) for i in range(4)]
     for row, (y, heading) in enumerate(ROWS):
-        text(ax, (13.4, y + height / 2 + 0.3), heading, ha="right", fontweight="bold")
+        text(ax, (13.4, y + height / 2 + 0.3), _(heading), ha="right", fontweight="bold")
         for column, x in enumerate(xs):
             number, title, detail = NOTEBOOKS[4 * row + column]
             box(ax, (x, y), "", "plain", width=width, height=height)  # no role colour: a box is a notebook
             text(ax, (x, y + 0.47), number, fontweight="bold")
-            text(ax, (x, y + 0.04), title)
-            text(ax, (x, y - 0.4), detail)
+            text(ax, (x, y + 0.04), _(title))
+            text(ax, (x, y - 0.4), _(detail))
             if column:
                 arrow(ax, (x - width / 2 - gap, y), (x - width / 2, y))
     # from 04, at the end of the top row, to 05, at the start of the bottom one: down, left, down
@@ -58,4 +59,4 @@ def course_map() -> Diagram:
     middle = top - 0.35
     ax.plot([xs[3], xs[3], xs[0]], [top, middle, middle], color="black", lw=2.0)
     arrow(ax, (xs[0], middle), (xs[0], bottom))
-    return Diagram("course_map", figure, ALT_TEXT["course_map"])
+    return Diagram("course_map", figure, _(ALT_TEXT["course_map"]))

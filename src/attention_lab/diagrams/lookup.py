@@ -11,8 +11,10 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..i18n import N_, _
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import hard_attention, softmax
+from ..plots import in_language_fonts
 from ..regression_data import true_function
 from ._draw import FONT_SIZE, ROLE, Diagram, arrow, box, canvas, text
 
@@ -45,7 +47,7 @@ def _numbers(values, style: str = ".2f") -> str:
 
 
 ALT_TEXT = {
-    "three_steps": (
+    "three_steps": N_(
         "Attention in three steps, left to right. The query q is compared with every key: step 1, score, gives "
         "alpha_i = a(q, k_i) for keys 1 to n. Step 2, normalise: a softmax at temperature T turns the scores into "
         "weights lambda_i, non-negative and summing to 1. Step 3, weighted average: each value v_i is multiplied "
@@ -92,9 +94,9 @@ def three_steps() -> Diagram:
     figure, ax = canvas(12.6, 4.6)
     rows = [(3.3, "1"), (2.5, "2"), (1.7, None), (0.9, "n")]
     centre = 2.1
-    box(ax, (0.7, centre), "query\n$q$", "query", width=1.1, height=1.0)
-    box(ax, (5.4, centre), "softmax\nat $T$", "plain", width=1.4, height=3.0)
-    box(ax, (11.35, centre), "output\n$\\sum_i \\lambda_i v_i$", "output", width=2.1, height=1.1)
+    box(ax, (0.7, centre), _("query\n$q$"), "query", width=1.1, height=1.0)
+    box(ax, (5.4, centre), _("softmax\nat $T$"), "plain", width=1.4, height=3.0)
+    box(ax, (11.35, centre), _("output\n$\\sum_i \\lambda_i v_i$"), "output", width=2.1, height=1.1)
     for y, i in rows:
         if i is None:
             for x in (3.0, 7.1, 9.0):
@@ -108,10 +110,10 @@ def three_steps() -> Diagram:
         arrow(ax, (6.1, y), (6.65, y))
         arrow(ax, (7.55, y), (8.35, y))
         arrow(ax, (9.65, y), (10.3, centre))
-    for x, label in ((3.0, "1. score"), (6.25, "2. normalise"), (9.0, "3. weighted average")):
+    for x, label in ((3.0, _("1. score")), (6.25, _("2. normalise")), (9.0, _("3. weighted average"))):
         text(ax, (x, 4.25), label, fontweight="bold")
     text(ax, (7.1, 0.3), "$\\lambda_i \\geq 0$, $\\sum_i \\lambda_i = 1$")
-    return Diagram("three_steps", figure, ALT_TEXT["three_steps"])
+    return Diagram("three_steps", figure, _(ALT_TEXT["three_steps"]))
 
 
 def hard_vs_soft() -> Diagram:
@@ -122,17 +124,17 @@ def hard_vs_soft() -> Diagram:
     panels = [
         (
             0.0,
-            "hard lookup (argmax): pick one key",
-            "$\\lambda_{i^*} = 1$ for $i^* = \\mathrm{argmax}_i\\, \\alpha_i$, the others 0",
+            _("hard lookup (argmax): pick one key"),
+            _("$\\lambda_{i^*} = 1$ for $i^* = \\mathrm{argmax}_i\\, \\alpha_i$, the others 0"),
             hard_attention(alpha),
-            f"output\n$v_{{i^*}} = v_{best}$",
+            _("output\n$v_{{i^*}} = v_{best}$").format(best=best),
         ),
         (
             7.1,
-            "soft lookup: blend every key",
-            "$\\lambda_i = \\mathrm{softmax}(\\alpha / T)_i$ at $T = 1$, all above 0",
+            _("soft lookup: blend every key"),
+            _("$\\lambda_i = \\mathrm{softmax}(\\alpha / T)_i$ at $T = 1$, all above 0"),
             softmax(alpha),
-            "output\n$\\sum_i \\lambda_i v_i$",
+            _("output\n$\\sum_i \\lambda_i v_i$"),
         ),
     ]
     rows = [3.65, 2.7, 1.75, 0.8]
@@ -140,8 +142,8 @@ def hard_vs_soft() -> Diagram:
     for x0, title, rule, lam, output in panels:
         text(ax, (x0 + 3.45, 5.3), title, fontweight="bold")
         text(ax, (x0 + 3.45, 4.8), rule)
-        text(ax, (x0 + 2.1, 4.3), "weights $\\lambda_i$")
-        box(ax, (x0 + 0.5, centre), "query\n$q$", "query", width=0.9, height=1.0)
+        text(ax, (x0 + 2.1, 4.3), _("weights $\\lambda_i$"))
+        box(ax, (x0 + 0.5, centre), _("query\n$q$"), "query", width=0.9, height=1.0)
         box(ax, (x0 + 6.1, centre), output, "output", width=1.5, height=1.1)
         for i, (y, score, weight) in enumerate(zip(rows, alpha, lam, strict=True)):
             used = weight > 0
@@ -156,6 +158,7 @@ def hard_vs_soft() -> Diagram:
     return Diagram("hard_vs_soft", figure, ALT_TEXT["hard_vs_soft"])
 
 
+@in_language_fonts  # Chinese labels mixed with math draw in the CJK subset
 def nadaraya_watson_pooling() -> Diagram:
     """Nadaraya-Watson as attention pooling: the keys on the x-axis, their weights for one query (notebook 03)."""
     x_keys, x_query, h = NW_KEYS, NW_QUERY, NW_BANDWIDTH
@@ -180,8 +183,8 @@ def nadaraya_watson_pooling() -> Diagram:
         fontsize=FONT_SIZE,
         arrowprops={"arrowstyle": "->", "lw": 1.5},
     )
-    top.text(x_query - 0.07, 3.9, "query $x$", fontsize=FONT_SIZE, color="black", ha="right", va="center")
-    top.set_ylabel("values $y_i$", fontsize=FONT_SIZE)
+    top.text(x_query - 0.07, 3.9, _("query $x$"), fontsize=FONT_SIZE, color="black", ha="right", va="center")
+    top.set_ylabel(_("values $y_i$"), fontsize=FONT_SIZE)
     top.set_ylim(-0.6, 4.4)
     # the kernel divided by its sum over the keys: the weights lie on it
     curve = kernel((x_query - grid) / h) / kernel((x_query - x_keys) / h).sum()  # (len(grid),)
@@ -191,20 +194,23 @@ def nadaraya_watson_pooling() -> Diagram:
     bottom.text(
         0.05,
         0.47,
-        "every weight lies on the normalised kernel:\n"
-        "$\\lambda_i(x) = \\kappa((x - x_i)/h) \\,/\\, \\sum_j \\kappa((x - x_j)/h)$",
+        _(
+            "every weight lies on the normalised kernel:\n"
+            "$\\lambda_i(x) = \\kappa((x - x_i)/h) \\,/\\, \\sum_j \\kappa((x - x_j)/h)$"
+        ),
         fontsize=FONT_SIZE,
         va="center",
     )
     bottom.annotate("", (x_query - h, 0.2), (x_query + h, 0.2), arrowprops={"arrowstyle": "<->", "lw": 2})
     bottom.text(x_query + h + 0.08, 0.2, "$2h$", fontsize=FONT_SIZE, va="center")
-    bottom.set_ylabel("weights $\\lambda_i(x)$", fontsize=FONT_SIZE)
-    bottom.set_xlabel("keys $x_i$ and the query $x$, on one axis", fontsize=FONT_SIZE)
+    bottom.set_ylabel(_("weights $\\lambda_i(x)$"), fontsize=FONT_SIZE)
+    bottom.set_xlabel(_("keys $x_i$ and the query $x$, on one axis"), fontsize=FONT_SIZE)
     bottom.set_ylim(0, 0.58)
     bottom.set_xlim(0, 5.15)  # room for the last tick label
     return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])
 
 
+@in_language_fonts  # Chinese labels mixed with math draw in the CJK subset
 def leave_one_out() -> Diagram:
     """The keys a training point x_i sees: all n, itself included, or the other n - 1 (notebook 04)."""
     x_i, w = NW_KEYS[LOO_POINT], LOO_W
@@ -216,31 +222,33 @@ def leave_one_out() -> Diagram:
     grid = np.linspace(0, 5, 401)
     kernel = KERNELS["gaussian"]
     panels = [
-        (left, "all $n$ keys: $x_i$ is one of them", NW_KEYS, lam_all),
-        (right, "leave-one-out: the other $n - 1$", others, lam_loo),
+        (left, _("all $n$ keys: $x_i$ is one of them"), NW_KEYS, lam_all),
+        (right, _("leave-one-out: the other $n - 1$"), others, lam_loo),
     ]
     for ax, title, keys, lam in panels:
         ax.axvline(x_i, color=ROLE["query"], lw=2.5, ls="--")
         # the kernel divided by this panel's normaliser: the weights lie on it
         curve = kernel((x_i - grid) * w) / kernel((x_i - keys) * w).sum()
-        ax.plot(grid, curve, color=ROLE["plain"], lw=2.5, label="kernel / the panel's sum:\nthe stems end on it")
+        ax.plot(grid, curve, color=ROLE["plain"], lw=2.5, label=_("kernel / the panel's sum:\nthe stems end on it"))
         ax.vlines(keys, 0, lam, color=ROLE["weight"], lw=5)
         ax.plot(keys, lam, "o", color=ROLE["weight"], ms=9)
         ax.set_title(title, fontsize=FONT_SIZE, fontweight="bold")
-        ax.set_xlabel("keys $x_j$", fontsize=FONT_SIZE)
+        ax.set_xlabel(_("keys $x_j$"), fontsize=FONT_SIZE)
         ax.tick_params(labelsize=FONT_SIZE)
         ax.grid(alpha=0.3)
         ax.set_xlim(0, 5.15)
         ax.set_ylim(0, 0.8)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
-        ax.text(x_i - 0.08, 0.74, "query $x_i$", fontsize=FONT_SIZE, ha="right", va="center")
+        ax.text(x_i - 0.08, 0.74, _("query $x_i$"), fontsize=FONT_SIZE, ha="right", va="center")
         ax.annotate("", (x_i - 1 / w, 0.1), (x_i + 1 / w, 0.1), arrowprops={"arrowstyle": "<->", "lw": 2})
         ax.text(x_i + 1 / w + 0.1, 0.1, "$2h = 2/w$", fontsize=FONT_SIZE, va="center")
-    left.set_ylabel("weights $\\lambda_j(x_i)$", fontsize=FONT_SIZE)
-    own = "its own key: weight\n$\\to 1$ as $w \\to \\infty$"
+    left.set_ylabel(_("weights $\\lambda_j(x_i)$"), fontsize=FONT_SIZE)
+    own = _("its own key: weight\n$\\to 1$ as $w \\to \\infty$")
     left.plot([x_i], [lam_all[LOO_POINT]], "o", color=ROLE["query"], ms=13, mec="black", label=own)
-    right.plot([x_i], [0], "X", color=ROLE["query"], ms=16, mec="black", clip_on=False, label="its own key:\nleft out")
+    right.plot(
+        [x_i], [0], "X", color=ROLE["query"], ms=16, mec="black", clip_on=False, label=_("its own key:\nleft out")
+    )
     for ax in (left, right):
         ax.legend(loc="upper left", bbox_to_anchor=(0.53, 0.82), fontsize=FONT_SIZE, frameon=False, handletextpad=0.3)
     return Diagram("leave_one_out", figure, ALT_TEXT["leave_one_out"])

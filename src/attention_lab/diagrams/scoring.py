@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from ..i18n import N_, _
 from ._draw import ROLE, Diagram, arrow, box, canvas, text
 
 __all__ = ["ALT_TEXT", "scoring_functions"]
 
 ALT_TEXT = {
-    "scoring_functions": (
+    "scoring_functions": N_(
         "Two scoring functions a(q, k_i), one above the other, each turning a query q and a key k_i into one score "
         "alpha_i. Top, the additive (MLP) score: the query is projected to W_q q and the key to W_k k_i, both "
         "vectors of d_h numbers; they are added, passed through tanh, and the learned vector w_v turns the result "
@@ -29,24 +30,33 @@ def scoring_functions() -> Diagram:
     ]
     titles = [
         (
-            "additive (MLP): $\\alpha_i = w_v^\\top \\tanh(W_q q + W_k k_i)$",
-            "learnable: $W_q$ $(d_h, d_q)$ and $W_k$ $(d_h, d_k)$, a vector $w_v$ of size $d_h$; "
-            "$d_q \\neq d_k$ allowed",
+            _("additive (MLP): $\\alpha_i = w_v^\\top \\tanh(W_q q + W_k k_i)$"),
+            _(
+                "learnable: $W_q$ $(d_h, d_q)$ and $W_k$ $(d_h, d_k)$, a vector $w_v$ of size $d_h$; "
+                "$d_q \\neq d_k$ allowed"
+            ),
         ),
         (
-            "scaled dot product: $\\alpha_i = q^\\top k_i / \\sqrt{d}$",
-            "nothing learnable in the score; $q$ and $k_i$ of one size $d = d_q = d_k$",
+            _("scaled dot product: $\\alpha_i = q^\\top k_i / \\sqrt{d}$"),
+            _("nothing learnable in the score; $q$ and $k_i$ of one size $d = d_q = d_k$"),
         ),
     ]
     for (y_title, y_q, y_k, y_score), (name, note) in zip(rows, titles, strict=True):
         text(ax, (0.15, y_title), name, ha="left", fontweight="bold")
         text(ax, (0.15, y_title - 0.48), note, ha="left")
-        box(ax, (0.8, y_q), "query $q$", "query", width=1.3, height=0.6)
-        box(ax, (0.8, y_k), "key $k_i$", "key", width=1.3, height=0.6)
+        box(ax, (0.8, y_q), _("query $q$"), "query", width=1.3, height=0.6)
+        box(ax, (0.8, y_k), _("key $k_i$"), "key", width=1.3, height=0.6)
         box(ax, (8.85, y_score), "$\\alpha_i = a(q, k_i)$", "weight", width=2.3, height=0.6)
         arrow(ax, (10.0, y_score), (10.95, y_score))
         # each row's own softmax, over the scores of all the keys
-        box(ax, (12.05, y_score), "softmax over all\nkeys' $\\alpha_i$: $\\lambda_i$", "weight", width=2.1, height=1.0)
+        box(
+            ax,
+            (12.05, y_score),
+            _("softmax over all\nkeys' $\\alpha_i$: $\\lambda_i$"),
+            "weight",
+            width=2.1,
+            height=1.0,
+        )
     # additive: project each, add, tanh, w_v^T
     y_q, y_k, y = rows[0][1:]
     box(ax, (2.75, y_q), "$W_q q$", "query", width=1.3, height=0.6)
@@ -68,4 +78,4 @@ def scoring_functions() -> Diagram:
     arrow(ax, (4.9, y), (5.8, y))
     arrow(ax, (6.9, y), (7.7, y))
     ax.plot([0.15, 10.6], [2.95, 2.95], color=ROLE["plain"], lw=1.5)
-    return Diagram("scoring_functions", figure, ALT_TEXT["scoring_functions"])
+    return Diagram("scoring_functions", figure, _(ALT_TEXT["scoring_functions"]))
