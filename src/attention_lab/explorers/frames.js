@@ -213,6 +213,9 @@ function render({ model, el }) {
   model.on("change:index", onIndex);
   live = liveExplorer(root, manifest, source);
   root.dataset.path = "browser";
+  // the controls' keys (arrows, Home, End, space) are theirs, not the notebook's shortcuts
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.addEventListener("keydown", (event) => event.stopPropagation());
   model.set("front_end", "browser");
   model.save_changes();
   live.ahead();
