@@ -31,113 +31,27 @@ from attention_lab.paths import repo_root
 
 ROOT = repo_root(Path(__file__).parent)
 
-BENCHED = {  # explorer -> (the control the slider moves, where it starts)
-    "LookupExplorer (01)": ("temperature", 1.0),
-    "TemperatureExplorer (02)": ("temperature", 1.0),
-    "GumbelExplorer (02)": ("temperature", 1.0),
-    "KernelExplorer (03)": ("bandwidth", 0.3),
-    "TrainingScrubber (04)": ("epoch", 50),
-    "DimensionExplorer (05)": ("d", 16),
-    "AlignmentExplorer (06)": ("step", 5),
-    "PositionalEncodingExplorer (07)": ("position", 20),
-    "HeadExplorer (07)": ("head", 0),
-    "SamplingExplorer (08)": ("temperature", 1.0),
-}
-EXPLORERS = list(BENCHED)
+
+def _benched() -> dict:
+    """Every explorer class (``explorers.explorer_classes()``), as "Class (notebook)" -> the class."""
+    from attention_lab.explorers import explorer_classes
+
+    return {f"{cls.__name__} ({cls.notebook})": cls for cls in explorer_classes()}
 
 
-def _training_snapshots(epochs: int = 100) -> list:
-    """Notebook 04's scrubber: ``epochs`` epochs of Adam on the course data, one snapshot each."""
-    import torch
-
-    from attention_lab import make_regression_data
-    from attention_lab import nn as aln
-    from attention_lab.training import snapshot
-
-    data = make_regression_data(50, seed=0)
-    x, y = torch.tensor(data.x_train, dtype=torch.float32), torch.tensor(data.y_train, dtype=torch.float32)
-    keys, values = aln.leave_one_out(x, y)
-    model = aln.NWKernelRegression(1.0)
-    optimiser = torch.optim.Adam(model.parameters(), lr=0.5)
-    snapshots = [snapshot(model, 0, 1.0, data)]
-    for epoch in range(epochs):
-        optimiser.zero_grad()
-        loss = torch.mean((model(x, keys, values) - y) ** 2)
-        loss.backward()
-        optimiser.step()
-        snapshots.append(snapshot(model, epoch + 1, loss.item(), data))
-    return snapshots
-
-
-def _sampling_explorer(**arguments):
-    """Notebook 08's sampling explorer over a character model of its size (untrained: the same work per step)."""
-    import torch
-
-    from attention_lab import nn as aln
-    from attention_lab.explorers import SamplingExplorer
-    from attention_lab.text_data import load_text
-
-    chars, prompt_text = sorted(set(load_text())), "MENENIUS:\n"
-    torch.set_num_threads(1)  # as notebook 08 does: tiny steps, and no thread contention on a shared machine
-    torch.manual_seed(0)
-    model = aln.CharTransformer(len(chars), 128, d_model=64, num_heads=4, num_layers=2, d_ff=128).eval()
-    prompt = torch.tensor([[chars.index(c) for c in prompt_text]])
-    with torch.no_grad():
-        logits = model(prompt)[0, -1].double().numpy()
-
-    def write(temperature, top_k, top_p):
-        out = aln.generate(model, prompt, 40, temperature=temperature, top_k=top_k, top_p=top_p, rng=2)
-        return "".join(chars[i] for i in out[0, prompt.shape[1] :].tolist())
-
-    return SamplingExplorer(logits, chars, prompt=prompt_text, continuation=write, **arguments)
+CLASSES = _benched()
+EXPLORERS = list(CLASSES)
 
 
 def build_explorer(name: str, value=None, *, interactive: bool = True):
-    """Explorer ``name`` as its notebook builds it (the course's example data, the same figure), its benched
-    control at ``value`` (default: where the notebook starts it)."""
-    from attention_lab import examples, make_regression_data
-    from attention_lab import explorers as ex
+    """Explorer ``name`` as its notebook builds it (``example()``), its benched control at ``value`` (default:
+    where the notebook starts it). PyTorch on one thread, as the notebooks set it (tiny steps, shared cores)."""
+    import torch
 
-    control, start = BENCHED[name]
-    arguments = {control: start if value is None else value, "interactive": interactive}
-    rng = np.random.default_rng(0)
-    if name == "LookupExplorer (01)":
-        boxes = examples.fruit_boxes()
-        return ex.LookupExplorer(
-            boxes.keys,
-            boxes.values,
-            boxes.labels,
-            boxes.queries,
-            **arguments,
-            feature_names=boxes.feature_names,
-            value_names=boxes.value_names,
-        )
-    if name in ("TemperatureExplorer (02)", "GumbelExplorer (02)"):
-        alpha, values = examples.six_scores()
-        return (
-            ex.TemperatureExplorer(alpha, values, **arguments)
-            if name.startswith("Temperature")
-            else ex.GumbelExplorer(alpha, **arguments)
-        )
-    if name == "KernelExplorer (03)":
-        return ex.KernelExplorer(n_train=1000, **arguments)
-    if name == "TrainingScrubber (04)":
-        return ex.TrainingScrubber(_training_snapshots(), make_regression_data(50, seed=0), **arguments)
-    if name == "DimensionExplorer (05)":
-        return ex.DimensionExplorer(**arguments)
-    if name == "AlignmentExplorer (06)":  # notebook 06's figure size: 29 input and 11 output tokens
-        sources = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
-        outputs = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
-        alignments = [rng.dirichlet(np.ones(len(s)), size=11) for s in sources]  # random: they draw the same
-        return ex.AlignmentExplorer(sources, outputs, alignments, **arguments)
-    if name == "SamplingExplorer (08)":
-        return _sampling_explorer(**arguments)
-    if name == "PositionalEncodingExplorer (07)":
-        return ex.PositionalEncodingExplorer(64, 32, dimension=6, **arguments)
-    # notebook 07's head explorer: 2 layers x 4 heads over 3 reversal examples of 8 tokens + <bos>
-    tokens = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
-    weights = rng.dirichlet(np.ones(9), size=(3, 2, 4, 9))  # (examples, layers, heads, n, n)
-    return ex.HeadExplorer(weights, tokens, **arguments)
+    torch.set_num_threads(1)
+    cls = CLASSES[name]
+    arguments = {"interactive": interactive} if value is None else {cls.benched: value, "interactive": interactive}
+    return cls.example(**arguments)
 
 
 def current_position(control) -> int:
@@ -168,7 +82,7 @@ def _bench_notebook(name: str) -> dict:
     """A notebook with the fast explorer, then the naive interact version of the same figure."""
     import nbformat
 
-    control = BENCHED[name][0]
+    control = CLASSES[name].benched
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [
@@ -275,7 +189,7 @@ def browser_latency(steps: int, names: list | None = None) -> dict:
                 browser.run_all(page)
                 page.wait_for_timeout(1500)
                 outputs = page.locator(browser.OUTPUT)
-                control = BENCHED[name][0]
+                control = CLASSES[name].benched
                 row = {}
                 for i in range(outputs.count()):
                     output = outputs.nth(i)
@@ -304,7 +218,7 @@ def kernel_costs(repeats: int = 30, names: list | None = None) -> dict:
     """Per update, inside the kernel: compute (artist data), draw (blit the changing artists), encode (PNG diff)."""
     costs = {}
     for name in names or EXPLORERS:
-        control = BENCHED[name][0]
+        control = CLASSES[name].benched
         explorer = build_explorer(name)
         steps = [explorer.timed_step(**{control: value}) for value in walk(explorer.controls[control], repeats)]
         costs[name] = {

@@ -37,13 +37,23 @@ NOTE_KERNEL = "Kernel path: this front end did not load the explorer's frame vie
 KINDS = {widgets.Dropdown: "select"}
 SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
-__all__ = ["Explorer", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
+__all__ = ["Explorer", "explorer_classes", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
 
 # The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
 # order they were built. The static site's frames (tools/explorer_frames.py) export the explorers a notebook
 # built: ``live_explorers()``.
 _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _ORDER = itertools.count()
+
+
+# Every explorer class that names its notebook, by name: what the benchmark, the tests' generic inputs and the
+# README's checks take the explorers from (``explorer_classes()``).
+_CLASSES: dict = {}
+
+
+def explorer_classes() -> list:
+    """Every explorer class (one per figure of the course), in the order of their notebooks."""
+    return sorted(_CLASSES.values(), key=lambda cls: cls.notebook)
 
 
 def live_explorers() -> list:
@@ -64,6 +74,18 @@ class Explorer:
     # Controls whose change moves artists that are *not* animated (part of the background bitmap): for them
     # one full redraw replaces the blit. For rarely used controls (an example, a data-set size) only.
     static_controls: tuple = ()
+    notebook = ""  # the notebook that shows it ("02"): a class that names one joins explorer_classes()
+    benched = ""  # the control the benchmark steps
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.notebook:
+            _CLASSES[cls.__name__] = cls
+
+    @classmethod
+    def example(cls, **arguments):  # pragma: no cover - abstract
+        """The explorer as its notebook builds it (the course's data); ``arguments`` go to the constructor."""
+        raise NotImplementedError
 
     def __init__(self, controls: dict, *, interactive: bool = True, values: dict | None = None):
         """``values``: the controls' first values (from the constructor's arguments), checked like :meth:`set`.
