@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import itertools
 import time
+import warnings
 import weakref
 from types import SimpleNamespace
 
@@ -260,7 +261,9 @@ class Explorer:
         block = explorer_html(
             self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=NOTE_BROWSER
         )
-        view = FrameView(html=block, index=self.index())
+        with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            view = FrameView(html=block, index=self.index())
         view.on_msg(self._on_frame_request)
         view.observe(self._on_front_end, names="front_end")
         view.observe(self._on_index, names="index")
