@@ -97,6 +97,17 @@ def test_an_explorer_built_without_a_canvas_widget_has_the_kernel_path_only():
     assert headless.view is None and headless.widget is headless._kernel_view
 
 
+def test_without_anywidget_the_kernel_path_is_shown_and_says_so(monkeypatch):
+    from attention_lab.explorers import base
+
+    monkeypatch.setattr(base, "FrameView", None)
+    explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
+    assert explorer.view is None and explorer.widget is explorer._kernel_view
+    assert explorer.canvas in explorer.widget.children and NOTE_KERNEL in explorer.widget.children[-1].value
+    explorer.set(temperature=0.1)  # the kernel path draws
+    assert explorer.controls["temperature"].value == 0.1
+
+
 def test_manifest_and_block_describe_every_position():
     explorer = small.FACTORIES["kernel"]()
     manifest = explorer.manifest()

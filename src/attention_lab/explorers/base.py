@@ -34,7 +34,7 @@ from .controls import check_control_value, positions
 from .frames import NOTE_BROWSER, FrameCache, FrameView, explorer_html, frame_png
 
 # The words the reader sees, in one place (for translation).
-NOTE_KERNEL = "Kernel path: this front end did not load the explorer's frame view, so the kernel draws every step."
+NOTE_KERNEL = "Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here)."
 KINDS = {widgets.Dropdown: "select"}
 SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
@@ -119,12 +119,13 @@ class Explorer:
         self._positions = {name: _positions_or_none(control) for name, control in controls.items()}
         self.frames = FrameCache()
         self.view = None  # the fast path's FrameView, where every control can be enumerated
-        if interactive and all(p is not None for p in self._positions.values()):
-            self._kernel_view = widgets.VBox([row, view, widgets.HTML(f"<small>{NOTE_KERNEL}</small>")])
+        self._kernel_view = widgets.VBox([row, view])
+        if interactive:  # say which path is shown: this one is hidden once the fast path's front end runs
+            self._kernel_view.children += (widgets.HTML(f"<small>{NOTE_KERNEL}</small>"),)
+        self.widget = self._kernel_view
+        if interactive and FrameView is not None and all(p is not None for p in self._positions.values()):
             self.view = self._frame_view()
             self.widget = widgets.VBox([self.view, self._kernel_view])
-        else:
-            self._kernel_view = self.widget = widgets.VBox([row, view])
         _LIVE[next(_ORDER)] = self
 
     # subclasses fill these in

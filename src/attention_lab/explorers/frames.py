@@ -24,7 +24,6 @@ import json
 from collections import OrderedDict
 from pathlib import Path
 
-import anywidget
 import numpy as np
 import traitlets
 
@@ -169,16 +168,24 @@ def explorer_html(manifest: dict, uid: str, src: str | None = None, note: str | 
     )
 
 
-class FrameView(anywidget.AnyWidget):
-    """The notebook's fast path: the block above, its frames asked of the kernel and kept in the browser.
+try:  # a runtime that installed the course without its dependencies (Colab's --no-deps) may lack anywidget
+    import anywidget
+except ImportError:  # then every explorer shows its kernel path
+    FrameView = None
+else:
 
-    ``html``: the block; ``index``: the controls' position (set by the front end once the hand rests, and by
-    the kernel when ``explorer.set`` moves a control); ``front_end``: "browser" once the front end runs (until
-    then, and where it cannot load, the explorer's kernel view is the one shown).
-    """
+    class _FrameView(anywidget.AnyWidget):
+        """The notebook's fast path: the block above, its frames asked of the kernel and kept in the browser.
 
-    _esm = SCRIPT.read_text(encoding="utf-8") + "\nexport default { render };\n"
-    _css = STYLE.removeprefix("<style>").removesuffix("</style>\n")
-    html = traitlets.Unicode("").tag(sync=True)
-    index = traitlets.List(traitlets.Int()).tag(sync=True)
-    front_end = traitlets.Unicode("kernel").tag(sync=True)
+        ``html``: the block; ``index``: the controls' position (set by the front end once the hand rests, and by
+        the kernel when ``explorer.set`` moves a control); ``front_end``: "browser" once the front end runs (until
+        then, and where it cannot load, the explorer's kernel view is the one shown).
+        """
+
+        _esm = SCRIPT.read_text(encoding="utf-8") + "\nexport default { render };\n"
+        _css = STYLE.removeprefix("<style>").removesuffix("</style>\n")
+        html = traitlets.Unicode("").tag(sync=True)
+        index = traitlets.List(traitlets.Int()).tag(sync=True)
+        front_end = traitlets.Unicode("kernel").tag(sync=True)
+
+    FrameView = _FrameView
