@@ -80,6 +80,9 @@ def test_the_readers_position_reaches_the_controls_quietly():
     explorer, sent = fast_explorer()
     explorer.view.index = [0, 1]
     assert explorer.controls["temperature"].value == 0.0 and explorer.controls["normaliser"].value == "sparsemax"
+    for stale in ([99, 0], [0], [0, 1, 2], [-1, 0]):  # not a position: ignored
+        explorer.view.index = stale
+        assert explorer.index() == [0, 1]
     assert not sent.messages
 
 

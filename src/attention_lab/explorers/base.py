@@ -280,8 +280,7 @@ class Explorer:
             index = [int(part) for part in str(key).split(",")]
         except ValueError:
             return
-        sizes = [len(p) for p in self._positions.values()]
-        if len(index) != len(sizes) or not all(0 <= i < n for i, n in zip(index, sizes, strict=True)):
+        if not self._is_position(index):
             return  # not a position of these controls: nothing to draw
         view.send({"frame": key}, buffers=[self.frame(index)])
 
@@ -291,8 +290,14 @@ class Explorer:
 
     def _on_index(self, change):
         """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
+        if not self._is_position(change["new"]):
+            return  # not a position of these controls (a stale front end): nothing to follow
         values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
         self._quietly(values)
+
+    def _is_position(self, index) -> bool:
+        sizes = [len(p) for p in self._positions.values()]
+        return len(index) == len(sizes) and all(0 <= i < n for i, n in zip(index, sizes, strict=True))
 
     def _quietly(self, values: dict):
         for control in self.controls.values():
