@@ -1,13 +1,16 @@
 """Interactive explorers: an explorer declares its controls and draws its figure for one position of them.
 
 A subclass gives its controls (ipywidgets, by name) to ``Explorer.__init__``, builds its artists once in
-``_build`` and sets their data from the controls' values in ``update``; that is all. The base class does
+``_build`` and sets their data from the controls' values in ``update``; it names its notebook
+(``notebook``, which registers the class: ``explorer_classes()``), the control the benchmark steps
+(``benched``), and builds itself as that notebook does (``example()``). That is all. The base class does
 the rest:
 
 - *the fast path* (the notebook, any front end that loads anywidget: JupyterLab, Colab, VS Code): the
   figure at each position is a frame drawn by the kernel the first time it is wanted and kept in the
   browser, the neighbours of the control being moved drawn ahead (``frames.py``, ``frames.js``: the same
-  frames and front end as the static pages);
+  frames and front end as the static pages; at most 20 MB of frames per explorer in the browser and in the
+  kernel, the oldest dropped first);
 - *the kernel path* (where that front end cannot load): the controls as ipywidgets and the figure as an
   ipympl canvas (or PNGs without ipympl), redrawn by blitting at each step; a line under it says so;
 - ``explorer.set(temperature=0.5)`` moves controls from code, in either path (what the headless tests do).
