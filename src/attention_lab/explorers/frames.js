@@ -70,10 +70,16 @@ function liveExplorer(root, manifest, source) {
     }
   }
 
+  // Each frame is asked for ahead once per move of the reader, and only while those frames fill at most half
+  // the budget: frames drawn ahead never push each other out, and an idle kernel is left alone when done.
+  let drawnAhead = new Set();
   function ahead() {
     if (!source.idle()) return;
+    const average = kept.size > 1 ? keptBytes / (kept.size - 1) : 20000;
+    if ((drawnAhead.size + 1) * average > manifest.budget / 2) return;
     for (const key of upcoming()) {
-      if (!kept.has(key) && source.has(key)) {
+      if (!kept.has(key) && !drawnAhead.has(key) && source.has(key)) {
+        drawnAhead.add(key);
         source.fetch(key, false);
         return;
       }
@@ -82,6 +88,7 @@ function liveExplorer(root, manifest, source) {
 
   function show(moved) {
     if (moved !== undefined) lastMoved = moved;
+    drawnAhead = new Set();
     const key = state.join(",");
     if (!kept.has(key) && !source.has(key)) return; // no frame for this position (a page's thinned grid)
     wanted = key;
