@@ -27,9 +27,9 @@ import itertools
 import math
 import time
 
-import ipywidgets as widgets
 import numpy as np
 
+from attention_lab.explorers.base import SLIDERS
 from attention_lab.explorers.controls import positions
 from tools.peak_memory import peak_mb
 
@@ -38,7 +38,6 @@ __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", 
 MIME = "application/vnd.attention-lab.frames+json"
 MIN_POSITIONS = 9  # a slider thinned below this many positions (or all it has) feels like a slide show
 FRAME_BUDGET = 300  # frames per explorer at most (time: ~15-40 ms each on a 2-core machine; size: ~10-20 KB each)
-SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
 
 def _thin(sizes: list[int], room: int) -> list[int]:
