@@ -2,34 +2,34 @@
 
 Runs inside a notebook's kernel after its last cell (``build_site`` passes :data:`AFTER_NOTEBOOK` to
 ``execute``). For every explorer the notebook built and still holds (the registry each explorer joins when
-built, ``attention_lab.explorers.live_explorers()``) it walks the
-explorer's own controls, calls ``explorer.set(...)`` for each position, as a reader would, and keeps the
-picture the explorer draws (its blitted canvas: the same pixels JupyterLab would show). The frames leave
-the kernel as one display output of type :data:`MIME` (a manifest and the images), so the page builder
-needs no shared folder; the notebook's own outputs are untouched.
+built, ``attention_lab.explorers.live_explorers()``) it walks the explorer's own controls and keeps the
+picture the explorer draws for each position (``explorer.frame``: the same frame the notebook's fast path
+shows). The frames leave the kernel as one display output of type :data:`MIME` (a manifest and the
+images), so the page builder needs no shared folder; the notebook's own outputs are untouched.
 
 Which positions: every option of a dropdown or toggle, every position of a slider, as long as the
 explorer stays within :data:`FRAME_BUDGET` frames. Beyond that the sliders are thinned evenly (their ends
 and their current position always kept) until the grid fits: the page's slider then has fewer positions
 than the notebook's. The frames are a full grid, so any combination the page offers has its picture.
 
-Format: the RGB canvas quantised to a 256-colour palette and saved as PNG (measured on the kernel
-explorer's 880x296 frames: 18 KB and no visible difference, against 62 KB for the full-colour PNG, 36 KB
-for lossless WebP at its fastest setting and 55 KB for JPEG at quality 90, which blurs the text).
+Format: the explorer's own frames (``explorer.frame``, ``attention_lab/explorers/frames.py``): the RGB
+canvas quantised to a 256-colour palette and saved as PNG (measured on the kernel explorer's 880x296
+frames: 18 KB and no visible difference, against 62 KB for the full-colour PNG, 36 KB for lossless WebP at
+its fastest setting and 55 KB for JPEG at quality 90, which blurs the text). The notebook's fast path
+draws and shows the same frames with the same front end.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import itertools
 import math
 import time
 
-import ipywidgets as widgets
 import numpy as np
 
+from attention_lab.explorers.base import SLIDERS
 from attention_lab.explorers.controls import positions
 from tools.peak_memory import peak_mb
 
@@ -38,14 +38,6 @@ __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", 
 MIME = "application/vnd.attention-lab.frames+json"
 MIN_POSITIONS = 9  # a slider thinned below this many positions (or all it has) feels like a slide show
 FRAME_BUDGET = 300  # frames per explorer at most (time: ~15-40 ms each on a 2-core machine; size: ~10-20 KB each)
-SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
-
-
-def _current_index(control, options) -> int:
-    value = control.value
-    if isinstance(value, float):
-        return int(np.argmin([abs(v - value) if isinstance(v, float) else np.inf for _, v in options]))
-    return next((i for i, (_, v) in enumerate(options) if v == value), 0)
 
 
 def _thin(sizes: list[int], room: int) -> list[int]:
@@ -100,32 +92,18 @@ def frame_plan(sizes: list[int], sliders: list[bool], current: list[int], budget
     return offered, option_ids, combos
 
 
-def _frame_png(canvas) -> bytes:
-    from PIL import Image
-
-    rgb = Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3])
-    with io.BytesIO() as buffer:
-        rgb.quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="png")
-        return buffer.getvalue()
-
-
-KINDS = {widgets.Dropdown: "select", widgets.ToggleButtons: "buttons", widgets.RadioButtons: "buttons"}
-
-
 def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
-    """Render the explorer at every planned position; put the PNGs in ``images`` (by hash); return its manifest.
+    """Draw the explorer at every planned position; put the PNGs in ``images`` (by hash); return its manifest.
 
-    The manifest lists the controls (name, kind, label, the labels of the positions offered, the current one)
-    and maps each drawn combination (``"i,j,..."``: indices into the offered positions) to its frame's hash.
-    The explorer is left as it was found.
+    The frames are the explorer's own (``explorer.frame``: the notebook's fast path draws the same ones). The
+    manifest is ``explorer.manifest`` for the positions offered, plus ``frames``: each drawn combination
+    (``"i,j,..."``: indices into the offered positions) mapped to its frame's hash, and the widget's model id.
     """
     names = list(explorer.controls)
     controls = [explorer.controls[name] for name in names]
-    options = [positions(c) for c in controls]
-    current = [_current_index(c, o) for c, o in zip(controls, options, strict=True)]
+    current = explorer.index()
     sliders = [isinstance(c, SLIDERS) for c in controls]
-    offered, option_ids, combos = frame_plan([len(o) for o in options], sliders, current, budget)
-    found = {name: control.value for name, control in zip(names, controls, strict=True)}
+    offered, option_ids, combos = frame_plan([len(positions(c)) for c in controls], sliders, current, budget)
     # controls that force a full redraw (static_controls) vary slowest: each of their values is drawn in full once
     static = [
         option_ids.index(names.index(n))
@@ -142,30 +120,12 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
                 where[i] = j
             for i, j in zip(slider_ids, moved, strict=True):
                 where[i] = j
-            explorer.set(**{name: options[i][where[i]][1] for i, name in enumerate(names)})
-            png = _frame_png(explorer.canvas)
+            png = explorer.frame(where)
             key = hashlib.sha256(png).hexdigest()[:20]
             images.setdefault(key, png)
             frames[",".join(str(offered[i].index(where[i])) for i in range(len(names)))] = key
-    explorer.set(**found)
-    return {
-        "class": type(explorer).__name__,
-        "model_id": explorer.widget.model_id,
-        "width": int(round(explorer.figure.bbox.width)),
-        "height": int(round(explorer.figure.bbox.height)),
-        "controls": [
-            {
-                "name": name,
-                "label": control.description or name,
-                "kind": "slider" if slider else KINDS.get(type(control), "buttons"),
-                "labels": [options[i][j][0] for j in offered[i]],
-                "current": offered[i].index(current[i]),
-                "positions": len(options[i]),
-            }
-            for i, (name, control, slider) in enumerate(zip(names, controls, sliders, strict=True))
-        ],
-        "frames": frames,
-    }
+    manifest = explorer.manifest({name: offered[i] for i, name in enumerate(names)})
+    return {**manifest, "model_id": explorer.widget.model_id, "frames": frames}
 
 
 def publish_frames(budget: int = FRAME_BUDGET):

@@ -2,43 +2,29 @@
 
 ``tools/explorer_frames.py`` renders the frames in the notebook's kernel and hands over a manifest per
 explorer; here each explorer's widget output becomes an HTML block (the same controls, a picture, the
-manifest as JSON) and ``live_explorers.js`` (copied beside the pages) swaps the picture when a control
-moves. Frames are files in ``frames/``, named by their content's hash (identical frames are stored once);
-the page loads only the current frame of each explorer, the others when the explorer comes near the screen
-or is first touched. Nothing comes from the network: the pages work from ``file://`` and any static host.
+manifest as JSON: ``attention_lab.explorers.frames.explorer_html``, the block the notebook's fast path
+shows too) and the same front end (``attention_lab/explorers/frames.js``, copied beside the pages as
+``live_explorers.js``) swaps the picture when a control moves. Frames are files in ``frames/``, named by
+their content's hash (identical frames are stored once); the page loads only the current frame of each
+explorer, the others when the explorer comes near the screen or is first touched. Nothing comes from the
+network: the pages work from ``file://`` and any static host.
 """
 
 from __future__ import annotations
 
 import base64
-import html
-import json
 import shutil
 from pathlib import Path
 
+from attention_lab.explorers import frames
 from tools.explorer_frames import MIME
 
 __all__ = ["SCRIPT", "STYLE", "frames_of", "write_frames", "explorer_html", "install", "copy_script"]
 
-SCRIPT = Path(__file__).with_name("live_explorers.js")
+SCRIPT = frames.SCRIPT  # the explorers' one front end, inside the package (the notebook's widget runs it too)
+SCRIPT_NAME = "live_explorers.js"  # its name beside the pages
 FRAMES = "frames/"
-
-STYLE = """<style>
-.live-explorer{margin:.4rem 0 .2rem}
-.live-controls{display:flex;flex-wrap:wrap;gap:.35rem 1.4rem;align-items:center;margin-bottom:.35rem;font-size:14px}
-.live-controls label{display:inline-flex;align-items:center;gap:.4rem}
-.live-controls input[type=range]{width:16rem}
-.live-controls output{min-width:4.5em;font-variant-numeric:tabular-nums}
-.live-buttons{display:inline-flex;align-items:center;gap:.3rem}
-.live-buttons label{border:1px solid #bbb;border-radius:3px;padding:.1rem .5rem;cursor:pointer}
-.live-buttons label:has(input:checked){background:#0072B2;color:#fff;border-color:#0072B2}
-.live-buttons label:has(input:disabled){opacity:.45;cursor:not-allowed}
-.live-buttons input{position:absolute;opacity:0;width:1px;height:1px}
-.live-buttons label:has(input:focus-visible){outline:2px solid #E69F00}
-.live-figure{max-width:100%;height:auto;display:block}
-.live-note{color:#666;font-size:12.5px;margin:.2rem 0 0}
-</style>
-"""
+STYLE = frames.STYLE
 
 
 def frames_of(after_outputs: list) -> tuple[list, dict, dict]:
@@ -68,71 +54,9 @@ def write_frames(images: dict, outdir: Path) -> int:
     return written
 
 
-def _control_html(index: int, control: dict, uid: str) -> str:
-    label, labels, current = html.escape(control["label"]), control["labels"], control["current"]
-    if control["kind"] == "slider":
-        return (
-            f'<label>{label} <input type="range" min="0" max="{len(labels) - 1}" step="1" value="{current}" '
-            f'data-control="{index}" aria-label="{label}"><output data-readout="{index}">'
-            f"{html.escape(labels[current])}</output></label>"
-        )
-    if control["kind"] == "select":
-        options = "".join(
-            f'<option data-of="{index}" data-option="{j}"{" selected" if j == current else ""}>'
-            f"{html.escape(text)}</option>"
-            for j, text in enumerate(labels)
-        )
-        return f'<label>{label} <select data-control="{index}">{options}</select></label>'
-    buttons = "".join(
-        f'<label><input type="radio" name="{uid}-{index}" value="{j}" data-control="{index}" '
-        f'data-of="{index}" data-option="{j}"{" checked" if j == current else ""}>'
-        f"{html.escape(text)}</label>"
-        for j, text in enumerate(labels)
-    )
-    return f'<span class="live-buttons" role="radiogroup" aria-label="{label}">{label} {buttons}</span>'
-
-
-def _note(manifest: dict) -> str:
-    thinned = [
-        f"{c['label']}: {len(c['labels'])} of its {c['positions']} positions"
-        for c in manifest["controls"]
-        if len(c["labels"]) < c["positions"]
-    ]
-    text = (
-        f"Live figure: {len(manifest['frames'])} frames drawn by the explorer in Python, one per position of "
-        "its controls, shown without a kernel."
-    )
-    if thinned:
-        text += " Here the slider" + ("s offer " if len(thinned) > 1 else " offers ") + "; ".join(thinned) + "."
-    controls = manifest["controls"]
-    options = [c for c in controls if c["kind"] != "slider"]
-    combos = {
-        tuple(key.split(",")[i] for i, c in enumerate(controls) if c["kind"] != "slider") for key in manifest["frames"]
-    }
-    full = 1
-    for c in options:
-        full *= len(c["labels"])
-    if len(combos) < full:
-        text += " Options are drawn one change at a time from the notebook's choice; the others are greyed out."
-    return f'<p class="live-note">{html.escape(text)}</p>'
-
-
 def explorer_html(manifest: dict, uid: str) -> str:
-    """The explorer's block: its controls, the current frame, the manifest the script reads."""
-    controls = manifest["controls"]
-    current = manifest["frames"][",".join(str(c["current"]) for c in controls)]
-    alt = manifest["class"] + ": " + ", ".join(f"{c['label']} = {c['labels'][c['current']]}" for c in controls)
-    data = json.dumps(
-        {k: manifest[k] for k in ("class", "width", "height", "controls", "frames")}, separators=(",", ":")
-    ).replace("</", "<\\/")
-    return (
-        f'<div class="live-explorer" id="{uid}" data-frames="{FRAMES}" data-frame="{current}" '
-        f'data-shown="{current}">\n'
-        f'<script type="application/json" class="live-manifest">{data}</script>\n'
-        f'<div class="live-controls">{"".join(_control_html(i, c, uid) for i, c in enumerate(controls))}</div>\n'
-        f'<img class="live-figure" src="{FRAMES}{current}.png" width="{manifest["width"]}" '
-        f'height="{manifest["height"]}" alt="{html.escape(alt)}">\n{_note(manifest)}\n</div>'
-    )
+    """The explorer's block (controls, current frame, manifest): the notebook's fast path shows the same one."""
+    return frames.explorer_html(manifest, uid)
 
 
 def install(page: str) -> str:
@@ -143,4 +67,4 @@ def install(page: str) -> str:
 
 
 def copy_script(outdir: Path):
-    shutil.copyfile(SCRIPT, Path(outdir) / SCRIPT.name)
+    shutil.copyfile(SCRIPT, Path(outdir) / SCRIPT_NAME)

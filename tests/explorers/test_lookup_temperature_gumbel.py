@@ -155,7 +155,8 @@ def test_explorer_is_displayed_as_one_widget_with_its_canvas():
     explorer = TemperatureExplorer(ALPHA, V2)
     bundle = explorer._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert explorer.canvas in explorer.widget.children and explorer.canvas.toolbar_visible is False
+    fast, kernel = explorer.widget.children  # the fast path's frame view, then the kernel path's view
+    assert fast is explorer.view and explorer.canvas in kernel.children and explorer.canvas.toolbar_visible is False
 
 
 def test_static_small_multiples():

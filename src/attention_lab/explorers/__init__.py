@@ -21,7 +21,7 @@ explorer                                notebook    module
 """
 
 from .alignment import AlignmentExplorer, alignment_small_multiples, plot_alignment
-from .base import Explorer, live_explorers
+from .base import Explorer, explorer_classes, live_explorers
 from .controls import TEMPERATURE_OPTIONS, nearest_temperature, temperature_slider
 from .dimension import DIMENSIONS, DimensionExplorer, ScoreSample, scaling_small_multiples
 from .gumbel import GumbelExplorer, gumbel_small_multiples
@@ -36,6 +36,7 @@ from .temperature import TemperatureExplorer, temperature_small_multiples
 __all__ = [
     "Explorer",
     "live_explorers",
+    "explorer_classes",
     "TEMPERATURE_OPTIONS",
     "nearest_temperature",
     "temperature_slider",

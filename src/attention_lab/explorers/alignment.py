@@ -94,6 +94,19 @@ class AlignmentExplorer(Explorer):
     figsize = (11.0, 3.9)
     static_controls = ("example",)
 
+    notebook = "06"
+    benched = "step"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 06's two dates (29 input and 11 output tokens), random alignments;
+        ``arguments`` go to the constructor."""
+        sources = [list("Saturday, 20 September 1958") + ["<eos>"], list("1964年6月20日") + ["<eos>"]]
+        outputs = [list("1958-09-20") + ["<eos>"], list("1964-06-20") + ["<eos>"]]
+        rng = np.random.default_rng(0)  # random alignments: a trained model's draw the same
+        alignments = [rng.dirichlet(np.ones(len(s)), size=11) for s in sources]
+        return cls(sources, outputs, alignments, **arguments)
+
     def __init__(self, sources, outputs, alignments, *, labels=None, example=0, step=0, interactive=True):
         self.alignments = _check_examples(sources, outputs, alignments)
         self.sources = [list(s) for s in sources]

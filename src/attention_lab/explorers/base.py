@@ -1,10 +1,19 @@
-"""Interactive explorers: a figure built once whose artists are updated in place when a widget moves.
+"""Interactive explorers: an explorer declares its controls and draws its figure for one position of them.
 
-Each explorer is an object: ``explorer.controls`` holds its widgets by name, ``explorer.figure`` its
-matplotlib figure, and displaying the explorer shows the controls above the figure. Moving a widget
-calls ``update()``, which changes the data of existing artists (``set_height``, ``set_data``, ...) and
-asks the canvas to redraw once; nothing is rebuilt. ``explorer.set(temperature=0.5)`` moves a widget
-from code (that is what the headless tests do).
+A subclass gives its controls (ipywidgets, by name) to ``Explorer.__init__``, builds its artists once in
+``_build`` and sets their data from the controls' values in ``update``; it names its notebook
+(``notebook``, which registers the class: ``explorer_classes()``), the control the benchmark steps
+(``benched``), and builds itself as that notebook does (``example()``). That is all. The base class does
+the rest:
+
+- *the fast path* (the notebook, any front end that loads anywidget: JupyterLab, Colab, VS Code): the
+  figure at each position is a frame drawn by the kernel the first time it is wanted and kept in the
+  browser, the neighbours of the control being moved drawn ahead (``frames.py``, ``frames.js``: the same
+  frames and front end as the static pages; at most 20 MB of frames per explorer in the browser and in the
+  kernel, the oldest dropped first);
+- *the kernel path* (where that front end cannot load): the controls as ipywidgets and the figure as an
+  ipympl canvas (or PNGs without ipympl), redrawn by blitting at each step; a line under it says so;
+- ``explorer.set(temperature=0.5)`` moves controls from code, in either path (what the headless tests do).
 
 Every explorer also has a static small-multiples twin (the ``*_small_multiples`` functions) so the idea
 survives on a slide or in a page without a kernel.
@@ -12,18 +21,27 @@ survives on a slide or in a page without a kernel.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import time
+import warnings
 import weakref
+from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ..plots import COLORS, buffer_png, interactive_figure
-from .controls import check_control_value
+from .controls import check_control_value, positions
+from .frames import NOTE_BROWSER, FrameCache, FrameView, explorer_html, frame_png
 
-__all__ = ["Explorer", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
+# The words the reader sees, in one place (for translation).
+NOTE_KERNEL = "Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here)."
+KINDS = {widgets.Dropdown: "select"}
+SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+__all__ = ["Explorer", "explorer_classes", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
 
 # The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
 # order they were built. The static site's frames (tools/explorer_frames.py) export the explorers a notebook
@@ -32,18 +50,27 @@ _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _ORDER = itertools.count()
 
 
+# Every explorer class that names its notebook, by name: what the benchmark, the tests' generic inputs and the
+# README's checks take the explorers from (``explorer_classes()``).
+_CLASSES: dict = {}
+
+
+def explorer_classes() -> list:
+    """Every explorer class (one per figure of the course), in the order of their notebooks."""
+    return sorted(_CLASSES.values(), key=lambda cls: cls.notebook)
+
+
 def live_explorers() -> list:
     """Every explorer built in this process and still alive, in the order they were built."""
     return [explorer for _, explorer in sorted(_LIVE.items())]
 
 
 class Explorer:
-    """Base class: the figure is built once (``_build``); ``update`` moves artists when a control changes.
+    """Base class: the figure is built once (``_build``); ``update`` sets the changing artists' data.
 
-    Speed (a slider step must reach the screen in well under 150 ms): the artists that change are
-    *animated*. A full draw happens once, with the layout solved then and frozen; the static rest of the
-    figure is kept as a background bitmap, and each step only restores that bitmap, draws the few changing
-    artists and sends the changed pixels (blitting), instead of redrawing every tick label and line.
+    Drawing a position: the artists that change are *animated*. A full draw happens once, with the layout
+    solved then and frozen; the static rest of the figure is kept as a background bitmap, and each position
+    only restores that bitmap and draws the few changing artists on it (blitting).
     """
 
     figsize = (10.0, 3.2)
@@ -51,6 +78,18 @@ class Explorer:
     # Controls whose change moves artists that are *not* animated (part of the background bitmap): for them
     # one full redraw replaces the blit. For rarely used controls (an example, a data-set size) only.
     static_controls: tuple = ()
+    notebook = ""  # the notebook that shows it ("02"): a class that names one joins explorer_classes()
+    benched = ""  # the control the benchmark steps
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.notebook:
+            _CLASSES[cls.__name__] = cls
+
+    @classmethod
+    def example(cls, **arguments):  # pragma: no cover - abstract
+        """The explorer as its notebook builds it (the course's data); ``arguments`` go to the constructor."""
+        raise NotImplementedError
 
     def __init__(self, controls: dict, *, interactive: bool = True, values: dict | None = None):
         """``values``: the controls' first values (from the constructor's arguments), checked like :meth:`set`.
@@ -61,18 +100,18 @@ class Explorer:
         self.controls = controls
         self._set_values(values or {})
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
-        interactive = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
+        canvas_widget = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
         self.animated = self._build()
         for artist in self.animated:
             artist.set_animated(True)
-        self._background = None
+        self._background, self._background_for = None, None
         self.canvas.mpl_connect("draw_event", self._on_full_draw)
         self.update()
         # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
         # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
         FigureCanvasAgg.draw(self.canvas)
         self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
-        if interactive:
+        if canvas_widget:
             view, self._image = self.canvas, None
         else:  # no ipympl: show a PNG that is re-rendered on each change
             view = self._image = widgets.Image(value=buffer_png(self.canvas), format="png")
@@ -80,7 +119,16 @@ class Explorer:
             control.observe(self._on_change, names="value")
             describe_control(control, type(self).__name__)
         row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))  # wraps if narrow
-        self.widget = widgets.VBox([row, view])
+        self._positions = {name: _positions_or_none(control) for name, control in controls.items()}
+        self.frames = FrameCache()
+        self.view = None  # the fast path's FrameView, where every control can be enumerated
+        self._kernel_view = widgets.VBox([row, view])
+        if interactive:  # say which path is shown: this one is hidden once the fast path's front end runs
+            self._kernel_view.children += (widgets.HTML(f"<small>{NOTE_KERNEL}</small>"),)
+        self.widget = self._kernel_view
+        if interactive and FrameView is not None and all(p is not None for p in self._positions.values()):
+            self.view = self._frame_view()
+            self.widget = widgets.VBox([self.view, self._kernel_view])
         _LIVE[next(_ORDER)] = self
 
     # subclasses fill these in
@@ -109,37 +157,92 @@ class Explorer:
         for name, value in checked.items():
             self.controls[name].value = value
 
+    # -- positions and frames ------------------------------------------------------------------------
+    def index(self) -> list[int]:
+        """Where the controls are: each value's index among its control's positions (the nearest for a float)."""
+        return [_index_of(self._positions[name], control.value) for name, control in self.controls.items()]
+
+    def manifest(self, offered: dict | None = None) -> dict:
+        """The controls as the front end shows them: name, label, kind, the labels of the positions offered
+        (``offered[name]``: indices into every position; default all), the current one, how many there are."""
+        entries = []
+        for name, control in self.controls.items():
+            every = self._positions[name]
+            chosen = (offered or {}).get(name, range(len(every)))
+            here = _index_of(every, control.value)
+            entries.append(
+                {
+                    "name": name,
+                    "label": control.description or name,
+                    "kind": "slider" if isinstance(control, SLIDERS) else KINDS.get(type(control), "buttons"),
+                    "labels": [every[j][0] for j in chosen],
+                    "current": list(chosen).index(here) if here in chosen else 0,
+                    "positions": len(every),
+                    "tooltip": getattr(control, "tooltip", None) or "",
+                }
+            )
+        return {
+            "class": type(self).__name__,
+            "width": int(round(self.figure.bbox.width)),
+            "height": int(round(self.figure.bbox.height)),
+            "controls": entries,
+        }
+
+    def frame(self, index) -> bytes:
+        """The PNG of the figure at position ``index`` (one index per control into its positions), kept.
+
+        The controls are not moved: the position is drawn with stand-ins for them, so neither the kernel
+        path's view nor the reader's controls change. Frames already drawn come from :attr:`frames`.
+        """
+        key = ",".join(str(int(i)) for i in index)
+        png = self.frames.get(key)
+        if png is None:
+            values = {name: self._positions[name][i][1] for name, i in zip(self.controls, index, strict=True)}
+            png = self._frame_at(values)
+            self.frames.put(key, png)
+        return png
+
+    def _frame_at(self, values: dict, timings: dict | None = None) -> bytes:
+        controls = self.controls
+        self.controls = {name: SimpleNamespace(value=value) for name, value in values.items()}
+        try:
+            start = time.perf_counter()
+            self.update()
+            computed = time.perf_counter()
+            self._draw_position()
+            drawn = time.perf_counter()
+        finally:
+            self.controls = controls
+        png = frame_png(self.canvas)
+        if timings is not None:
+            done = time.perf_counter()
+            timings.update(
+                compute_ms=1000 * (computed - start), draw_ms=1000 * (drawn - computed), encode_ms=1000 * (done - drawn)
+            )
+        return png
+
     def timed_step(self, **values) -> dict[str, float]:
-        """Move controls like :meth:`set` and time the step's stages, in ms; nothing is sent to a browser.
+        """The cost of drawing one new position (nothing kept, nothing sent), in ms, for ``tools/bench.py``.
 
         ``compute_ms``: :meth:`update` (the artists' new data); ``draw_ms``: the background bitmap and the
-        changing artists drawn on it (the blit); ``encode_ms``: the changed pixels as PNG, what the browser
-        view receives (ipympl's diff image, or the fallback view's PNG). For ``tools/bench.py``.
+        changing artists drawn on it; ``encode_ms``: the frame's PNG, what the browser receives.
         """
-        for control in self.controls.values():
-            control.unobserve(self._on_change, names="value")
-        try:
-            self._set_values(values)
-        finally:
-            for control in self.controls.values():
-                control.observe(self._on_change, names="value")
-        start = time.perf_counter()
-        self.update()
-        computed = time.perf_counter()
-        self.canvas.restore_region(self._background)
-        self._draw_animated()
-        drawn = time.perf_counter()
-        if hasattr(self.canvas, "get_diff_image"):  # ipympl: the PNG of the pixels changed since the last frame
-            self.canvas._png_is_old = True
-            self.canvas.get_diff_image()
+        current = {name: control.value for name, control in self.controls.items()}
+        checked = {name: check_control_value(name, self.controls[name], v) for name, v in values.items()}
+        timings: dict = {}
+        self._frame_at({**current, **checked}, timings)
+        return timings
+
+    def _static_values(self) -> tuple:
+        return tuple(self.controls[name].value for name in self.static_controls)
+
+    def _draw_position(self):
+        """Draw the figure for the controls' values: a blit, or a full draw when a static control differs."""
+        if self._background_for != self._static_values():
+            FigureCanvasAgg.draw(self.canvas)  # fires draw_event: a new background, the animated artists on top
         else:
-            buffer_png(self.canvas)
-        done = time.perf_counter()
-        return {
-            "compute_ms": 1000 * (computed - start),
-            "draw_ms": 1000 * (drawn - computed),
-            "encode_ms": 1000 * (done - drawn),
-        }
+            self.canvas.restore_region(self._background)
+            self._draw_animated()
 
     def _draw_animated(self):
         for artist in self.animated:
@@ -153,10 +256,68 @@ class Explorer:
         if self.canvas.is_saving():
             return
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self._background_for = self._static_values()
         self._draw_animated()
 
+    # -- the fast path -------------------------------------------------------------------------------
+    def _frame_view(self):
+        first = base64.b64encode(self.frame(self.index())).decode("ascii")
+        block = explorer_html(
+            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=NOTE_BROWSER
+        )
+        with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            view = FrameView(html=block, index=self.index())
+        view.on_msg(self._on_frame_request)
+        view.observe(self._on_front_end, names="front_end")
+        view.observe(self._on_index, names="index")
+        return view
+
+    def _fast(self) -> bool:
+        return self.view is not None and self.view.front_end == "browser"
+
+    def _on_frame_request(self, view, content, buffers):
+        """The front end wants the frame ``content["frame"]`` ("i,j,..."): draw it (or take it as kept) and send it."""
+        key = content.get("frame") if isinstance(content, dict) else None
+        try:
+            index = [int(part) for part in str(key).split(",")]
+        except ValueError:
+            return
+        if not self._is_position(index):
+            return  # not a position of these controls: nothing to draw
+        view.send({"frame": key}, buffers=[self.frame(index)])
+
+    def _on_front_end(self, change):
+        """The fast path's front end runs: hide the kernel path's view (it stays, unused, for a reload)."""
+        self._kernel_view.layout.display = "none" if change["new"] == "browser" else None
+
+    def _on_index(self, change):
+        """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
+        if not self._is_position(change["new"]):
+            return  # not a position of these controls (a stale front end): nothing to follow
+        values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
+        self._quietly(values)
+
+    def _is_position(self, index) -> bool:
+        sizes = [len(p) for p in self._positions.values()]
+        return len(index) == len(sizes) and all(0 <= i < n for i, n in zip(index, sizes, strict=True))
+
+    def _quietly(self, values: dict):
+        for control in self.controls.values():
+            control.unobserve(self._on_change, names="value")
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            for control in self.controls.values():
+                control.observe(self._on_change, names="value")
+
+    # -- the kernel path -----------------------------------------------------------------------------
     def redraw(self):
         """Blit: background bitmap + changing artists, then send the changed pixels to the browser."""
+        if self._background_for != self._static_values():
+            self.full_redraw()
+            return
         self.canvas.restore_region(self._background)
         self._draw_animated()
         if getattr(self.canvas, "syncing_data_url", False):
@@ -166,6 +327,9 @@ class Explorer:
             self._image.value = buffer_png(self.canvas)
 
     def _on_change(self, change):
+        if self._fast():  # the browser shows the frame; the kernel draws only what it is asked for
+            self.view.index = self.index()
+            return
         self.update()
         if any(change["owner"] is self.controls[name] for name in self.static_controls):
             self.full_redraw()
@@ -205,21 +369,30 @@ def describe_control(control, owner: str) -> str:
 def widget_bundle(widget, **kwargs) -> dict:
     """The display bundle of an ipywidgets widget, in ipywidgets 8 (JupyterLab 4) and 7.7 (Colab's release).
 
-    ipywidgets 8 builds it in ``_repr_mimebundle_``; ipywidgets 7 has no such method (it displays through
-    ``_ipython_display_``), so the same bundle is written out here as ipywidgets 7 writes it, and the widget
-    is told it was displayed (its ``_handle_displayed`` callbacks run, as they would there).
+    The adapter for ipywidgets, public names only: ipywidgets 8 builds the bundle in ``_repr_mimebundle_``
+    (IPython's display protocol); ipywidgets 7 has no such method (it displays through
+    ``_ipython_display_``), so the same bundle is written here from the widget's public ``model_id``.
     """
     if hasattr(widget, "_repr_mimebundle_"):
         return widget._repr_mimebundle_(**kwargs)
-    bundle = {"text/plain": repr(widget)}
-    if widget._view_name is not None:
-        bundle["application/vnd.jupyter.widget-view+json"] = {
-            "version_major": 2,
-            "version_minor": 0,
-            "model_id": widget._model_id,
-        }
-        widget._handle_displayed()  # ipywidgets 7 passes no arguments here either
-    return bundle
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
+
+
+def _positions_or_none(control) -> list | None:
+    """The control's positions, or None for a control that cannot be enumerated (it keeps the kernel path)."""
+    try:
+        return positions(control)
+    except TypeError:
+        return None
+
+
+def _index_of(options: list, value) -> int:
+    """Index of ``value`` among ``options`` (label, value) pairs: the nearest for a float, else the equal one."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        gaps = [abs(v - value) if isinstance(v, float) else np.inf for _, v in options]
+        return int(np.argmin(gaps))
+    return next((i for i, (_, v) in enumerate(options) if v == value and type(v) is type(value)), 0)
 
 
 def bar_chart(ax, labels, heights, colors=None):

@@ -47,6 +47,14 @@ class DimensionExplorer(Explorer):
 
     figsize = (11.0, 3.5)
 
+    notebook = "05"
+    benched = "d"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 05's score sample; ``arguments`` go to the constructor."""
+        return cls(**arguments)
+
     def __init__(self, sample: ScoreSample | None = None, *, d=16, interactive=True):
         self.sample = ScoreSample() if sample is None else sample
         if not isinstance(self.sample, ScoreSample):

@@ -24,6 +24,16 @@ class GumbelExplorer(Explorer):
 
     figsize = (11.0, 3.4)
 
+    notebook = "02"
+    benched = "temperature"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 02's six scores; ``arguments`` go to the constructor."""
+        from ..examples import six_scores
+
+        return cls(six_scores()[0], **arguments)
+
     def __init__(self, scores, labels=None, *, n_rows=10, n_draws=4000, seed=0, temperature=1.0, interactive=True):
         self.alpha = as_float_array(scores, "scores", min_ndim=1)
         if self.alpha.ndim != 1 or self.alpha.size < 2:

@@ -79,6 +79,17 @@ class HeadExplorer(Explorer):
     figsize = (10.5, 4.4)
     static_controls = ("example",)
 
+    notebook = "07"
+    benched = "head"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 07's 2 layers x 4 heads over three reversals, random weights;
+        ``arguments`` go to the constructor."""
+        tokens = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
+        rng = np.random.default_rng(0)  # random weights: a trained model's draw the same
+        return cls(rng.dirichlet(np.ones(9), size=(3, 2, 4, 9)), tokens, **arguments)
+
     def __init__(self, weights, tokens, *, labels=None, layer=0, head=0, example=0, interactive=True):
         self.weights = _check_weights(weights, tokens)
         self.tokens = [[str(t) for t in example_tokens] for example_tokens in tokens]

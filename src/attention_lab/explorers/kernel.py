@@ -45,6 +45,14 @@ class KernelExplorer(Explorer):
     figsize = (11.0, 3.7)
     static_controls = ("n_train",)
 
+    notebook = "03"
+    benched = "bandwidth"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 03's 1000 training points; ``arguments`` go to the constructor."""
+        return cls(**{"n_train": 1000, **arguments})
+
     def __init__(
         self,
         datasets: dict | None = None,

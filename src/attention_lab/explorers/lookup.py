@@ -24,6 +24,18 @@ class LookupExplorer(Explorer):
 
     figsize = (11.0, 3.3)
 
+    notebook = "01"
+    benched = "temperature"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 01's fruit boxes; ``arguments`` go to the constructor."""
+        from ..examples import fruit_boxes
+
+        boxes = fruit_boxes()
+        arguments = {"feature_names": boxes.feature_names, "value_names": boxes.value_names, **arguments}
+        return cls(boxes.keys, boxes.values, boxes.labels, boxes.queries, **arguments)
+
     def __init__(
         self,
         keys,

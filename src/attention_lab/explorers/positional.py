@@ -34,6 +34,14 @@ class PositionalEncodingExplorer(Explorer):
 
     figsize = (11.5, 3.6)
 
+    notebook = "07"
+    benched = "position"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 07's 64 positions of width 32; ``arguments`` go to the constructor."""
+        return cls(64, 32, **{"dimension": 6, **arguments})
+
     def __init__(
         self, n_positions: int = 64, d_model: int = 32, *, dimension: int = 0, position=None, interactive: bool = True
     ):

@@ -65,6 +65,31 @@ class SamplingExplorer(Explorer):
 
     figsize = (11.0, 3.9)
 
+    notebook = "08"
+    benched = "temperature"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 08's character model, untrained (the same work per step);
+        ``arguments`` go to the constructor."""
+        import torch
+
+        from .. import nn as aln
+        from ..text_data import load_text
+
+        chars, prompt_text = sorted(set(load_text())), "MENENIUS:\n"
+        torch.manual_seed(0)  # untrained: the same work per step as the notebook's trained model
+        model = aln.CharTransformer(len(chars), 128, d_model=64, num_heads=4, num_layers=2, d_ff=128).eval()
+        prompt = torch.tensor([[chars.index(c) for c in prompt_text]])
+        with torch.no_grad():
+            logits = model(prompt)[0, -1].double().numpy()
+
+        def write(temperature, top_k, top_p):
+            out = aln.generate(model, prompt, 40, temperature=temperature, top_k=top_k, top_p=top_p, rng=2)
+            return "".join(chars[i] for i in out[0, prompt.shape[1] :].tolist())
+
+        return cls(logits, chars, prompt=prompt_text, continuation=write, **arguments)
+
     def __init__(
         self,
         logits,

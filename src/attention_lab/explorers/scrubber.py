@@ -44,6 +44,32 @@ class TrainingScrubber(Explorer):
 
     figsize = (11.0, 3.5)
 
+    notebook = "04"
+    benched = "epoch"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 04's 100 epochs of training; ``arguments`` go to the constructor."""
+        import torch
+
+        from .. import nn as aln
+        from ..regression_data import make_regression_data
+        from ..training import snapshot
+
+        data = make_regression_data(50, seed=0)  # 100 epochs of Adam on the course data, one snapshot each
+        x, y = torch.tensor(data.x_train, dtype=torch.float32), torch.tensor(data.y_train, dtype=torch.float32)
+        keys, values = aln.leave_one_out(x, y)
+        model = aln.NWKernelRegression(1.0)
+        optimiser = torch.optim.Adam(model.parameters(), lr=0.5)
+        snapshots = [snapshot(model, 0, 1.0, data)]
+        for epoch in range(100):
+            optimiser.zero_grad()
+            loss = torch.mean((model(x, keys, values) - y) ** 2)
+            loss.backward()
+            optimiser.step()
+            snapshots.append(snapshot(model, epoch + 1, loss.item(), data))
+        return cls(snapshots, data, **arguments)
+
     def __init__(self, snapshots: list, data: RegressionData, *, epoch=0, title="", interactive=True):
         _check_snapshots(snapshots, data)
         if not isinstance(title, str):

@@ -34,6 +34,16 @@ class TemperatureExplorer(Explorer):
 
     figsize = (11.0, 3.6)
 
+    notebook = "02"
+    benched = "temperature"
+
+    @classmethod
+    def example(cls, **arguments):
+        """As its notebook builds it: notebook 02's six scores; ``arguments`` go to the constructor."""
+        from ..examples import six_scores
+
+        return cls(*six_scores(), **arguments)
+
     def __init__(
         self,
         scores,

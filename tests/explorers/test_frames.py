@@ -1,0 +1,150 @@
+"""The explorers' frames: the fast path (kept in the browser, drawn by the kernel once) and its one front end."""
+
+import io
+import json
+import shutil
+import subprocess
+
+import explorer_inputs as small
+import ipywidgets as widgets
+import numpy as np
+import pytest
+from helpers import pixels
+from PIL import Image
+
+from attention_lab.explorers import TemperatureExplorer
+from attention_lab.explorers.base import NOTE_KERNEL, widget_bundle
+from attention_lab.explorers.frames import SCRIPT, FrameCache, explorer_html
+
+
+class Sent:
+    """Stands in for the front end: records what the kernel sends to the frame view."""
+
+    def __init__(self, view):
+        self.messages = []
+        view.send = lambda content, buffers=None: self.messages.append((content, buffers))
+
+
+def fast_explorer():
+    explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
+    sent = Sent(explorer.view)
+    explorer.view.front_end = "browser"  # what frames.js sets when it runs
+    return explorer, sent
+
+
+def decoded(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_the_fast_path_hides_the_kernel_view_once_its_front_end_runs():
+    explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
+    kernel = explorer.widget.children[1]
+    assert kernel.layout.display != "none" and NOTE_KERNEL in kernel.children[-1].value  # says which path
+    explorer.view.front_end = "browser"
+    assert kernel.layout.display == "none"
+
+
+def test_a_frame_is_the_picture_the_kernel_path_draws_at_that_position():
+    explorer, sent = fast_explorer()
+    here = explorer.index()
+    there = [here[0] + 3, 1]
+    explorer._on_frame_request(explorer.view, {"frame": ",".join(map(str, there))}, [])
+    ((content, buffers),) = sent.messages[-1:]
+    assert content == {"frame": ",".join(map(str, there))} and buffers[0][:8] == b"\x89PNG\r\n\x1a\n"
+    headless = small.FACTORIES["temperature"]()  # the kernel path, moved by hand to the same position
+    headless.set(temperature=explorer._positions["temperature"][there[0]][1], normaliser="sparsemax")
+    kernel_path = pixels(headless)[..., :3].astype(int)
+    assert np.abs(decoded(buffers[0]).astype(int) - kernel_path).mean() < 4  # the same picture, up to the palette
+    assert explorer.index() == here  # drawing a frame does not move the reader's controls
+
+
+def test_a_frame_drawn_once_is_kept_and_bad_requests_are_ignored():
+    explorer, sent = fast_explorer()
+    for _ in range(2):
+        explorer._on_frame_request(explorer.view, {"frame": "5,0"}, [])
+    assert sent.messages[0][1][0] is sent.messages[1][1][0]  # the kept frame, not drawn again
+    for bad in ["99,0", "5", "a,b", None, "5,0,0", "-1,0"]:
+        explorer._on_frame_request(explorer.view, {"frame": bad}, [])
+    assert len(sent.messages) == 2
+
+
+def test_in_the_fast_path_set_moves_the_browser_not_the_kernels_canvas():
+    explorer, sent = fast_explorer()
+    before = pixels(explorer)
+    explorer.set(temperature=0.1)
+    assert explorer.view.index == explorer.index() and explorer.index()[0] != 21
+    assert np.array_equal(pixels(explorer), before)  # nothing drawn: the front end asks for the frame
+
+
+def test_the_readers_position_reaches_the_controls_quietly():
+    explorer, sent = fast_explorer()
+    explorer.view.index = [0, 1]
+    assert explorer.controls["temperature"].value == 0.0 and explorer.controls["normaliser"].value == "sparsemax"
+    for stale in ([99, 0], [0], [0, 1, 2], [-1, 0]):  # not a position: ignored
+        explorer.view.index = stale
+        assert explorer.index() == [0, 1]
+    assert not sent.messages
+
+
+def test_the_frame_cache_drops_the_oldest_first_within_its_budget():
+    cache = FrameCache(budget=25)
+    for key in "abc":
+        cache.put(key, b"x" * 10)
+    assert cache.get("a") is None and cache.get("b") and cache.get("c") and cache.bytes == 20 and len(cache) == 2
+
+
+def test_an_explorer_built_without_a_canvas_widget_has_the_kernel_path_only():
+    explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
+    assert explorer.view is not None
+    headless = small.FACTORIES["temperature"]()
+    assert headless.view is None and headless.widget is headless._kernel_view
+
+
+def test_without_anywidget_the_kernel_path_is_shown_and_says_so(monkeypatch):
+    from attention_lab.explorers import base
+
+    monkeypatch.setattr(base, "FrameView", None)
+    explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
+    assert explorer.view is None and explorer.widget is explorer._kernel_view
+    assert explorer.canvas in explorer.widget.children and NOTE_KERNEL in explorer.widget.children[-1].value
+    explorer.set(temperature=0.1)  # the kernel path draws
+    assert explorer.controls["temperature"].value == 0.1
+
+
+def test_manifest_and_block_describe_every_position():
+    explorer = small.FACTORIES["kernel"]()
+    manifest = explorer.manifest()
+    assert [c["name"] for c in manifest["controls"]] == list(explorer.controls)
+    assert all(len(c["labels"]) == c["positions"] for c in manifest["controls"])
+    block = explorer_html(manifest, "x", src="data:image/png;base64,AA==", note="note")
+    data = json.loads(block.split('class="live-manifest">')[1].split("</script>")[0])
+    assert data["controls"] == manifest["controls"] and data["budget"] == 20_000_000
+    assert block.count("data-control=") >= len(explorer.controls)
+
+
+class Seven(widgets.VBox):
+    """An ipywidgets 7 widget as IPython sees it: no ``_repr_mimebundle_``."""
+
+    def __getattribute__(self, name):
+        if name == "_repr_mimebundle_":
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+
+
+@pytest.mark.parametrize("kind", [widgets.VBox, Seven], ids=["ipywidgets 8", "ipywidgets 7"])
+def test_widget_bundle_names_the_widget_in_either_ipywidgets(kind):
+    widget = kind()
+    bundle = widget_bundle(widget)
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to parse the front end")
+def test_the_front_end_parses_as_a_page_script_and_as_the_widgets_module(tmp_path):
+    (tmp_path / "page.js").write_text(SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "widget.mjs").write_text(explorer_view_module(), encoding="utf-8")
+    for name in ["page.js", "widget.mjs"]:
+        subprocess.run(["node", "--check", str(tmp_path / name)], check=True)
+
+
+def explorer_view_module() -> str:
+    return TemperatureExplorer(small.ALPHA, small.VALUES).view._esm
