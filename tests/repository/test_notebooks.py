@@ -1,4 +1,4 @@
-"""Every course notebook (English and zh) runs top to bottom in a fresh kernel, cleanly; the harness can fail; each run is shared."""
+"""Every course notebook (English and zh) runs top to bottom in a fresh kernel, cleanly; each run is shared."""
 
 import pickle
 
