@@ -50,9 +50,10 @@ SITE_BUILT = pytest.StashKey[bool]()  # set once the tests are collected: does t
 def executed(tmp_path_factory, pytestconfig):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness, page and deck share it).
 
-    A run that builds the site (a selected test uses ``built_site``) runs each notebook for its page: lecture
-    figures beside its own, its explorers' frames after its last cell (``build_site.execute_page``). Otherwise
-    the notebook runs as the harness needs it and no more (``execute.execute``), as in
+    A run that builds the site (a selected test uses ``built_site``) runs each notebook of the site for its
+    page: lecture figures beside its own, its explorers' frames after its last cell (``build_site.execute_page``).
+    Otherwise, and for a notebook that is no page of the site (a translation in a folder of its own), the
+    notebook runs as the harness needs it and no more (``execute.execute``), as in
     ``pytest tests/repository/test_notebooks.py -k 03``.
 
     With several pytest-xdist workers the runs are shared on disk: the first worker to claim a run does
@@ -65,7 +66,10 @@ def executed(tmp_path_factory, pytestconfig):
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
     for_pages = pytestconfig.stash.get(SITE_BUILT, True)
-    make = execute_page if for_pages else execute
+    pages = {Path(path).resolve() for path in NOTEBOOKS}  # the site's pages: notebooks/*.ipynb, as build_site
+
+    def make(path: Path):
+        return execute_page(path) if for_pages and path in pages else execute(path)
 
     def help_with(paths) -> None:
         """Run those of ``paths`` no worker has claimed yet, in order, as ``run`` would; skip the claimed ones."""
