@@ -121,7 +121,9 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
             -np.inf: "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?",
             np.inf: "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?",
         }
-        hints.append(next((v for k, v in known.items() if abs(value - k) < 1e-6), known[np.sign(value - truth) * np.inf]))  # fmt: skip
+        hints.append(
+            next((v for k, v in known.items() if abs(value - k) < 1e-6), known[np.sign(value - truth) * np.inf])
+        )
     if unanswered(scores):
         return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
@@ -150,8 +152,19 @@ def _se(alpha, losses, m):  # the typical ||mean of m samples - exact||
 
 
 def _rf(target, says, hint):  # an estimate within sampling error of a wrong target's
-    near = lambda got, a, L, m, rng: np.linalg.norm(got - target(a, L, m)) <= 0.1 * np.linalg.norm(target(a, L, m)) + 5 * _se(a, L, m)  # noqa: E731  # fmt: skip
+    def near(got, a, L, m, rng):
+        wrong = target(a, L, m)
+        return np.linalg.norm(got - wrong) <= 0.1 * np.linalg.norm(wrong) + 5 * _se(a, L, m)
+
     return Mistake(says, hint, when=near)
+
+
+def _within_noise(got, exact, a, L, m, rng):  # right within 5 standard errors, and not the exact gradient itself
+    return (
+        got.shape == exact.shape
+        and np.linalg.norm(got - exact) <= 5 * _se(a, L, m)
+        and not np.allclose(got, exact, atol=1e-9)
+    )
 
 
 # fmt: off
@@ -168,7 +181,7 @@ check_reinforce = implement("a REINFORCE (score-function) gradient estimate", la
     _rf(lambda a, L, m: np.mean(_reinforce_truth(a, L)[3], axis=0), "{where} your keys seem drawn uniformly. From which distribution must they come?", "rng.choice takes the probabilities p."),
     _rf(lambda a, L, m: np.zeros(a.size), "{where} your estimate is about zero. Did the baseline you subtracted depend on the sampled key itself?", "A baseline must be fixed before sampling."),
 ], shape="one entry per score",
-    compare=lambda got, exact, a, L, m, rng: got.shape == exact.shape and np.linalg.norm(got - exact) <= 5 * _se(a, L, m) and not np.allclose(got, exact, atol=1e-9),
+    compare=_within_noise,
     otherwise=Mistake("{where} your estimate {got} is further from the exact gradient than sampling noise explains (5 standard errors). What is one sample's estimate?", "One sample: L_i (one_hot(i) - p) with i drawn from p; then average."),
     success="Within sampling error of the exact gradient: the score-function estimator is unbiased, and its error shrinks like 1/sqrt(number of samples).",
     fix="`p = softmax(alpha); i = rng.choice(len(alpha), size=n_samples, p=p); return np.mean(losses[i][:, None] * (np.eye(len(alpha))[i] - p), axis=0)`",

@@ -25,11 +25,18 @@ _ADD_FIX = "```\nhidden = (Q @ W_q.T)[:, None, :] + (K @ W_k.T)[None, :, :]   # 
 
 def _additive_cases():
     rng, cases = np.random.default_rng(11), []
-    for (n_q, n_k, d_q, d_k, d_h), scale in (((3, 3, 2, 2, 4), 1.0), ((2, 5, 3, 2, 6), 1.0), ((2, 5, 3, 2, 6), 100.0), ((2, 5, 3, 2, 6), 1e-4)):  # fmt: skip
+    for (n_q, n_k, d_q, d_k, d_h), scale in (
+        ((3, 3, 2, 2, 4), 1.0),
+        ((2, 5, 3, 2, 6), 1.0),
+        ((2, 5, 3, 2, 6), 100.0),
+        ((2, 5, 3, 2, 6), 1e-4),
+    ):
         Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
         where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
-        cases.append(Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale)))  # fmt: skip
+        cases.append(
+            Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
+        )
     return cases
 
 

@@ -111,7 +111,11 @@ def check_causal_influence(title, two_causal_layers, one_window_layer, two_windo
     causal self-attention layers, one layer whose mask allows positions i - 1 and i, and two such layers (each layer
     x + Attention(x)). The answer is computed, not stored: each model runs on random weights before and after."""
     # fmt: off
-    truth = {"two_causal_layers": _changed_outputs(6, 2, 2, 6, 0), "one_window_layer": _changed_outputs(6, 2, 1, 2, 1), "two_window_layers": _changed_outputs(6, 2, 2, 2, 2)}
+    truth = {  # n = 6, token 2 changed; (layers, window, seed)
+        "two_causal_layers": _changed_outputs(6, 2, 2, 6, 0),
+        "one_window_layer": _changed_outputs(6, 2, 1, 2, 1),
+        "two_window_layers": _changed_outputs(6, 2, 2, 2, 2),
+    }
     answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
     causal, one, two = (sorted(t) for t in truth.values())
     return check_positions(title, answers, truth, 6, _INFLUENCE_MISTAKES,

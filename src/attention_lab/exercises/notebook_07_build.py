@@ -90,6 +90,12 @@ def _load_weights(block, ref):
     return None
 
 
+def _same_output(got, expected, *args):
+    import torch
+
+    return got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+
+
 def _block_cases():
     import torch
 
@@ -140,7 +146,7 @@ def check_transformer_block(title, cls) -> Feedback:
     with torch.no_grad():  # the student's block with the reference weights, against the library's
         # fmt: off
         return check_function(title, block, _block_cases(), ref, _block_mistakes(ref), tensor=True,
-            compare=lambda got, expected, *args: got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6)),
+            compare=_same_output,
             shape="the input's shape (batch, n, d_model), so that blocks stack",
             otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?", "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
             success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
@@ -261,7 +267,10 @@ def check_train_step(title, fn) -> Feedback:
             _run_steps(fn, "SGD")
     except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
         return Feedback(title, False, _step_error(error, "In the second or third of three training steps."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
-    mistakes = [Mistake.of(functools.partial(lambda o, k, opt: _run_steps(_step_variant(o, k), opt), order, kind), says, hint) for order, kind, says, hint in _STEP_MISTAKES]  # fmt: skip
+    mistakes = [
+        Mistake.of(functools.partial(lambda o, k, opt: _run_steps(_step_variant(o, k), opt), order, kind), says, hint)
+        for order, kind, says, hint in _STEP_MISTAKES
+    ]
     # fmt: off
     return check_function(title, lambda optimizer: _run_steps(fn, optimizer), [
         Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),

@@ -52,7 +52,11 @@ def _ties_broken_wrong(got, probs, p_top):
     """True when ``got`` keeps the right number of tokens, or one more, but not the smaller-index ones of a tie."""
     right = top_p_reference(probs, p_top) > 0
     kept = np.asarray(got) > 0
-    return not np.array_equal(kept, right) and kept.sum() in (right.sum(), right.sum() + 1) and np.all(np.isin(probs[kept], probs[right]))  # fmt: skip
+    return (
+        not np.array_equal(kept, right)
+        and kept.sum() in (right.sum(), right.sum() + 1)
+        and np.all(np.isin(probs[kept], probs[right]))
+    )
 
 
 # fmt: off

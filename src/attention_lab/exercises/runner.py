@@ -238,7 +238,9 @@ def check_function(
                 hint="Expected: {expected}; here that is {theirs}. Print the shape of each intermediate array, line by line: which is the first that is not what you expect?".format(expected=shape or "shape {theirs}".format(theirs=theirs), theirs=theirs),
                 fix="{reshape}\n\n{fix}".format(reshape=_reshape(mine, theirs), fix=fix) if fix else _reshape(mine, theirs))
             # fmt: on
-        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(np.asarray(_numpy(expected), dtype=float))  # fmt: skip
+        bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
+            np.asarray(_numpy(expected), dtype=float)
+        )
         if not_finite is not None and bad.any():
             return not_finite.feedback(title, case.where, got, fix)
         return otherwise.feedback(title, case.where, got, fix)
