@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
@@ -44,7 +45,8 @@ def _catalogue() -> dict:
 def _extracted() -> set:
     """Every message the package's code marks, as pybabel extract finds it with babel.cfg's map."""
     found = set()
-    for _, _, message, _, _ in extract_from_dir(str(ROOT / "src" / "attention_lab"), [("**.py", "python")]):
+    tables = ("exercises/**.py", "attention_lab.exercises.catalogue:extract")  # babel.cfg's map
+    for _, _, message, _, _ in extract_from_dir(str(ROOT / "src" / "attention_lab"), [tables, ("**.py", "python")]):
         found.add(message if isinstance(message, str) else tuple(message))
     return found
 
@@ -60,7 +62,7 @@ def test_every_marked_message_has_a_chinese_translation_with_the_same_placeholde
         assert all(strings) and not message.fuzzy, f"untranslated or fuzzy: {message.id!r}"
         for text in strings:
             assert sorted(PLACEHOLDER.findall(text)) == sorted(PLACEHOLDER.findall(ids[0])), (message.id, text)
-            assert re.search(r"[\u4e00-\u9fff，：；（）“”、]", text) or text == ids[0], f"not Chinese: {text!r}"
+            assert re.search(r"[\u4e00-\u9fff，。：；？！（）“”、]", text) or text == ids[0], f"not Chinese: {text!r}"
     stale = sorted(m for m in catalogue if m not in {x if isinstance(x, str) else x[0] for x in marked})
     assert not stale, f"messages no code uses any more (pybabel update drops them): {stale[:5]}"
 
@@ -196,3 +198,48 @@ def test_the_catalogues_load_from_a_non_editable_install(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "轮次"
     assert (target / "attention_lab" / "locale" / "zh" / "LC_MESSAGES" / "attention_lab.po").is_file()
+
+
+def _no_shift(scores, temperature=1.0):  # a student's softmax without the max shift: NaN on huge scores
+    e = np.exp(np.asarray(scores) / temperature)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_exercise_feedback_speaks_chinese_at_every_step_of_the_ladder(chinese):
+    from attention_lab.exercises import check_softmax
+
+    feedback = check_softmax(_no_shift)
+    first, html = feedback.messages[0], feedback._repr_html_()
+    assert not feedback.passed and re.search(r"[\u4e00-\u9fff]", first) and "[nan, nan, nan]" in first
+    assert "{" not in first and "，你返回了" in first  # the case's name joined as Chinese joins it
+    assert re.search(r"[\u4e00-\u9fff]", feedback.hint()) and "还不对" in repr(feedback)
+    assert "<summary>进一步提示</summary>" in html and "A further hint" not in html
+    assert "尚未作答" in repr(check_softmax(...))
+
+
+def test_exercise_feedback_stays_english_by_default():
+    from attention_lab.exercises import check_softmax
+
+    first = check_softmax(_no_shift).messages[0]
+    assert first.startswith("For the huge scores [1000, 1001, 999] at T = 1, you returned [nan, nan, nan].")
+
+
+def test_the_table_extractor_finds_messages_not_code():
+    from attention_lab.exercises.catalogue import table_messages
+
+    source = """
+WHY = "Which axis holds the keys here?"
+check = implement("a title for the student", [Case((1,), "For one key")], ref, [
+    Mistake.of(f, "{where} you returned {got}: what did the shift do?", WHY, fix="`x - x.max()`"),
+], doc="Exercise: the docstring, not feedback.", success="Right on every case.", shape="one weight per key")
+np.argsort(a, kind="stable")
+"""
+    found = {message for _, message in table_messages(source)}
+    assert found == {
+        "a title for the student",
+        "For one key",
+        "{where} you returned {got}: what did the shift do?",
+        "Which axis holds the keys here?",
+        "Right on every case.",
+        "one weight per key",
+    }

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..i18n import _
 from .feedback import Feedback, _short, exercise, not_attempted, unanswered
 from .runner import Mistake, to_float_array
 
@@ -24,15 +25,15 @@ def _letters(answer, options, several):
     elif isinstance(answer, list | tuple | set | frozenset) and all(isinstance(x, str) for x in answer):
         chosen = {c for x in answer for c in x.upper() if c.isalnum()}
     elif several:
-        return None, "Answer with the letters in quotes, such as {example}; got {got}.".format(**fill)
+        return None, _("Answer with the letters in quotes, such as {example}; got {got}.").format(**fill)
     else:
-        return None, "Answer with one letter in quotes, such as {example}; got {got}.".format(**fill)
+        return None, _("Answer with one letter in quotes, such as {example}; got {got}.").format(**fill)
     if (chosen - set(known) or not chosen) and several:
-        return None, "Answer with letters among {known} (such as {example}); got {got}.".format(**fill)
+        return None, _("Answer with letters among {known} (such as {example}); got {got}.").format(**fill)
     if chosen - set(known) or not chosen:
-        return None, "Answer with one letter among {known} (such as {example}); got {got}.".format(**fill)
+        return None, _("Answer with one letter among {known} (such as {example}); got {got}.").format(**fill)
     if not several and len(chosen) > 1:
-        return None, "Choose one option; you gave {n} ({letters}).".format(n=len(chosen), letters="".join(sorted(chosen)))  # fmt: skip
+        return None, _("Choose one option; you gave {n} ({letters}).").format(n=len(chosen), letters="".join(sorted(chosen)))  # fmt: skip
     return chosen, None
 
 
@@ -50,14 +51,14 @@ def check_choice(title, answer, options: dict, right: str, *, success: str, hint
         return Feedback(title, False, why)
     if chosen == right_set:
         return Feedback(title, True, success)
-    messages = ["{x}: {why}".format(x=x, why=options[x] or "not right: what rules it out?") for x in sorted(chosen - right_set)]  # fmt: skip
+    messages = [_("{x}: {why}").format(x=x, why=_(options[x]) if options[x] else _("not right: what rules it out?")) for x in sorted(chosen - right_set)]  # fmt: skip
     if chosen & right_set:
-        messages.append("{kept}: right.".format(kept=" and ".join(sorted(chosen & right_set))))
+        messages.append(_("{kept}: right.").format(kept=" and ".join(sorted(chosen & right_set))))
     missing = len(right_set - chosen)
     if missing == 1 and len(right_set) > 1:
-        messages.append("1 of the options you left out is right too: which?")
+        messages.append(_("1 of the options you left out is right too: which?"))
     elif missing and len(right_set) > 1:
-        messages.append("{n} of the options you left out are right too: which?".format(n=missing))
+        messages.append(_("{n} of the options you left out are right too: which?").format(n=missing))
     return Feedback(title, False, messages, hint=hint, fix=fix)
 
 
@@ -73,35 +74,36 @@ def multiple_choice(title, options: dict, right: str, *, doc: str, **explained):
     return check
 
 
-def read_number(value, what="Your answer"):
+def read_number(value, what=None):
     """``value`` as one float (a number, a 0-d array or tensor, or text such as "-1/5"), or (None, why not)."""
+    what = _("Your answer") if what is None else _(what)
     if isinstance(value, str):
         from fractions import Fraction
 
         try:
             return float(Fraction(value.replace(" ", ""))), None
         except (ValueError, ZeroDivisionError):
-            return None, "{what} is the text {text}, not numbers; write a number such as 0.5 (or 1/2).".format(what=what, text=repr(value)[:30])  # fmt: skip
+            return None, _("{what} is the text {text}, not numbers; write a number such as 0.5 (or 1/2).").format(what=what, text=repr(value)[:30])  # fmt: skip
     array, why = to_float_array(value, what)
     if why is not None:
         return None, why
     if array.size != 1:
-        return None, "{what} should be one number; got {n} numbers (shape {shape}).".format(what=what, n=array.size, shape=array.shape)  # fmt: skip
+        return None, _("{what} should be one number; got {n} numbers (shape {shape}).").format(what=what, n=array.size, shape=array.shape)  # fmt: skip
     number = float(array.reshape(()))
-    return (None, "{what} is {number}, not a finite number.".format(what=what, number=number)) if np.isnan(number) else (number, None)  # fmt: skip
+    return (None, _("{what} is {number}, not a finite number.").format(what=what, number=number)) if np.isnan(number) else (number, None)  # fmt: skip
 
 
 def read_positions(value, what, n):
     """``value`` as a set of positions 0..n-1 (a list, tuple, set, range or integer array), or (None, why not)."""
     if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
-        return None, "{what}: answer with a list of positions such as [3, 5]; got {kind}.".format(what=what, kind=type(value).__name__)  # fmt: skip
+        return None, _("{what}: answer with a list of positions such as [3, 5]; got {kind}.").format(what=what, kind=type(value).__name__)  # fmt: skip
     positions = set()
     for item in list(value):
         whole = isinstance(item, int | np.integer) or isinstance(item, float | np.floating) and float(item).is_integer()
         if isinstance(item, bool) or not whole:
-            return None, "{what}: positions are whole numbers from 0 to {last}; got {item}.".format(what=what, last=n - 1, item=repr(item))  # fmt: skip
+            return None, _("{what}: positions are whole numbers from 0 to {last}; got {item}.").format(what=what, last=n - 1, item=repr(item))  # fmt: skip
         if not 0 <= int(item) < n:
-            return None, "{what}: positions count from 0 to {last}; got {item}.".format(what=what, last=n - 1, item=int(item))  # fmt: skip
+            return None, _("{what}: positions count from 0 to {last}; got {item}.").format(what=what, last=n - 1, item=int(item))  # fmt: skip
         positions.add(int(item))
     return positions, None
 
@@ -121,7 +123,7 @@ def check_positions(title, answers: dict, truth: dict, n, mistakes: Sequence[Mis
     messages = []
     for what in answers:
         if got[what] != truth[what]:
-            fill = {"where": what, "got": sorted(got[what])}
-            said = [m.says.format(**fill) for m in mistakes if m.when(got[what], truth[what])]
-            messages += said or ["{where}: {got} is not right: which positions did you miss or add?".format(**fill)]
+            fill = {"where": _(what), "got": sorted(got[what])}
+            said = [_(m.says).format(**fill) for m in mistakes if m.when(got[what], truth[what])]
+            messages += said or [_("{where}: {got} is not right: which positions did you miss or add?").format(**fill)]
     return Feedback(title, False, messages, hint=hint, fix=fix)

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from ..i18n import _
+
 __all__ = ["Feedback", "exercise", "unanswered", "not_attempted", "quiet"]
 
 
@@ -33,32 +35,34 @@ class Feedback:
     """
 
     def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None):
-        self.exercise, self.passed, self.attempted = exercise, passed, attempted
-        self.messages = [messages] if isinstance(messages, str) else list(messages)  # one message, or several
-        self.steps = tuple(s for s in (hint, fix) if s)
-        self._hint, self._fix = hint, fix
+        # in the language the course speaks (attention_lab.i18n): a message with values was translated before
+        # they were filled in, a plain one is translated here (a message the catalogue lacks stays as it is)
+        self.exercise, self.passed, self.attempted = _(exercise), passed, attempted
+        self.messages = [_(m) for m in ([messages] if isinstance(messages, str) else messages)]  # one, or several
+        self._hint, self._fix = (_(s) if s else s for s in (hint, fix))
+        self.steps = tuple(s for s in (self._hint, self._fix) if s)
 
     def __bool__(self):
         return self.passed
 
     def hint(self):
         """The second step: a further hint (still not the answer)."""
-        return _Text(self._hint or "No further hint here: the message above says it all.")
+        return _Text(self._hint or _("No further hint here: the message above says it all."))
 
     def fix(self):
         """The third step: the fix itself."""
-        return _Text(self._fix or "No fix to show here: the message above says it all.")
+        return _Text(self._fix or _("No fix to show here: the message above says it all."))
 
     def _status(self):
         if not self.attempted:
-            return "✏️ not attempted yet"
-        return "✅ correct" if self.passed else "❌ not yet"
+            return "✏️ " + _("not attempted yet")
+        return "✅ " + _("correct") if self.passed else "❌ " + _("not yet")
 
     def _more(self):
         names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
         if len(names) == 2:
-            return "(Stuck? Call {hint} then {fix} on this feedback.)".format(hint=names[0], fix=names[1])
-        return "(Stuck? Call {call} on this feedback.)".format(call=names[0]) if names else ""
+            return _("(Stuck? Call {hint} then {fix} on this feedback.)").format(hint=names[0], fix=names[1])
+        return _("(Stuck? Call {call} on this feedback.)").format(call=names[0]) if names else ""
 
     def __repr__(self):
         lines = [f"{self.exercise}: {self._status()}", *(f"  - {m}" for m in self.messages)]
@@ -72,7 +76,7 @@ class Feedback:
         items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
         folded = "".join(
             f"<details><summary>{label}</summary><div>{_html(text)}</div></details>"
-            for label, text in (("A further hint", self._hint), ("The fix", self._fix))
+            for label, text in ((_("A further hint"), self._hint), (_("The fix"), self._fix))
             if text
         )
         return f"<p><strong>{_html(self.exercise)}: {self._status()}</strong></p><ul>{items}</ul>{folded}"
@@ -93,7 +97,7 @@ def _html(text: str) -> str:
 
 def not_attempted(exercise):
     """The feedback for an answer still left as ``...`` (or None)."""
-    return Feedback(exercise, False, "Replace the `...` with your code, then run the cell again.", attempted=False)
+    return Feedback(exercise, False, _("Replace the `...` with your code, then run the cell again."), attempted=False)
 
 
 def unanswered(value) -> bool:
@@ -123,9 +127,9 @@ def exercise(name):
                 with quiet():
                     feedback = check(title, *args, **kwargs)
             except (Exception, SystemExit) as error:  # noqa: BLE001 - the last guard: feedback, never an exception
-                return Feedback(title, False, "Your answer could not be checked: {error}. Look at its type and shape, fix it, and run the cell again.".format(error=_one_line(error)))  # fmt: skip
+                return Feedback(title, False, _("Your answer could not be checked: {error}. Look at its type and shape, fix it, and run the cell again.").format(error=_one_line(error)))  # fmt: skip
             if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict
-                return Feedback(title, False, "This answer could not be checked (the check gave no verdict).")
+                return Feedback(title, False, _("This answer could not be checked (the check gave no verdict)."))
             return feedback
 
         return checked
@@ -160,8 +164,8 @@ def _student_line(error: BaseException) -> str:
         return ""
     frame = mine[-1]
     if frame.line:
-        return " (line {n}: `{code}`)".format(n=frame.lineno, code=frame.line.strip())
-    return " (line {n})".format(n=frame.lineno)
+        return _(" (line {n}: `{code}`)").format(n=frame.lineno, code=frame.line.strip())
+    return _(" (line {n})").format(n=frame.lineno)
 
 
 def _short(value, limit=60) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..normalisers import softmax
 from .answers import check_choice
 from .feedback import Feedback, exercise, not_attempted, unanswered
@@ -96,8 +97,8 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
             options[letter] = "the only weights that give it include a weight of exactly 0. Can exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"  # fmt: skip
     # fmt: off
     return check_choice(name, reachable, options, right, several=True,
-        success="{right}: the outputs whose weights are all positive. A softmax gives any positive weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention outputs exactly the points strictly inside the tetrahedron of the four values.".format(right=" and ".join(right)),
-        hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which weights a softmax can produce: all > 0, summing to 1.", fix="The reachable candidates are {right}: their weights are all positive.".format(right=right))
+        success=_("{right}: the outputs whose weights are all positive. A softmax gives any positive weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention outputs exactly the points strictly inside the tetrahedron of the four values.").format(right=" and ".join(right)),
+        hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which weights a softmax can produce: all > 0, summing to 1.", fix=_("The reachable candidates are {right}: their weights are all positive.").format(right=right))
     # fmt: on
 
 
@@ -132,23 +133,23 @@ def check_dot_product_winner(name, label, keys, labels, query) -> Feedback:
     keys_, why = to_float_array(keys, "keys")
     query_, why_q = to_float_array(query, "query")
     if why or why_q:
-        return Feedback(name, False, "Run the cells above first (keys and query must be numbers): {why}".format(why=why or why_q))  # fmt: skip
+        return Feedback(name, False, _("Run the cells above first (keys and query must be numbers): {why}").format(why=why or why_q))  # fmt: skip
     labels = [str(x) for x in labels]
     if unanswered(label):
         return not_attempted(name)
     if not isinstance(label, str) or label.strip().lower() not in labels:
-        return Feedback(name, False, "Answer with one box's label in quotes, one of {labels}; got {label}.".format(labels=labels, label=repr(label)[:40]))  # fmt: skip
+        return Feedback(name, False, _("Answer with one box's label in quotes, one of {labels}; got {label}.").format(labels=labels, label=repr(label)[:40]))  # fmt: skip
     dot = keys_ @ query_  # (n_keys,)
     winner = labels[int(np.argmax(dot))]
     nearest = labels[int(np.argmin(np.sum((keys_ - query_) ** 2, axis=1)))]
     answer = label.strip().lower()
     if answer == winner:
-        return Feedback(name, True, "q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although '{nearest}' is the nearest key. A dot product measures direction only when the keys have equal lengths (notebook 05).".format(winner=winner, nearest=nearest))  # fmt: skip
+        return Feedback(name, True, _("q . k_i = |q| |k_i| cos(angle) grows with the length of the key, so '{winner}' wins although '{nearest}' is the nearest key. A dot product measures direction only when the keys have equal lengths (notebook 05).").format(winner=winner, nearest=nearest))  # fmt: skip
     if answer == nearest:
-        says = "'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? Expand q . k = |q| |k| cos(angle)."  # fmt: skip
+        says = _("'{answer}' is the nearest key: it wins under the Gaussian score. Is the dot product a distance? Expand q . k = |q| |k| cos(angle).")  # fmt: skip
     else:
-        says = "Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?"
+        says = _("Not '{answer}'. Did you compute the four dot products K @ q, or judge by the picture?")
     # fmt: off
     return Feedback(name, False, says.format(answer=answer), hint="Compute K @ q: which factor of |q| |k_i| cos(angle) makes one large?",
-        fix="K @ q = {dot} for {labels}: '{winner}' wins.".format(dot=np.round(dot, 2).tolist(), labels=labels, winner=winner))
+        fix=_("K @ q = {dot} for {labels}: '{winner}' wins.").format(dot=np.round(dot, 2).tolist(), labels=labels, winner=winner))
     # fmt: on

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..normalisers import hard_attention, logsumexp, softmax
 from .answers import read_number
 from .feedback import Feedback, exercise, unanswered
@@ -87,25 +88,25 @@ check_top_k = implement("top-k hard attention", [
 # fmt: on
 
 
-@exercise(lambda temperature, scores, target=0.5, tolerance=0.01: "the temperature at which the largest weight is {target:g}".format(target=target))  # fmt: skip
+@exercise(lambda temperature, scores, target=0.5, tolerance=0.01: _("the temperature at which the largest weight is {target:g}").format(target=target))  # fmt: skip
 def check_temperature_for_weight(name, temperature, scores, target=0.5, tolerance=0.01) -> Feedback:
     """Exercise: find T such that the largest softmax weight of ``scores`` is ``target`` (within ``tolerance``)."""
     value, why = read_number(temperature, "Your temperature")
     if why is not None or not np.isfinite(value) or value <= 0:
-        return Feedback(name, False, why or "Give a positive finite temperature; got {value:g}. (At T = 0 the largest weight is 1.)".format(value=value))  # fmt: skip
+        return Feedback(name, False, why or _("Give a positive finite temperature; got {value:g}. (At T = 0 the largest weight is 1.)").format(value=value))  # fmt: skip
     top = float(softmax(scores, value).max())
     if abs(top - target) <= tolerance:
-        return Feedback(name, True, "At T = {value:g} the largest weight is {top:.3f}.".format(value=value, top=top))
+        return Feedback(name, True, _("At T = {value:g} the largest weight is {top:.3f}.").format(value=value, top=top))
     if top > target:
-        says = "At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to spread the weights more: raise or lower T?"  # fmt: skip
+        says = _("At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to spread the weights more: raise or lower T?")  # fmt: skip
     else:
-        says = "At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to make them more peaked: raise or lower T?"  # fmt: skip
+        says = _("At T = {value:g} the largest weight is {top:.3f}, not {target:g}. You need to make them more peaked: raise or lower T?")  # fmt: skip
     # fmt: off
     return Feedback(name, False, says.format(value=value, top=top, target=target), hint="The largest weight falls steadily as T grows: bisect on log T.")
     # fmt: on
 
 
-@exercise(lambda bound, scores, n=6, temperature=0.5: "the largest gap between the smooth max and the max (n = {n}, T = {t:g})".format(n=n, t=temperature))  # fmt: skip
+@exercise(lambda bound, scores, n=6, temperature=0.5: _("the largest gap between the smooth max and the max (n = {n}, T = {t:g})").format(n=n, t=temperature))  # fmt: skip
 def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
     """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
     value, why = read_number(bound, "Your bound")
@@ -128,15 +129,15 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
         return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
     if why is None and (array.shape != (n,) or not np.all(np.isfinite(array))):
-        why = "Give {n} finite scores (shape ({n},)); got shape {shape}.".format(n=n, shape=array.shape)
+        why = _("Give {n} finite scores (shape ({n},)); got shape {shape}.").format(n=n, shape=array.shape)
     if why is not None:
         return Feedback(name, False, [*hints, why])
     gap = float(logsumexp(array, temperature)) - float(array.max())
     if abs(gap - truth) > 1e-6:
-        hints.append("Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?".format(gap=gap))  # fmt: skip
+        hints.append(_("Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?").format(gap=gap))  # fmt: skip
     if hints:
         return Feedback(name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1.")  # fmt: skip
-    return Feedback(name, True, "The gap is at most T log n = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.".format(truth=truth))  # fmt: skip
+    return Feedback(name, True, _("The gap is at most T log n = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.").format(truth=truth))  # fmt: skip
 
 
 def _reinforce_truth(alpha, losses):
@@ -215,7 +216,7 @@ check_positional_attention = implement("attention that notices order: a position
     Mistake(when=lambda got, a, v, b: not np.isfinite(got).all(), says="{where} you returned {got}: NaN or inf. Which exponent overflows, and what can a softmax subtract without changing its weights?", hint="Subtract the largest of the shifted scores alpha_i + b i."),
 ], shape="one output vector, as wide as a value",
     otherwise=Mistake("{where} your output {got} is not the attention output with the position term. Which step differs: the scores alpha_i + b i, the softmax, or the weighted average?", "Print the weights: do they sum to 1, and does b tilt them towards later slots?"),
-    success="Reversing the keys and values together now moves the output by {moved:.3f} (at b = 0.5); at b = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.".format(moved=_MOVED),
+    success=_("Reversing the keys and values together now moves the output by {moved:.3f} (at b = 0.5); at b = 0 it would not move at all. The slot matters now: that is what positional encodings give attention.").format(moved=_MOVED),
     fix="`scores = alpha + b * np.arange(len(alpha)); w = np.exp(scores - scores.max()); return (w / w.sum()) @ values`",
     doc="Exercise: ``fn(alpha, values, b)`` returns softmax(alpha_i + b * i) @ values, i = slot 0..n-1.")
 # fmt: on

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..kernels import loo_bandwidth, nadaraya_watson
 from ..regression_data import make_regression_data
 from .answers import check_choice, read_number
@@ -63,7 +64,7 @@ check_knn_regression = implement("k-nearest-neighbour pooling (a model change)",
     Mistake.of(lambda xq, xk, y, k: y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1), "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?", "A reversed sort reorders ties too."),
 ], shape="one prediction per query: (n_q,)",
     otherwise=Mistake("{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k-th smallest distance, the one with the lower index is chosen first)?", _DIST),
-    success="Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.".format(near=_REACH.min(), far=_REACH.max()),
+    success=_("Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.").format(near=_REACH.min(), far=_REACH.max()),
     fix='`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; return y_values[order].mean(axis=1)`',
     doc="Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys.")
 # fmt: on
@@ -173,12 +174,12 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     if why_a or why_b:
         return Feedback(name, False, [w for w in (why_a, why_b) if w])
     if _near(a, -0.2) and _near(b, -0.8):
-        return Feedback(name, True, "h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by 2^(-1/5) = {h:.3f} and the error by 2^(-4/5) = {e:.3f}. Compare with the slopes measured below.".format(h=2**-0.2, e=2**-0.8))  # fmt: skip
-    hints = [next((v for k, v in _RATE_H.items() if _near(a, k)), None) or "h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?".format(a=a)]  # fmt: skip
+        return Feedback(name, True, _("h* ~ n^(-1/5) and the error ~ n^(-4/5): doubling the data shrinks h* by 2^(-1/5) = {h:.3f} and the error by 2^(-4/5) = {e:.3f}. Compare with the slopes measured below.").format(h=2**-0.2, e=2**-0.8))  # fmt: skip
+    hints = [next((v for k, v in _RATE_H.items() if _near(a, k)), None) or _("h* ~ n^{a:g} does not minimise A h^4 + B/(n h). What does setting the derivative to zero give?").format(a=a)]  # fmt: skip
     if _near(b, a) and not _near(b, -0.8):
         hints.append("Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n does each term get?")  # fmt: skip
     else:
-        hints.append(next((v for k, v in _RATE_ERROR.items() if _near(b, k)), None) or "error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?".format(b=b))  # fmt: skip
+        hints.append(next((v for k, v in _RATE_ERROR.items() if _near(b, k)), None) or _("error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?").format(b=b))  # fmt: skip
     # fmt: off
     return Feedback(name, False, hints, hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.", fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.")
     # fmt: on
@@ -191,7 +192,7 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     words = {"larger": "A", "smaller": "B", "same": "C", "the same": "C"}
     said = words.get(prediction.strip().lower()) if isinstance(prediction, str) else None
     if said is None:
-        return Feedback(name, False, 'Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {answer}.'.format(answer=repr(prediction)[:40]))  # fmt: skip
+        return Feedback(name, False, _('Write your prediction as one of "larger", "smaller" or "the same", in quotes; got {answer}.').format(answer=repr(prediction)[:40]))  # fmt: skip
     measured = loo_bandwidth(x_train, y_noisy)
     ratio = measured / h_calm
     truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
@@ -204,8 +205,8 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     h, why_h = read_number(h_noisy, "h_noisy")
     if why_h or h <= 0 or abs(h - measured) > 0.03 * measured:
         if why_h is None and abs(h - h_calm) <= 0.03 * h_calm:
-            why_h = "h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?".format(h=h)
+            why_h = _("h_noisy = {h:.3g} is the calm data set's bandwidth: which targets did you use?").format(h=h)
         elif why_h is None:
-            why_h = "h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set. Which function and which data did section 4 use?".format(h=h)  # fmt: skip
+            why_h = _("h_noisy = {h:.3g} is not the leave-one-out choice on the noisy data set. Which function and which data did section 4 use?").format(h=h)  # fmt: skip
         return Feedback(name, False, ["Your prediction is right.", why_h], fix="`h_noisy = al.loo_bandwidth(noisy.x_train, noisy.y_train)`")  # fmt: skip
-    return Feedback(name, True, "Measured: h went from {calm:.3g} to {noisy:.3g}, a factor {ratio:.2f}, as you predicted. Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so the balance moves to a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {rate:.2f}.".format(calm=h_calm, noisy=measured, ratio=ratio, rate=2**0.4))  # fmt: skip
+    return Feedback(name, True, _("Measured: h went from {calm:.3g} to {noisy:.3g}, a factor {ratio:.2f}, as you predicted. Doubling the noise multiplies the variance term sigma^2 / (n h) by 4 and leaves the bias alone, so the balance moves to a wider kernel; the asymptotic h* ~ sigma^(2/5) n^(-1/5) says by 2^(2/5) = {rate:.2f}.").format(calm=h_calm, noisy=measured, ratio=ratio, rate=2**0.4))  # fmt: skip

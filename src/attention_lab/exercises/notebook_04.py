@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..regression_data import make_regression_data
 from .answers import check_choice, multiple_choice, read_number
 from .feedback import Feedback, exercise, not_attempted, unanswered
@@ -58,7 +59,7 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         with torch.no_grad():
             gap = float((_pool(queries, x, y, w_other) - _pool(queries, x, y, 2.0)).abs().max())
         ok = gap < 1e-9
-        first = "(i) Right: the score -((x - x_i) w)^2 / 2 depends on w only through w^2." if ok else "(i) At w = {w:g} the predictions differ from those at w = 2 by up to {gap:.3f}. Which other w gives the same score -((x - x_i) w)^2 / 2 for every pair?".format(w=w_other, gap=gap)  # fmt: skip
+        first = "(i) Right: the score -((x - x_i) w)^2 / 2 depends on w only through w^2." if ok else _("(i) At w = {w:g} the predictions differ from those at w = 2 by up to {gap:.3f}. Which other w gives the same score -((x - x_i) w)^2 / 2 for every pair?").format(w=w_other, gap=gap)  # fmt: skip
     w = torch.zeros((), dtype=torch.float64, requires_grad=True)
     keys, values = leave_one_out(x, y)
     torch.mean((_pool(x, keys, values, w) - y) ** 2).backward()
@@ -71,7 +72,7 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
         "d": "at w = 0 every score is 0 and every weight 1/n_k: nothing is infinite. What is dL/dw there?",
     }, "b" if stays else "a",
         success="(ii) Right: autograd gives dL/dw = 0 exactly at w = 0 on the course data, so plain gradient descent never moves; every term of the chain rule holds d alpha_ij / d w = -(x_i - x_j)^2 w = 0.")
-    messages = [first, *[m if m.startswith("(ii)") else "(ii) {m}".format(m=m) for m in second.messages]]
+    messages = [first, *[m if m.startswith("(ii)") else _("(ii) {m}").format(m=m) for m in second.messages]]
     return Feedback(name, ok and second.passed, messages, hint="(i) Write the score with w^2. (ii) Evaluate d alpha_ij / d w at w = 0.")
     # fmt: on
 
@@ -205,7 +206,7 @@ check_gradient_w = implement("dL/dw by hand", [
 # fmt: on
 
 
-@exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50: "an SGD learning rate that converges within {n} epochs".format(n=max_epochs))  # fmt: skip
+@exercise(lambda learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50: _("an SGD learning rate that converges within {n} epochs").format(n=max_epochs))  # fmt: skip
 def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.03, max_epochs=50) -> Feedback:
     """Exercise: SGD settings (mean squared error, w starts at 1) that bring w within ``tolerance`` of ``target_w``."""
     import torch
@@ -216,35 +217,35 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
         return not_attempted(name)
     (lr, why), (n, why_n) = read_number(learning_rate, "The learning rate"), read_number(epochs, "The epochs")
     if why or why_n or not (lr > 0 and np.isfinite(lr)) or n != int(n) or not 1 <= n <= max_epochs:
-        return Feedback(name, False, why or why_n or "The learning rate must be > 0 and the epochs an integer from 1 to {most}; got {lr} and {n}.".format(most=max_epochs, lr=repr(learning_rate)[:20], n=repr(epochs)[:20]))  # fmt: skip
+        return Feedback(name, False, why or why_n or _("The learning rate must be > 0 and the epochs an integer from 1 to {most}; got {lr} and {n}.").format(most=max_epochs, lr=repr(learning_rate)[:20], n=repr(epochs)[:20]))  # fmt: skip
     x, y = torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(y, dtype=torch.float32)
     keys, values = leave_one_out(x, y)
     model = NWKernelRegression(1.0)
     optimizer, path, n = torch.optim.SGD(model.parameters(), lr=lr), [], int(n)
-    for _ in range(n):
+    for _epoch in range(n):
         optimizer.zero_grad()
         torch.mean((model(x, keys, values) - y) ** 2).backward()
         optimizer.step()
         path.append(float(model.w.detach()))
     w, top, high = path[-1], max(path), (1 + tolerance) * target_w
     if np.isfinite(w) and abs(w - target_w) <= tolerance * abs(target_w):
-        return Feedback(name, True, "After {n} epochs at lr {lr:g}, w = {w:.3f} (target {target:.3f}).".format(n=n, lr=lr, w=w, target=target_w))  # fmt: skip
+        return Feedback(name, True, _("After {n} epochs at lr {lr:g}, w = {w:.3f} (target {target:.3f}).").format(n=n, lr=lr, w=w, target=target_w))  # fmt: skip
     trace = ", ".join(f"{v:.2f}" for v in path[:: max(1, n // 6)])
-    where = "w along the way: {trace}; after {n} epochs w = {w:.3f}, the target is {target:.3f}.".format(trace=trace, n=n, w=w, target=target_w)  # fmt: skip
+    where = _("w along the way: {trace}; after {n} epochs w = {w:.3f}, the target is {target:.3f}.").format(trace=trace, n=n, w=w, target=target_w)  # fmt: skip
     if not np.isfinite(w):
-        says = "w became NaN or inf: the steps blew up. How large is each step compared with the valley?"
+        says = _("w became NaN or inf: the steps blew up. How large is each step compared with the valley?")
     elif top > high and high < w < 0.99 * top and n >= max_epochs:
-        says = "w overshot to {top:.2f} and is coming back down ({w:.2f}), but 50 epochs, the most allowed, are not enough to return. What sets how far the first step overshoots?"  # fmt: skip
+        says = _("w overshot to {top:.2f} and is coming back down ({w:.2f}), but 50 epochs, the most allowed, are not enough to return. What sets how far the first step overshoots?")  # fmt: skip
     elif top > high and high < w < 0.99 * top:
-        says = "w overshot to {top:.2f} and is coming back down ({w:.2f}), slowly. Too big a step, or too few epochs to return: which can you change?"  # fmt: skip
+        says = _("w overshot to {top:.2f} and is coming back down ({w:.2f}), slowly. Too big a step, or too few epochs to return: which can you change?")  # fmt: skip
     elif top > high and w >= 0.99 * top:
-        says = "w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the steps nearly vanish. How big was the first step?"  # fmt: skip
+        says = _("w jumped to {top:.2f} and stays there: that far out the loss is almost flat, so the gradient and the steps nearly vanish. How big was the first step?")  # fmt: skip
     elif top > high:
-        says = "w overshot to {top:.2f} and came back below the target: are the steps near the minimum too big?"
+        says = _("w overshot to {top:.2f} and came back below the target: are the steps near the minimum too big?")
     elif n < max_epochs:
-        says = "w is still climbing towards the target: larger steps, or more of them?"
+        says = _("w is still climbing towards the target: larger steps, or more of them?")
     else:
-        says = "w is still climbing after {most} epochs, the most allowed: what else makes each step larger?"
+        says = _("w is still climbing after {most} epochs, the most allowed: what else makes each step larger?")
     return Feedback(name, False, [where, says.format(top=top, w=w, most=max_epochs)], hint="Each step is -lr dL/dw, and dL/dw shrinks as w climbs onto the flat part of the loss.")  # fmt: skip
 
 

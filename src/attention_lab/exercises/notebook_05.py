@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..normalisers import entropy, softmax
 from .answers import read_number
 from .feedback import Feedback, exercise
@@ -33,7 +34,7 @@ def _additive_cases():
     ):
         Q, K = scale * rng.normal(size=(n_q, d_q)), rng.normal(size=(n_k, d_k))
         W_q, W_k, w_v = rng.normal(size=(d_h, d_q)), rng.normal(size=(d_h, d_k)), rng.normal(size=d_h)
-        where = "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units" if scale == 1 else "With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}"  # fmt: skip
+        where = _("With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units") if scale == 1 else _("With {n_q} queries of size {d_q}, {n_k} keys of size {d_k}, d_h = {d_h} hidden units and queries scaled by {scale:g}")  # fmt: skip
         cases.append(
             Case((Q, K, W_q, W_k, w_v), where.format(n_q=n_q, d_q=d_q, n_k=n_k, d_k=d_k, d_h=d_h, scale=scale))
         )
@@ -139,9 +140,9 @@ def _entropy_prediction(value):
     """The student's predicted entropy as a float, or (None, why not)."""
     number, why = read_number(value, "Your prediction")
     if why is None and not np.isfinite(number):
-        why = "Your prediction is {number}, not a finite number of nats.".format(number=number)
+        why = _("Your prediction is {number}, not a finite number of nats.").format(number=number)
     if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
-        why = "An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {ln8:.2f} (uniform); your prediction {number:g} is outside that range.".format(ln8=np.log(8), number=number)  # fmt: skip
+        why = _("An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {ln8:.2f} (uniform); your prediction {number:g} is outside that range.").format(ln8=np.log(8), number=number)  # fmt: skip
     return (None, why) if why else (number, None)
 
 
@@ -172,7 +173,7 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     ],
         compare=lambda got, expected, *args: got.shape == expected.shape and np.allclose(got, expected, atol=1e-3),
         shape="one weight per query and key: (batch, n_q, n_k)",
-        not_finite=Mistake("{where} your weights have NaN or inf. Without the scaling these scores range from {low:.0f} to {high:.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?".format(where="{where}", low=raw.min(), high=raw.max()), "Subtract each row's maximum before exp."),
+        not_finite=Mistake(_("{where} your weights have NaN or inf. Without the scaling these scores range from {low:.0f} to {high:.0f}: exp of them is finite in float64 but near the limits of float32 (exp overflows above 88.7 and underflows to 0 below -104). What does torch.softmax do first that avoids both?").format(where="{where}", low=raw.min(), high=raw.max()), "Subtract each row's maximum before exp."),
         otherwise=Mistake("{where} these are not softmax(queries @ keys^T) over the keys: the changed model is scaled dot-product attention with the 1/sqrt(d) removed, nothing else. Which step of yours does something more?", "The scores are queries @ keys^T, shape (batch, n_q, n_k); a softmax over the keys makes them weights."),
         success="", fix="`return torch.softmax(queries @ keys.transpose(1, 2), dim=-1)`")
     # fmt: on
@@ -182,15 +183,15 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     scaled = float(entropy(softmax(raw / np.sqrt(512))).mean())
     top_two = np.sort(raw, axis=-1)[..., -2:]
     gap = float(np.median(top_two[..., 1] - top_two[..., 0]))
-    report = "Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform over 8 keys: ln 8 = {ln8:.2f}; the scaled weights on the same data: {scaled:.2f}).".format(measured=measured, ln8=np.log(8), scaled=scaled)  # fmt: skip
+    report = _("Your unscaled weights have a mean entropy of {measured:.2f} nats over these 200 queries (uniform over 8 keys: ln 8 = {ln8:.2f}; the scaled weights on the same data: {scaled:.2f}).").format(measured=measured, ln8=np.log(8), scaled=scaled)  # fmt: skip
     if abs(predicted - measured) <= 0.3:
-        return Feedback(title, True, [report, "You predicted {p:g}: close. The weights are nearly one-hot.".format(p=predicted)])  # fmt: skip
+        return Feedback(title, True, [report, _("You predicted {p:g}: close. The weights are nearly one-hot.").format(p=predicted)])  # fmt: skip
     if predicted > measured:
-        says = "Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?"  # fmt: skip
-        hint = "The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap)."  # fmt: skip
+        says = _("Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?")  # fmt: skip
+        hint = _("The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).")  # fmt: skip
     else:
-        says = "Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?"  # fmt: skip
-        hint = "A few queries whose two largest scores happen to be close keep some spread."
+        says = _("Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?")  # fmt: skip
+        hint = _("A few queries whose two largest scores happen to be close keep some spread.")
     return Feedback(title, False, says.format(p=predicted), hint=hint.format(gap=gap), fix=report)
 
 

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..i18n import _
 from ..normalisers import softmax
 from .answers import check_positions, read_number
 from .feedback import Feedback, exercise
@@ -119,9 +120,9 @@ def check_causal_influence(title, two_causal_layers, one_window_layer, two_windo
     answers = dict(zip(truth, (two_causal_layers, one_window_layer, two_window_layers), strict=True))
     causal, one, two = (sorted(t) for t in truth.values())
     return check_positions(title, answers, truth, 6, _INFLUENCE_MISTAKES,
-        success="Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.".format(causal=causal, one=one, two=two),
+        success=_("Two causal layers: {causal}; one window layer: {one}; two: {two}. A change travels forward only, and each layer carries it at most as far as its mask reaches: the causal mask reaches every later position at once; a window of two, one more position per layer. Stacking never sends it backwards, so under the causal mask appending a token never changes an earlier position's outputs.").format(causal=causal, one=one, two=two),
         hint="Follow the change layer by layer: after each layer, which positions have read a changed position?",
-        fix="two_causal_layers = {causal}; one_window_layer = {one}; two_window_layers = {two}".format(causal=causal, one=one, two=two))
+        fix=_("two_causal_layers = {causal}; one_window_layer = {one}; two_window_layers = {two}").format(causal=causal, one=one, two=two))
     # fmt: on
 
 
@@ -134,7 +135,7 @@ _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
 
 # fmt: off
 check_head_score_variance = implement("the variance of one head's score q . k", [
-    Case((d, h, s), "For d_model = {d_model}, {heads} heads, sigma = {sigma}".format(d_model=d, heads=h, sigma=s))
+    Case((d, h, s), _("For d_model = {d_model}, {heads} heads, sigma = {sigma}").format(d_model=d, heads=h, sigma=s))
     for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
 ], head_score_variance_reference, [
     Mistake(wrong=lambda d, h, s: d * s**4, says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head."),
@@ -196,9 +197,9 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
     truth = {int(p) for p in np.unique(labelled.reshape(b, num_heads, n, d_model // num_heads)[:, 0])}
     # fmt: off
     return check_positions(title, {"positions_in_head_0": positions_in_head_0}, {"positions_in_head_0": truth}, n, _RESHAPE_MISTAKES,
-        success="Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.".format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
+        success=_("Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.").format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
-        fix="positions_in_head_0 = {truth}".format(truth=sorted(truth)))
+        fix=_("positions_in_head_0 = {truth}").format(truth=sorted(truth)))
     # fmt: on
 
 
@@ -214,7 +215,7 @@ def check_no_position_prediction(title, prediction) -> Feedback:
         return Feedback(title, False, "An accuracy lies between 0 and 1.")
     # fmt: off
     if value <= 0.05:
-        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under 1% of them. Run the next cell to measure it.")
+        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under one in a hundred. Run the next cell to measure it.")
     return Feedback(title, False, "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)", hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
         fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.")
     # fmt: on

@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from ..i18n import _
 from .answers import read_number
 from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
 from .runner import Case, Mistake, check_function, raised, show
@@ -79,13 +80,13 @@ def _load_weights(block, ref):
     for key, value in ref.state_dict().items():
         name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
         if name is None:
-            return "The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {yours}). It needs four parts named {parts}: which is missing or named differently?".format(key=key, yours=", ".join(theirs) or "none", parts=_PARTS)  # fmt: skip
+            return _("The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {yours}). It needs four parts named {parts}: which is missing or named differently?").format(key=key, yours=", ".join(theirs) or "none", parts=_PARTS)  # fmt: skip
         if tuple(theirs[name].shape) != tuple(value.shape):
-            return "Your {name} has shape {mine}; the block's is {theirs} for d_model, num_heads, d_ff = {sizes}. Which size did you pass where?".format(name=name, mine=tuple(theirs[name].shape), theirs=tuple(value.shape), sizes=BLOCK_SIZES)  # fmt: skip
+            return _("Your {name} has shape {mine}; the block's is {theirs} for d_model, num_heads, d_ff = {sizes}. Which size did you pass where?").format(name=name, mine=tuple(theirs[name].shape), theirs=tuple(value.shape), sizes=BLOCK_SIZES)  # fmt: skip
         mapped[name] = value
     extra = sorted(set(theirs) - set(mapped))
     if extra:
-        return "Your block has parameters the pre-LN block does not have: {extra}. It has four parts, {parts}: what is the extra one for?".format(extra=", ".join(extra), parts=_PARTS)  # fmt: skip
+        return _("Your block has parameters the pre-LN block does not have: {extra}. It has four parts, {parts}: what is the extra one for?").format(extra=", ".join(extra), parts=_PARTS)  # fmt: skip
     block.load_state_dict(mapped)
     return None
 
@@ -122,20 +123,20 @@ def check_transformer_block(title, cls) -> Feedback:
     import torch
 
     if not isinstance(cls, type):
-        return Feedback(title, False, "Pass your class itself (its name, no parentheses); got {got}.".format(got=show(cls)))  # fmt: skip
+        return Feedback(title, False, _("Pass your class itself (its name, no parentheses); got {got}.").format(got=show(cls)))  # fmt: skip
     ref = reference_block()
     try:
         with torch.random.fork_rng():
             block = cls(*BLOCK_SIZES)
-            x, _ = _block_cases()[0].args
+            x, _mask = _block_cases()[0].args
             first = block.double()(x.clone())
     except Exception as error:  # noqa: BLE001 - the student's class, built and called once
-        return Feedback(title, False, "Building your block as `{name}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of shape (2, 5, 8) raised {error}. Which part, or which line of forward, does that point to?".format(name=cls.__name__, error=raised(error)))  # fmt: skip
+        return Feedback(title, False, _("Building your block as `{name}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of shape (2, 5, 8) raised {error}. Which part, or which line of forward, does that point to?").format(name=cls.__name__, error=raised(error)))  # fmt: skip
     if unanswered(first):
         return not_attempted(title)
     problem = _load_weights(block, ref)
     if problem is not None:
-        return Feedback(title, False, problem, hint="The four parts: {parts}.".format(parts=_PARTS), fix=_INIT_FIX)
+        return Feedback(title, False, problem, hint=_("The four parts: {parts}.").format(parts=_PARTS), fix=_INIT_FIX)
     with torch.no_grad(), torch.random.fork_rng():
         a, b = block(x.clone()), block(x.clone())
     if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
@@ -235,7 +236,7 @@ _STEP_ERRORS = [  # (words in torch's message, what it means for the student's s
 def _step_error(error, when) -> str:
     """A training step's exception in the student's terms, and when it happened."""
     said = next((says for words, says in _STEP_ERRORS if any(w in str(error) for w in words)), None)
-    return "{said} ({when})".format(said=said or "Your function raised {error}. What did that line get?".format(error=raised(error)), when=when)  # fmt: skip
+    return _("{said} ({when})").format(said=said or _("Your function raised {error}. What did that line get?").format(error=raised(error)), when=when)  # fmt: skip
 
 
 @exercise("the training step of the tiny model")
@@ -246,7 +247,7 @@ def check_train_step(title, fn) -> Feedback:
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(title, False, "Pass your function itself (its name, no parentheses); got {got}.".format(got=show(fn)))  # fmt: skip
+        return Feedback(title, False, _("Pass your function itself (its name, no parentheses); got {got}.").format(got=show(fn)))  # fmt: skip
     model, opt, inputs, targets = _step_setup("SGD")
     try:
         with quiet():
@@ -260,7 +261,7 @@ def check_train_step(title, fn) -> Feedback:
         return Feedback(title, False, why)
     if hasattr(loss, "detach"):
         # fmt: off
-        return Feedback(title, False, "Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?".format(got=show(loss), kind=type(loss).__name__), hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
+        return Feedback(title, False, _("Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?").format(got=show(loss), kind=type(loss).__name__), hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
         # fmt: on
     try:
         with quiet():

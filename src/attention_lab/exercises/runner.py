@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import _, get_language
 from .feedback import Feedback, _one_line, _short, _student_line, exercise, not_attempted, quiet, unanswered
 
 __all__ = ["Case", "Mistake", "check_function", "implement", "raised", "show", "to_float_array"]
@@ -60,12 +61,13 @@ class Mistake:
             return False
 
     def feedback(self, title, where="", got=None, fix="") -> Feedback:
+        where = _(where)  # each text in the course's language (attention_lab.i18n), then its values filled in
         fill = {"where": where, "got": show(got)}
         says, hint = (
-            lead(where, t.removeprefix("{where}").lstrip(" ,:").format(**fill))
+            lead(where, t.removeprefix("{where}").lstrip(" ,:，：").format(**fill))
             if t.startswith("{where}")
             else t.format(**fill)
-            for t in (self.says, self.hint)
+            for t in (_(self.says), _(self.hint) if self.hint else "")
         )
         return Feedback(title, False, [says], hint=hint, fix=self.fix or fix)
 
@@ -73,8 +75,15 @@ class Mistake:
 def lead(where: str, sentence: str) -> str:
     """A case's name and what happened on it, joined as the course writes it: "For x, your ..." (a lower-case
     continuation), "For x: The ..." (a sentence of its own)."""
-    where = where.rstrip(" ,:")
+    where = _(where).rstrip(" ,:，：")
+    if get_language() == "zh":
+        return f"{where}，{sentence}" if where else sentence
     return f"{where}{', ' if sentence[:1].islower() else ': '}{sentence}" if where else sentence
+
+
+def _lower(where: str) -> str:
+    """A case's name inside a sentence: "for scores ..." (English only; Chinese has no capitals)."""
+    return where[:1].lower() + where[1:] if get_language() == "en" else where
 
 
 def show(value, digits=4) -> str:
@@ -84,40 +93,45 @@ def show(value, digits=4) -> str:
         return (
             str(np.round(array, digits).tolist())
             if array.size <= 24
-            else "an array of shape {shape}".format(shape=array.shape)
+            else _("an array of shape {shape}").format(shape=array.shape)
         )
     except Exception:  # noqa: BLE001
         return _short(value)
 
 
-def to_float_array(value, what="Your answer"):
-    """``value`` as a float64 array, or (None, a sentence saying why not): tensors, lists, scalars are fine."""
+def to_float_array(value, what=None):
+    """``value`` as a float64 array, or (None, a sentence saying why not): tensors, lists, scalars are fine.
+
+    ``what`` names the value in that sentence (default "Your answer")."""
+    what = _("Your answer") if what is None else _(what)
     try:
         import torch
     except ImportError:  # pragma: no cover - torch is a dependency of the course
         torch = None
     if torch is not None and torch.is_tensor(value):
         if value.is_complex():
-            return None, "{what} is a complex tensor; the answer is real numbers.".format(what=what)
+            return None, _("{what} is a complex tensor; the answer is real numbers.").format(what=what)
         value = value.detach().cpu().to(torch.float64).numpy()
     if isinstance(value, str | bytes | dict | set):
-        return None, "{what} is a {kind} ({value}), not numbers.".format(what=what, kind=type(value).__name__, value=_short(value))  # fmt: skip
+        return None, _("{what} is a {kind} ({value}), not numbers.").format(what=what, kind=type(value).__name__, value=_short(value))  # fmt: skip
     if isinstance(value, np.ma.MaskedArray):
-        return None, "{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...)).".format(what=what)
+        return None, _("{what} is a masked array (numpy.ma); return a plain array (np.ma.filled(...)).").format(
+            what=what
+        )
     try:
         array = np.asarray(value)
     except Exception as error:  # noqa: BLE001 - ragged lists and other odd objects
-        return None, "{what} could not be read as an array of numbers ({error}).".format(what=what, error=_one_line(error))  # fmt: skip
+        return None, _("{what} could not be read as an array of numbers ({error}).").format(what=what, error=_one_line(error))  # fmt: skip
     why = {
-        "c": "{what} has complex numbers ({value}); the answer is real.",
-        "b": "{what} is True/False values, not numbers.",
-    }.get(array.dtype.kind, None if array.dtype.kind in "iuf" else "{what} is {kind} {value}, not numbers.")
+        "c": _("{what} has complex numbers ({value}); the answer is real."),
+        "b": _("{what} is True/False values, not numbers."),
+    }.get(array.dtype.kind, None if array.dtype.kind in "iuf" else _("{what} is {kind} {value}, not numbers."))
     if why is not None:
         return None, why.format(what=what, value=_short(value), kind=type(value).__name__)
     try:
         return array.astype(np.float64), None
     except (OverflowError, ValueError) as error:  # pragma: no cover - integers beyond float64
-        return None, "{what} could not be read as float numbers ({error}).".format(what=what, error=_one_line(error))
+        return None, _("{what} could not be read as float numbers ({error}).").format(what=what, error=_one_line(error))
 
 
 def raised(error: BaseException) -> str:
@@ -145,7 +159,7 @@ def _same(got, other, atol=1e-6) -> bool:
 def _describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None and len(shape) > 0:
-        return "{kind} of shape {shape}".format(kind=type(value).__name__, shape=tuple(shape))
+        return _("{kind} of shape {shape}").format(kind=type(value).__name__, shape=tuple(shape))
     return _short(value, 30)
 
 
@@ -158,7 +172,7 @@ def _call(title, fn, case: Case, names):
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
         called = ", ".join(f"{n}={_describe(a)}" for n, a in zip(names, case.args, strict=False))
         # fmt: off
-        return None, Feedback(title, False, "Your function raised {error} when called as `{fn}({called})` ({where}). Which argument does that line treat differently from what it is (its shape, its type)?".format(error=raised(error), fn=getattr(fn, "__name__", "fn"), called=called, where=case.where[:1].lower() + case.where[1:]),
+        return None, Feedback(title, False, _("Your function raised {error} when called as `{fn}({called})` ({where}). Which argument does that line treat differently from what it is (its shape, its type)?").format(error=raised(error), fn=getattr(fn, "__name__", "fn"), called=called, where=_lower(_(case.where))),
             hint="Call your function yourself with arguments of these shapes and print the shape of each intermediate array, line by line, until one is not what you expect.")
         # fmt: on
 
@@ -166,11 +180,11 @@ def _call(title, fn, case: Case, names):
 def _convert(title, out, case, tensor):
     """The student's output as a float array (or a floating tensor), or feedback in words."""
     if tensor and (not hasattr(out, "detach") or not getattr(out, "is_floating_point", lambda: False)()):
-        what = "dtype {dtype}".format(dtype=out.dtype) if hasattr(out, "dtype") else "{kind} {value}".format(kind=type(out).__name__, value=_short(out))  # fmt: skip
-        return None, Feedback(title, False, lead(case.where, "return a floating-point torch tensor; got {what}.".format(what=what)))  # fmt: skip
+        what = _("dtype {dtype}").format(dtype=out.dtype) if hasattr(out, "dtype") else "{kind} {value}".format(kind=type(out).__name__, value=_short(out))  # fmt: skip
+        return None, Feedback(title, False, lead(case.where, _("return a floating-point torch tensor; got {what}.").format(what=what)))  # fmt: skip
     if tensor:
         return out, None
-    array, why = to_float_array(out, "Your function's result")
+    array, why = to_float_array(out, _("Your function's result"))
     return (None, Feedback(title, False, lead(case.where, why))) if why else (array, None)
 
 
@@ -200,7 +214,7 @@ def check_function(
     if unanswered(fn):
         return not_attempted(title)
     if not callable(fn):
-        return Feedback(title, False, "Pass your function itself (its name, without parentheses); got {kind} {value}.".format(kind=type(fn).__name__, value=_short(fn)))  # fmt: skip
+        return Feedback(title, False, _("Pass your function itself (its name, without parentheses); got {kind} {value}.").format(kind=type(fn).__name__, value=_short(fn)))  # fmt: skip
     try:
         names = list(inspect.signature(reference).parameters)
     except (TypeError, ValueError):  # pragma: no cover - a reference without a signature
@@ -222,7 +236,7 @@ def check_function(
         mine, theirs = np.shape(_numpy(got)), np.shape(_numpy(expected))
         if np.size(_numpy(got)) == 1 == np.size(_numpy(expected)):
             if mine != theirs and _same(np.reshape(_numpy(got), theirs), expected):
-                said = "the number is right, in an array of shape {mine}: one number or an array?".format(mine=mine)
+                said = _("the number is right, in an array of shape {mine}: one number or an array?").format(mine=mine)
                 return Feedback(title, False, lead(case.where, said), hint="Return the number itself, e.g. a float.")
             mine = theirs  # one number: a 0-d array, a float or a 1-element array all do
         # a predicate reads a right-shaped output only (unless it says otherwise); a known wrong function may not
@@ -232,10 +246,10 @@ def check_function(
             return named.feedback(title, case.where, got, fix)
         if mine != theirs:
             # fmt: off
-            said = ("the result should have shape {theirs} ({shape}); yours has shape {mine}. Which axis is missing, extra or swapped?" if shape else
-                    "the result should have shape {theirs}; yours has shape {mine}. Which axis is missing, extra or swapped?")
-            return Feedback(title, False, lead(case.where, said.format(theirs=theirs, shape=shape, mine=mine)),
-                hint="Expected: {expected}; here that is {theirs}. Print the shape of each intermediate array, line by line: which is the first that is not what you expect?".format(expected=shape or "shape {theirs}".format(theirs=theirs), theirs=theirs),
+            said = (_("the result should have shape {theirs} ({shape}); yours has shape {mine}. Which axis is missing, extra or swapped?") if shape else
+                    _("the result should have shape {theirs}; yours has shape {mine}. Which axis is missing, extra or swapped?"))
+            return Feedback(title, False, lead(case.where, said.format(theirs=theirs, shape=_(shape), mine=mine)),
+                hint=_("Expected: {expected}; here that is {theirs}. Print the shape of each intermediate array, line by line: which is the first that is not what you expect?").format(expected=_(shape) if shape else _("shape {theirs}").format(theirs=theirs), theirs=theirs),
                 fix="{reshape}\n\n{fix}".format(reshape=_reshape(mine, theirs), fix=fix) if fix else _reshape(mine, theirs))
             # fmt: on
         bad = ~np.isfinite(np.asarray(_numpy(got), dtype=float)) & np.isfinite(
@@ -244,19 +258,19 @@ def check_function(
         if not_finite is not None and bad.any():
             return not_finite.feedback(title, case.where, got, fix)
         return otherwise.feedback(title, case.where, got, fix)
-    return Feedback(title, True, success)
+    return Feedback(title, True, _(success))
 
 
 def _reshape(mine, theirs) -> str:
     """The fix of a wrong shape, from the two shapes."""
     if sorted(mine) == sorted(theirs):
-        says = "Your axes are all there, in another order: build the result as {theirs} (or move the axes)."
+        says = _("Your axes are all there, in another order: build the result as {theirs} (or move the axes).")
     elif len(mine) > len(theirs):
-        says = "Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}."
+        says = _("Your result has an axis too many: sum (or pick) over the axis the formula reduces, to get {theirs}.")
     elif len(mine) < len(theirs):
-        says = "Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one that should not be reduced, removed it. The result is {theirs}."  # fmt: skip
+        says = _("Your result has an axis too few: a sum or max (without `keepdims=True`) over the wrong axis, or one that should not be reduced, removed it. The result is {theirs}.")  # fmt: skip
     else:
-        says = "An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}."  # fmt: skip
+        says = _("An axis has the wrong length: over which axis did you reduce, and which input's length is left? {theirs}.")  # fmt: skip
     return says.format(theirs=theirs)
 
 
