@@ -59,7 +59,7 @@ def _luong(order="cs", tanh_first=False, squash=np.tanh, weights=_softmax_rows):
 
 LUONG = [
     (_luong(tanh_first=True), "tanh before W_c"),
-    (_luong(order="sc"), "in which order"),
+    (_luong(order="sc"), "the state followed by the context"),
     (_luong(squash=lambda x: x), "also goes through tanh"),
     (_luong(weights=lambda a: a), "raw scores"),
     (_luong(weights=lambda a: np.full_like(a, 1 / a.size)), "plain average"),

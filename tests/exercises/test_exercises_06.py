@@ -84,7 +84,7 @@ def luong(order="cs", squash=np.tanh, weights=softmax):
 @pytest.mark.parametrize(
     "answer, hint",
     [
-        (luong(order="sc"), "in which order"),
+        (luong(order="sc"), "the state followed by the context"),
         (luong(squash=lambda x: x), "also goes through tanh"),
         (luong(weights=lambda a: a), "raw scores were used as weights"),
         (luong(weights=lambda a: np.full(a.shape, 1 / a.size)), "plain average"),

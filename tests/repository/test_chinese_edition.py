@@ -19,7 +19,7 @@ import tokenize
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOK_DIR, ROOT, ZH_NOTEBOOKS
+from helpers import NOTEBOOK_DIR, NOTEBOOKS, ROOT, ZH_NOTEBOOKS
 
 from tools import translate
 
@@ -263,3 +263,15 @@ def test_the_terms_report_names_a_glossary_term_first_used_without_its_english()
     found = translate.first_use_problems(nb, "x.ipynb", terms)
     assert any("注意力汇聚 (attention pooling)" in line for line in found)
     assert not any("first use of 查询 " in line for line in found)
+
+
+def test_the_chinese_readme_states_each_notebooks_times():
+    """README.zh.md's table gives each notebook's times as the notebook stores them (tools/lesson_times.py)."""
+    text = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        times = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("attention_lab", {}).get("minutes")
+        if times is None or not re.match(r"0[1-9]_", path.name):
+            continue
+        row = re.search(rf"^\| {path.name[:2]} \|.*$", text, flags=re.M)
+        assert row, f"README.zh.md has no row for {path.name}"
+        assert f"| {times['core']} 分钟（含拓展部分 {times['full']} 分钟） |" in row.group(0), (path.name, times)

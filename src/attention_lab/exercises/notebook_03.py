@@ -7,7 +7,7 @@ import numpy as np
 from ..i18n import _
 from ..kernels import loo_bandwidth, nadaraya_watson
 from ..regression_data import make_regression_data
-from .answers import check_choice, read_number
+from .answers import read_number
 from .feedback import Feedback, exercise, unanswered
 from .runner import Case, Mistake, implement
 
@@ -196,10 +196,9 @@ def check_noise_prediction(name, prediction, h_noisy, x_train, y_noisy, h_calm) 
     measured = loo_bandwidth(x_train, y_noisy)
     ratio = measured / h_calm
     truth = "A" if ratio > 1.05 else "B" if ratio < 1 / 1.05 else "C"
-    why = "Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and which way does that move the best h?"  # fmt: skip
-    verdict = check_choice(name, said, {"A": why, "B": why, "C": why}, truth, success="Your prediction is right.", hint="Doubling sigma multiplies sigma^2 / (n h) by 4.")  # fmt: skip
-    if not verdict.passed:
-        return verdict
+    if said != truth:  # the words the student wrote, never option letters they were not shown
+        says = _("You predicted {word}. Which term of the error does the noise level change, the bias or the variance sigma^2 / (n h), and which way does that move the best h?")  # fmt: skip
+        return Feedback(name, False, says.format(word=repr(prediction.strip())), hint="Doubling sigma multiplies sigma^2 / (n h) by 4.")  # fmt: skip
     if unanswered(h_noisy):
         return Feedback(name, False, "Your prediction is right. Now measure h_noisy and run the cell again.", attempted=False)  # fmt: skip
     h, why_h = read_number(h_noisy, "h_noisy")

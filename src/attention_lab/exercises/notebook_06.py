@@ -42,7 +42,7 @@ check_luong_attentional_state = implement("Luong's attentional state s~_t = tanh
     Case((300 * _s, _E, _W, _W_c), "For huge scores (s 300 times as large)"),
     Case((1e-4 * _s, _E, _W, _W_c), "For tiny scores (s 10^4 times smaller)"),
 ], luong_reference, [
-    Mistake(wrong=_luong(order="sc"), says="{where} W_c's first columns multiply the context and its last ones the state: in which order must [c_t; s_t] be stacked?", hint="W_c has d_e + d_s columns, the context's d_e first."),
+    Mistake(wrong=_luong(order="sc"), says="{where} your output is W_c applied to the state followed by the context. Which of the two do W_c's first d_e columns multiply?", hint="The attentional state is tanh(W_c [c_t; s_t]): read the order off the formula."),
     Mistake(wrong=_luong(squash=lambda x: x), says="{where} The linear part is right; s~_t also goes through tanh. Where in s~_t = tanh(W_c [c_t; s_t])?", hint="s~_t lies in [-1, 1]."),
     Mistake(wrong=_luong(tanh_first=True), says="{where} You applied tanh before W_c: W_c tanh([c_t; s_t]) is another function. Which comes first in tanh(W_c [c_t; s_t])?", hint="Multiply by W_c, then squash."),
     Mistake(wrong=_luong(weights=lambda a: a), says="{where} The raw scores were used as weights. What turns scores into weights that sum to 1?", hint="The weights are softmax(alpha)."),

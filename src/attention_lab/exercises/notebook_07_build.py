@@ -68,7 +68,7 @@ def _block_mistakes(ref):
         Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)), "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
         Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)), "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
         Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)), "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
-        Mistake.of(lambda x, m: ref(x, None), "{where} your block gives the same output with the mask as without: the mask never reaches the attention.", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
+        Mistake.of(lambda x, m: ref(x, None), "{where} your block gives the same output with the mask as without: the mask never reaches the attention. Which call inside forward should receive it?", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
     ]
     # fmt: on
 

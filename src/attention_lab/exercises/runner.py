@@ -160,7 +160,7 @@ def _describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None and len(shape) > 0:
         return _("{kind} of shape {shape}").format(kind=type(value).__name__, shape=tuple(shape))
-    return _short(value, 30)
+    return " ".join(_short(value, 30).split())  # one line, even for a module's repr
 
 
 def _call(title, fn, case: Case, names):
@@ -172,7 +172,7 @@ def _call(title, fn, case: Case, names):
     except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in student code becomes feedback
         called = ", ".join(f"{n}={_describe(a)}" for n, a in zip(names, case.args, strict=False))
         # fmt: off
-        return None, Feedback(title, False, _("Your function raised {error} when called as `{fn}({called})` ({where}). Which argument does that line treat differently from what it is (its shape, its type)?").format(error=raised(error), fn=getattr(fn, "__name__", "fn"), called=called, where=_lower(_(case.where))),
+        return None, Feedback(title, False, _("Your function raised {error} when called as `{fn}({called})` ({where}). Which argument does that line treat differently from what it is (its shape, its type)?").format(error=raised(error), fn=getattr(fn, "__name__", "fn"), called=called, where=_lower(_(case.where)).rstrip(" ,:，：")),
             hint="Call your function yourself with arguments of these shapes and print the shape of each intermediate array, line by line, until one is not what you expect.")
         # fmt: on
 
