@@ -1,14 +1,15 @@
-"""Latency and memory benchmark of the course's explorers: ``python -m tools.bench [--steps N]``.
+"""Latency and memory benchmark of the course's explorers: ``python -m tools.bench [--steps N] [--only NAME]``.
 
-For every explorer, in real JupyterLab and headless Chromium (needs the test extra and Debian's
+For every explorer class (``explorers.explorer_classes()``, each built by its ``example()``, stepping its
+``benched`` control), in real JupyterLab and headless Chromium (needs the test extra and Debian's
 Chromium), side by side with the naive version of the same figure (``ipywidgets.interact`` rebuilding
 it with the inline backend):
 
-- slider step to changed pixels: median and p95 over N keyboard steps;
+- key press to the new figure on screen (the first animation frame showing it): median and p95 over a first
+  pass of N steps to positions not shown yet and a second pass back over the same positions;
 - a burst of 10 quick steps: time from the last key press until the figure stops changing;
-- in the kernel: the cost of one update split into compute, draw and PNG encoding;
-- each notebook's kernel peak memory after Run All.
-
+- in the kernel: the cost of drawing one new position split into compute, draw and PNG encoding;
+- each notebook's kernel peak memory after Run All;
 - the library's overhead against the plain formulas (``tools/overhead.py``'s ``overhead_report()``, where
   that module exists).
 
