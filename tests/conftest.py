@@ -25,6 +25,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -100,6 +102,18 @@ def built_site(tmp_path_factory, executed):
         lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed)),
         meanwhile=lambda: executed.help_with(reversed(NOTEBOOKS)),
     )
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory):
+    """The course built as a wheel once per test run (per worker), as ``pip wheel .`` builds it: the packaging
+    tests read what it holds and install it apart from the source tree."""
+    folder = tmp_path_factory.mktemp("wheel")
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
+    built = subprocess.run([*command, str(ROOT)], capture_output=True, encoding="utf-8")
+    assert built.returncode == 0, built.stderr
+    (path,) = folder.glob("attention_lab-*.whl")
+    return path
 
 
 @pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])

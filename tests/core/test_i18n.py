@@ -161,27 +161,9 @@ def test_a_bad_environment_variable_names_it():
 
 
 @pytest.mark.slow
-def test_the_catalogues_load_from_a_non_editable_install(tmp_path):
+def test_the_catalogues_load_from_a_non_editable_install(tmp_path, wheel):
     """A wheel carries the .po and .mo, and an install of it (not the source tree) speaks Chinese."""
-    wheel_dir, target = tmp_path / "wheel", tmp_path / "site"
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(wheel_dir),
-            str(ROOT),
-        ],
-        capture_output=True,
-        encoding="utf-8",
-    )
-    assert built.returncode == 0, built.stderr
-    (wheel,) = wheel_dir.glob("attention_lab-*.whl")
+    target = tmp_path / "site"
     installed = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
         capture_output=True,

@@ -146,29 +146,11 @@ def test_the_cjk_font_subset_covers_every_chinese_character_drawn():
 
 
 @pytest.mark.slow
-def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(tmp_path):
+def test_a_non_editable_wheel_ships_the_font_and_nothing_of_the_repository(wheel):
     """``pip install .`` must give a working library: the font it draws Chinese with is package data;
     repository tooling (tools/), tests, notebooks and solutions stay out of the package."""
     import zipfile
 
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(ROOT),
-        ],
-        capture_output=True,
-        encoding="utf-8",
-    )
-    assert result.returncode == 0, result.stderr
-    (wheel,) = tmp_path.glob("attention_lab-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "attention_lab/fonts/course-cjk.ttf" in names
     packaged = {"explorers/base.py", "exercises/feedback.py", "nn/layers.py", "paths.py"}
