@@ -29,6 +29,7 @@ def test_subset_cuts_at_the_last_blank_line():
         subset(b"a\n\nb")
 
 
+@pytest.mark.slow  # a command in a subprocess (CONTRIBUTING: left out of the fast loop)
 def test_the_command_checks_its_input_and_fails_in_one_line(tmp_path):
     wrong = tmp_path / "input.txt"
     wrong.write_text("Not Shakespeare.\n\nAt all.\n", encoding="utf-8")
