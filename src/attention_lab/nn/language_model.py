@@ -87,13 +87,12 @@ class CharTransformer(TinyTransformer):
         if t + n_new > self.max_len:
             raise ValueError(f"the cache holds {t} positions and {n_new} more do not fit in max_len={self.max_len}")
         x = self.embedding(tokens) + self.pe[t : t + n_new]  # (b, n_new, d_model)
-        mask = torch.ones(n_new, t + n_new, dtype=torch.bool).tril(t)  # (n_new, t + n_new): new i reads j <= t + i
+        # new position i reads j <= t + i: one new token reads every position, so it needs no mask
+        mask = torch.ones(n_new, t + n_new, dtype=torch.bool).tril(t) if n_new > 1 else None  # (n_new, t + n_new)
         new = KVCache()
         for layer, block in enumerate(self.blocks):
             attention, y = block.attention, block.norm1(x)
-            q = attention.split_heads(attention.W_q(y))  # (b, heads, n_new, d_k): queries of the new positions only
-            k = attention.split_heads(attention.W_k(y))  # (b, heads, n_new, d_k)
-            v = attention.split_heads(attention.W_v(y))
+            q, k, v = attention.project(y, y, y)  # (b, heads, n_new, d_k) each: the new positions only
             if t:
                 k = torch.cat([cache.keys[layer], k], dim=2)  # (b, heads, t + n_new, d_k): old keys reused
                 v = torch.cat([cache.values[layer], v], dim=2)
@@ -149,11 +148,11 @@ def generate(
     if prompt.shape[1] + n_new > model.max_len:
         raise ValueError(f"prompt ({prompt.shape[1]}) + n_new ({n_new}) exceed the model's max_len={model.max_len}")
     generator = as_rng(rng)
-    tokens = prompt
+    tokens = [prompt]  # joined once at the end: (b, n_0), then (b, 1) per new token
     logits, cache = model.step(prompt) if use_cache else (model(prompt), None)
     for i in range(n_new):
         token = _pick(logits[:, -1], temperature, top_k, top_p, generator)  # (b, 1)
-        tokens = torch.cat([tokens, token], dim=1)
+        tokens.append(token)
         if i < n_new - 1:
-            logits, cache = model.step(token, cache) if use_cache else (model(tokens), None)
-    return tokens
+            logits, cache = model.step(token, cache) if use_cache else (model(torch.cat(tokens, dim=1)), None)
+    return torch.cat(tokens, dim=1)

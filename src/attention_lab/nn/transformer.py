@@ -91,14 +91,14 @@ class MultiHeadAttention(torch.nn.Module):
     def forward(self, queries, keys, values, mask=None):
         if checks_enabled():
             self._check_inputs(queries, keys, values, mask)
-        q, k, v = self._project(queries, keys, values)  # (b, heads, n_q, d_k), (b, heads, n_k, d_k) twice
+        q, k, v = self.project(queries, keys, values)  # (b, heads, n_q, d_k), (b, heads, n_k, d_k) twice
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (b, heads, n_q, n_k)
         weights = _masked_softmax(scores, _per_head(mask))  # (b, heads, n_q, n_k)
         self.attention_weights = weights.detach()
         heads = (self.dropout(weights) if self.training else weights) @ v  # (b, heads, n_q, d_k)
         return self.W_o(heads.transpose(1, 2).reshape(queries.shape))  # concatenate, project: (b, n_q, d_model)
 
-    def _project(self, queries, keys, values):
+    def project(self, queries, keys, values):
         """Q = X_q W_q, K = X_k W_k, V = X_v W_v, split into heads: (b, heads, n, d_k) each.
 
         In self-attention (one tensor for all three) the three products are one, with [W_q; W_k; W_v]
