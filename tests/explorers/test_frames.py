@@ -13,7 +13,8 @@ from helpers import pixels
 from PIL import Image
 
 from attention_lab.explorers import TemperatureExplorer
-from attention_lab.explorers.base import NOTE_KERNEL, widget_bundle
+from attention_lab.explorers.base import NOTE_KERNEL
+from attention_lab.explorers.controls import widget_bundle
 from attention_lab.explorers.frames import SCRIPT, FrameCache, explorer_html
 
 

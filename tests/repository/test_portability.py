@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import attention_lab as al
 from attention_lab import seeding, versions
-from attention_lab.explorers.base import widget_bundle
+from attention_lab.explorers.controls import widget_bundle
 
 # --- seeding ------------------------------------------------------------------------------------------
 

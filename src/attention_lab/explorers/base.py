@@ -21,27 +21,24 @@ survives on a slide or in a page without a kernel.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import time
-import warnings
 import weakref
 from types import SimpleNamespace
 
 import ipywidgets as widgets
-import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from ..plots import COLORS, buffer_png, interactive_figure
-from .controls import check_control_value, positions
-from .frames import NOTE_BROWSER, FrameCache, FrameView, explorer_html, frame_png
+from ..plots import buffer_png, interactive_figure
+from .controls import check_control_value, describe_control, index_of, positions_or_none, widget_bundle
+from .frames import FastPath, FrameCache, FrameView, frame_png
 
 # The words the reader sees, in one place (for translation).
 NOTE_KERNEL = "Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here)."
 KINDS = {widgets.Dropdown: "select"}
 SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
-__all__ = ["Explorer", "explorer_classes", "live_explorers", "bar_chart", "set_heights", "widget_bundle"]
+__all__ = ["Explorer", "explorer_classes", "live_explorers"]
 
 # The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
 # order they were built. The static site's frames (tools/explorer_frames.py) export the explorers a notebook
@@ -65,7 +62,7 @@ def live_explorers() -> list:
     return [explorer for _, explorer in sorted(_LIVE.items())]
 
 
-class Explorer:
+class Explorer(FastPath):
     """Base class: the figure is built once (``_build``); ``update`` sets the changing artists' data.
 
     Drawing a position: the artists that change are *animated*. A full draw happens once, with the layout
@@ -119,7 +116,7 @@ class Explorer:
             control.observe(self._on_change, names="value")
             describe_control(control, type(self).__name__)
         row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))  # wraps if narrow
-        self._positions = {name: _positions_or_none(control) for name, control in controls.items()}
+        self._positions = {name: positions_or_none(control) for name, control in controls.items()}
         self.frames = FrameCache()
         self.view = None  # the fast path's FrameView, where every control can be enumerated
         self._kernel_view = widgets.VBox([row, view])
@@ -160,7 +157,7 @@ class Explorer:
     # -- positions and frames ------------------------------------------------------------------------
     def index(self) -> list[int]:
         """Where the controls are: each value's index among its control's positions (the nearest for a float)."""
-        return [_index_of(self._positions[name], control.value) for name, control in self.controls.items()]
+        return [index_of(self._positions[name], control.value) for name, control in self.controls.items()]
 
     def manifest(self, offered: dict | None = None) -> dict:
         """The controls as the front end shows them: name, label, kind, the labels of the positions offered
@@ -169,7 +166,7 @@ class Explorer:
         for name, control in self.controls.items():
             every = self._positions[name]
             chosen = (offered or {}).get(name, range(len(every)))
-            here = _index_of(every, control.value)
+            here = index_of(every, control.value)
             entries.append(
                 {
                     "name": name,
@@ -259,59 +256,6 @@ class Explorer:
         self._background_for = self._static_values()
         self._draw_animated()
 
-    # -- the fast path -------------------------------------------------------------------------------
-    def _frame_view(self):
-        first = base64.b64encode(self.frame(self.index())).decode("ascii")
-        block = explorer_html(
-            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=NOTE_BROWSER
-        )
-        with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            view = FrameView(html=block, index=self.index())
-        view.on_msg(self._on_frame_request)
-        view.observe(self._on_front_end, names="front_end")
-        view.observe(self._on_index, names="index")
-        return view
-
-    def _fast(self) -> bool:
-        return self.view is not None and self.view.front_end == "browser"
-
-    def _on_frame_request(self, view, content, buffers):
-        """The front end wants the frame ``content["frame"]`` ("i,j,..."): draw it (or take it as kept) and send it."""
-        key = content.get("frame") if isinstance(content, dict) else None
-        try:
-            index = [int(part) for part in str(key).split(",")]
-        except ValueError:
-            return
-        if not self._is_position(index):
-            return  # not a position of these controls: nothing to draw
-        view.send({"frame": key}, buffers=[self.frame(index)])
-
-    def _on_front_end(self, change):
-        """The fast path's front end runs: hide the kernel path's view (it stays, unused, for a reload)."""
-        self._kernel_view.layout.display = "none" if change["new"] == "browser" else None
-
-    def _on_index(self, change):
-        """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
-        if not self._is_position(change["new"]):
-            return  # not a position of these controls (a stale front end): nothing to follow
-        values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
-        self._quietly(values)
-
-    def _is_position(self, index) -> bool:
-        sizes = [len(p) for p in self._positions.values()]
-        return len(index) == len(sizes) and all(0 <= i < n for i, n in zip(index, sizes, strict=True))
-
-    def _quietly(self, values: dict):
-        for control in self.controls.values():
-            control.unobserve(self._on_change, names="value")
-        try:
-            for name, value in values.items():
-                self.controls[name].value = value
-        finally:
-            for control in self.controls.values():
-                control.observe(self._on_change, names="value")
-
     # -- the kernel path -----------------------------------------------------------------------------
     def redraw(self):
         """Blit: background bitmap + changing artists, then send the changed pixels to the browser."""
@@ -347,62 +291,3 @@ class Explorer:
         bundle = widget_bundle(self.widget, **kwargs)
         bundle["image/png"] = buffer_png(self.canvas)
         return bundle
-
-
-def _how_to_use(control) -> str:
-    if isinstance(control, widgets.ToggleButtons):
-        return "buttons: Tab to one, Enter or Space chooses it"
-    if isinstance(control, widgets.Dropdown):
-        return "a list: the arrow keys choose"
-    return "a slider: the arrow keys step it, Home and End go to its ends"
-
-
-def describe_control(control, owner: str) -> str:
-    """Give ``control`` a tooltip a screen reader can read (ipywidgets shows it as the label's title): what it
-    sets, how to move it from the keyboard, that the figure follows. A tooltip already set is kept."""
-    if not getattr(control, "tooltip", None):
-        name = getattr(control, "description", "") or "control"
-        control.tooltip = f"{owner}, {name}: {_how_to_use(control)}; the figure below follows"
-    return control.tooltip
-
-
-def widget_bundle(widget, **kwargs) -> dict:
-    """The display bundle of an ipywidgets widget, in ipywidgets 8 (JupyterLab 4) and 7.7 (Colab's release).
-
-    The adapter for ipywidgets, public names only: ipywidgets 8 builds the bundle in ``_repr_mimebundle_``
-    (IPython's display protocol); ipywidgets 7 has no such method (it displays through
-    ``_ipython_display_``), so the same bundle is written here from the widget's public ``model_id``.
-    """
-    if hasattr(widget, "_repr_mimebundle_"):
-        return widget._repr_mimebundle_(**kwargs)
-    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
-    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
-
-
-def _positions_or_none(control) -> list | None:
-    """The control's positions, or None for a control that cannot be enumerated (it keeps the kernel path)."""
-    try:
-        return positions(control)
-    except TypeError:
-        return None
-
-
-def _index_of(options: list, value) -> int:
-    """Index of ``value`` among ``options`` (label, value) pairs: the nearest for a float, else the equal one."""
-    if isinstance(value, float) and not isinstance(value, bool):
-        gaps = [abs(v - value) if isinstance(v, float) else np.inf for _, v in options]
-        return int(np.argmin(gaps))
-    return next((i for i, (_, v) in enumerate(options) if v == value and type(v) is type(value)), 0)
-
-
-def bar_chart(ax, labels, heights, colors=None):
-    positions = np.arange(len(labels))
-    bars = ax.bar(positions, heights, color=colors or COLORS["blue"], width=0.7)
-    ax.set_xticks(positions, labels)
-    ax.grid(axis="x", visible=False)
-    return bars
-
-
-def set_heights(bars, heights):
-    for bar, height in zip(bars, heights, strict=True):
-        bar.set_height(height)

@@ -32,6 +32,10 @@ __all__ = [
     "temperature_axis",
     "positions",
     "check_control_value",
+    "positions_or_none",
+    "index_of",
+    "describe_control",
+    "widget_bundle",
 ]
 
 
@@ -164,3 +168,49 @@ def check_control_value(name: str, control, value):
             raise ValueError(f"{name} must be between {low:g} and {high:g} (the slider's range), got {describe(value)}")
         return int(number) if integral else number
     return value
+
+
+def _how_to_use(control) -> str:
+    if isinstance(control, widgets.ToggleButtons):
+        return "buttons: Tab to one, Enter or Space chooses it"
+    if isinstance(control, widgets.Dropdown):
+        return "a list: the arrow keys choose"
+    return "a slider: the arrow keys step it, Home and End go to its ends"
+
+
+def describe_control(control, owner: str) -> str:
+    """Give ``control`` a tooltip a screen reader can read (ipywidgets shows it as the label's title): what it
+    sets, how to move it from the keyboard, that the figure follows. A tooltip already set is kept."""
+    if not getattr(control, "tooltip", None):
+        name = getattr(control, "description", "") or "control"
+        control.tooltip = f"{owner}, {name}: {_how_to_use(control)}; the figure below follows"
+    return control.tooltip
+
+
+def widget_bundle(widget, **kwargs) -> dict:
+    """The display bundle of an ipywidgets widget, in ipywidgets 8 (JupyterLab 4) and 7.7 (Colab's release).
+
+    The adapter for ipywidgets, public names only: ipywidgets 8 builds the bundle in ``_repr_mimebundle_``
+    (IPython's display protocol); ipywidgets 7 has no such method (it displays through
+    ``_ipython_display_``), so the same bundle is written here from the widget's public ``model_id``.
+    """
+    if hasattr(widget, "_repr_mimebundle_"):
+        return widget._repr_mimebundle_(**kwargs)
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
+
+
+def positions_or_none(control) -> list | None:
+    """The control's positions, or None for a control that cannot be enumerated (it keeps the kernel path)."""
+    try:
+        return positions(control)
+    except TypeError:
+        return None
+
+
+def index_of(options: list, value) -> int:
+    """Index of ``value`` among ``options`` (label, value) pairs: the nearest for a float, else the equal one."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        gaps = [abs(v - value) if isinstance(v, float) else np.inf for _, v in options]
+        return int(np.argmin(gaps))
+    return next((i for i, (_, v) in enumerate(options) if v == value and type(v) is type(value)), 0)

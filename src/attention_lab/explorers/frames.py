@@ -18,16 +18,18 @@ oldest dropped first (a frame is 10-30 KB: about a thousand positions fit).
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 import traitlets
 
-__all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView"]
+__all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView", "FastPath"]
 
 BUDGET_BYTES = 20_000_000  # frames kept per explorer, in the browser and in the kernel
 SCRIPT = Path(__file__).with_name("frames.js")
@@ -189,3 +191,61 @@ else:
         front_end = traitlets.Unicode("kernel").tag(sync=True)
 
     FrameView = _FrameView
+
+
+class FastPath:
+    """The explorer's side of the fast path (mixed into :class:`~.base.Explorer`): its frame view, and the
+    answers to the front end's requests. It reads the explorer's ``frame``, ``index``, ``manifest``, controls and
+    their ``_positions``; the explorer keeps ``view`` (None on the kernel path) and ``_kernel_view``."""
+
+    def _frame_view(self):
+        first = base64.b64encode(self.frame(self.index())).decode("ascii")
+        block = explorer_html(
+            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=NOTE_BROWSER
+        )
+        with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            view = FrameView(html=block, index=self.index())
+        view.on_msg(self._on_frame_request)
+        view.observe(self._on_front_end, names="front_end")
+        view.observe(self._on_index, names="index")
+        return view
+
+    def _fast(self) -> bool:
+        return self.view is not None and self.view.front_end == "browser"
+
+    def _on_frame_request(self, view, content, buffers):
+        """The front end wants the frame ``content["frame"]`` ("i,j,..."): draw it (or take it as kept) and send it."""
+        key = content.get("frame") if isinstance(content, dict) else None
+        try:
+            index = [int(part) for part in str(key).split(",")]
+        except ValueError:
+            return
+        if not self._is_position(index):
+            return  # not a position of these controls: nothing to draw
+        view.send({"frame": key}, buffers=[self.frame(index)])
+
+    def _on_front_end(self, change):
+        """The fast path's front end runs: hide the kernel path's view (it stays, unused, for a reload)."""
+        self._kernel_view.layout.display = "none" if change["new"] == "browser" else None
+
+    def _on_index(self, change):
+        """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
+        if not self._is_position(change["new"]):
+            return  # not a position of these controls (a stale front end): nothing to follow
+        values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
+        self._quietly(values)
+
+    def _is_position(self, index) -> bool:
+        sizes = [len(p) for p in self._positions.values()]
+        return len(index) == len(sizes) and all(0 <= i < n for i, n in zip(index, sizes, strict=True))
+
+    def _quietly(self, values: dict):
+        for control in self.controls.values():
+            control.unobserve(self._on_change, names="value")
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            for control in self.controls.values():
+                control.observe(self._on_change, names="value")

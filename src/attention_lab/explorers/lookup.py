@@ -10,8 +10,9 @@ from .._checks import as_float_array, check_labels
 from ..normalisers import softmax
 from ..plots import COLORS, CYCLE
 from ..scores import gaussian_score
-from .base import Explorer, bar_chart, set_heights
+from .base import Explorer
 from .controls import at_each_temperature, temperature_label, temperature_slider
+from .weights_figure import bar_chart, set_heights
 
 __all__ = ["LookupExplorer", "lookup_small_multiples"]
 

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from .._checks import as_float_array, check_count, check_labels, check_seed
 from ..normalisers import entropy, hard_attention, softmax, sparsemax
 from ..plots import COLORS
-from .base import Explorer, bar_chart, set_heights
+from .base import Explorer
 from .controls import (
     at_each_temperature,
     temperature_axis,
@@ -17,6 +17,7 @@ from .controls import (
     temperature_label,
     temperature_slider,
 )
+from .weights_figure import bar_chart, set_heights
 
 __all__ = ["NORMALISERS", "TemperatureExplorer", "temperature_small_multiples"]
 

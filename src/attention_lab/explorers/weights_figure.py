@@ -15,7 +15,7 @@ from matplotlib.image import NonUniformImage
 from ..plots import CMAP, COLORS
 from ..regression_data import RegressionData
 
-__all__ = ["WEIGHT_FLOOR", "weight_image", "fit_and_weights_columns"]
+__all__ = ["WEIGHT_FLOOR", "weight_image", "fit_and_weights_columns", "bar_chart", "set_heights"]
 
 WEIGHT_FLOOR = 1e-4  # weights below this are drawn white (the colour scale is logarithmic)
 _WEIGHT_CMAP = matplotlib.colormaps[CMAP].with_extremes(under="white", bad="white")
@@ -58,3 +58,18 @@ def fit_and_weights_columns(data: RegressionData, columns) -> Figure:
     axes[0, 0].set_ylabel("y")
     fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$ (log)", extend="min")
     return fig
+
+
+def bar_chart(ax, labels, heights, colors=None):
+    """Bars of ``heights`` over ``labels`` (the lookup and temperature explorers' scores and weights)."""
+    positions = np.arange(len(labels))
+    bars = ax.bar(positions, heights, color=colors or COLORS["blue"], width=0.7)
+    ax.set_xticks(positions, labels)
+    ax.grid(axis="x", visible=False)
+    return bars
+
+
+def set_heights(bars, heights):
+    """Move the bars of :func:`bar_chart` to new heights, in place."""
+    for bar, height in zip(bars, heights, strict=True):
+        bar.set_height(height)
