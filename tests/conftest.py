@@ -108,9 +108,17 @@ def built_site(tmp_path_factory, executed):
 def wheel(tmp_path_factory):
     """The course built as a wheel once per test run (per worker), as ``pip wheel .`` builds it: the packaging
     tests read what it holds and install it apart from the source tree."""
-    folder = tmp_path_factory.mktemp("wheel")
+    import shutil
+
+    folder, source = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("wheel-source")
+    # built from a copy: setuptools writes its build/ folder beside the sources, and a build/ in the repository
+    # (a second copy of the package in the folder JupyterLab serves) breaks the fast path's browser test
+    for name in ("pyproject.toml", "README.md", "LICENSE", "LICENSES"):
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
-    built = subprocess.run([*command, str(ROOT)], capture_output=True, encoding="utf-8")
+    built = subprocess.run([*command, str(source)], capture_output=True, encoding="utf-8")
     assert built.returncode == 0, built.stderr
     (path,) = folder.glob("attention_lab-*.whl")
     return path

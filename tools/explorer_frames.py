@@ -120,7 +120,7 @@ def export_explorer(explorer, images: dict, budget: int = FRAME_BUDGET) -> dict:
                 where[i] = j
             for i, j in zip(slider_ids, moved, strict=True):
                 where[i] = j
-            png = explorer.frame(where)
+            png = explorer.frame(where, compress_level=6)  # built once and downloaded: smaller, not faster
             key = hashlib.sha256(png).hexdigest()[:20]
             images.setdefault(key, png)
             frames[",".join(str(offered[i].index(where[i])) for i in range(len(names)))] = key

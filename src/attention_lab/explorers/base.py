@@ -185,21 +185,22 @@ class Explorer(FastPath):
             "controls": entries,
         }
 
-    def frame(self, index) -> bytes:
+    def frame(self, index, *, compress_level: int = 1) -> bytes:
         """The PNG of the figure at position ``index`` (one index per control into its positions), kept.
 
         The controls are not moved: the position is drawn with stand-ins for them, so neither the kernel
         path's view nor the reader's controls change. Frames already drawn come from :attr:`frames`.
+        ``compress_level``: :func:`~.frames.frame_png`'s, for a frame drawn now.
         """
         key = ",".join(str(int(i)) for i in index)
         png = self.frames.get(key)
         if png is None:
             values = {name: self._positions[name][i][1] for name, i in zip(self.controls, index, strict=True)}
-            png = self._frame_at(values)
+            png = self._frame_at(values, compress_level=compress_level)
             self.frames.put(key, png)
         return png
 
-    def _frame_at(self, values: dict, timings: dict | None = None) -> bytes:
+    def _frame_at(self, values: dict, timings: dict | None = None, compress_level: int = 1) -> bytes:
         controls = self.controls
         self.controls = {name: SimpleNamespace(value=value) for name, value in values.items()}
         try:
@@ -210,7 +211,7 @@ class Explorer(FastPath):
             drawn = time.perf_counter()
         finally:
             self.controls = controls
-        png = frame_png(self.canvas)
+        png = frame_png(self.canvas, compress_level)
         if timings is not None:
             done = time.perf_counter()
             timings.update(
