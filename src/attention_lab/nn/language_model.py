@@ -119,7 +119,6 @@ def _pick(logits: torch.Tensor, temperature, top_k, top_p, rng) -> torch.Tensor:
     return torch.as_tensor(np.asarray(chosen), dtype=torch.long).reshape(-1, 1)  # (b, 1)
 
 
-@torch.no_grad()
 def generate(
     model: CharTransformer,
     prompt: torch.Tensor,
@@ -149,10 +148,11 @@ def generate(
         raise ValueError(f"prompt ({prompt.shape[1]}) + n_new ({n_new}) exceed the model's max_len={model.max_len}")
     generator = as_rng(rng)
     tokens = [prompt]  # joined once at the end: (b, n_0), then (b, 1) per new token
-    logits, cache = model.step(prompt) if use_cache else (model(prompt), None)
-    for i in range(n_new):
-        token = _pick(logits[:, -1], temperature, top_k, top_p, generator)  # (b, 1)
-        tokens.append(token)
-        if i < n_new - 1:
-            logits, cache = model.step(token, cache) if use_cache else (model(torch.cat(tokens, dim=1)), None)
-    return torch.cat(tokens, dim=1)
+    with torch.inference_mode():  # no autograd bookkeeping at all (lighter than no_grad): writing is all forward
+        logits, cache = model.step(prompt) if use_cache else (model(prompt), None)
+        for i in range(n_new):
+            token = _pick(logits[:, -1], temperature, top_k, top_p, generator)  # (b, 1)
+            tokens.append(token)
+            if i < n_new - 1:
+                logits, cache = model.step(token, cache) if use_cache else (model(torch.cat(tokens, dim=1)), None)
+    return torch.cat(tokens, dim=1)  # outside inference mode: an ordinary tensor, usable in training too
