@@ -173,7 +173,7 @@ def test_tempting_reshape_answer_is_what_numpy_does():
 
 VARIANCE = [  # (a student's formula, the words its first message must contain)
     (lambda d, h, s: d * s**4, "own d_k"),
-    (lambda d, h, s: d / h * s**2, "product of the two variances"),
+    (lambda d, h, s: d / h * s**2, "in terms of the two variances"),
     (lambda d, h, s: math.sqrt(d / h) * s**2, "standard deviation"),
     (lambda d, h, s: d / h, "Right for sigma = 1"),
     (lambda d, h, s: d * s**2, "Two things"),

@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import pytest
 from explorer_inputs import FACTORIES
 
-from attention_lab.explorers.base import describe_control
+from attention_lab.explorers.controls import describe_control, tooltip_trait
 from attention_lab.figure_text import describe, describe_figures_in_ipython
 
 
@@ -50,15 +50,17 @@ def test_every_explorer_control_has_a_description_and_a_tooltip(kind):
     explorer = FACTORIES[kind]()
     for name, control in explorer.controls.items():
         assert control.description, f"{kind}: control {name} has no description (its visible label)"
-        assert control.tooltip.startswith(f"{type(explorer).__name__}, {control.description}: "), control.tooltip
-        assert "keys" in control.tooltip or "Tab" in control.tooltip, "the tooltip says how to use it by keyboard"
+        tooltip = getattr(control, tooltip_trait(control))  # ipywidgets 8's tooltip, 7's description_tooltip
+        assert tooltip.startswith(f"{type(explorer).__name__}, {control.description}: "), tooltip
+        assert "keys" in tooltip or "Tab" in tooltip, "the tooltip says how to use it by keyboard"
     plt.close(explorer.figure)
 
 
 def test_a_tooltip_already_set_is_kept():
     import ipywidgets as widgets
 
-    slider = widgets.IntSlider(description="n", tooltip="mine")
+    slider = widgets.IntSlider(description="n")
+    setattr(slider, tooltip_trait(slider), "mine")  # the trait the front end shows, in ipywidgets 7 and 8
     assert describe_control(slider, "X") == "mine"
     bare = widgets.IntSlider()
     assert describe_control(bare, "X").startswith("X, control: a slider")

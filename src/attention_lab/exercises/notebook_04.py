@@ -235,7 +235,7 @@ def check_sgd_settings(name, learning_rate, epochs, x, y, target_w, tolerance=0.
     if not np.isfinite(w):
         says = _("w became NaN or inf: the steps blew up. How large is each step compared with the valley?")
     elif top > high and high < w < 0.99 * top and n >= max_epochs:
-        says = _("w overshot to {top:.2f} and is coming back down ({w:.2f}), but 50 epochs, the most allowed, are not enough to return. What sets how far the first step overshoots?")  # fmt: skip
+        says = _("w overshot to {top:.2f} and is coming back down ({w:.2f}), but {most} epochs, the most allowed, are not enough to return. What sets how far the first step overshoots?")  # fmt: skip
     elif top > high and high < w < 0.99 * top:
         says = _("w overshot to {top:.2f} and is coming back down ({w:.2f}), slowly. Too big a step, or too few epochs to return: which can you change?")  # fmt: skip
     elif top > high and w >= 0.99 * top:

@@ -139,7 +139,7 @@ check_head_score_variance = implement("the variance of one head's score q . k", 
     for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
 ], head_score_variance_reference, [
     Mistake(wrong=lambda d, h, s: d * s**4, says="{where} your variance grows with d_model. How many features does one head's dot product add up? A head only sees its own d_k = d_model / num_heads features.", hint="Count the terms q_r k_r of one head."),
-    Mistake(wrong=lambda d, h, s: d / h * s**2, says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
+    Mistake(wrong=lambda d, h, s: d / h * s**2, says="{where} each term q_r k_r is a product of two independent variables of variance sigma^2: what is the variance of such a product, in terms of the two variances?", hint="E[(q k)^2] = E[q^2] E[k^2] when the means are 0."),
     Mistake(wrong=lambda d, h, s: math.sqrt(d / h) * s**2, says="{where} that is the standard deviation; the question asks for the variance. What is its square?", hint="Variance = standard deviation squared."),
     Mistake(wrong=lambda d, h, s: d / h, says="{where} Right for sigma = 1; now let the components have variance sigma^2. How does sigma enter?", hint="Each term's variance is E[q_r^2] E[k_r^2]."),
     Mistake(wrong=lambda d, h, s: d * s**2, says="{where} Two things: does a head see all d_model features, and what is the variance of a product of two independent variables of variance sigma^2?", hint="A head sees d_k = d_model / num_heads features."),

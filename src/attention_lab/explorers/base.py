@@ -30,7 +30,7 @@ import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ..plots import buffer_png, interactive_figure
-from .controls import check_control_value, describe_control, index_of, positions_or_none, widget_bundle
+from .controls import check_control_value, describe_control, index_of, positions_or_none, tooltip_trait, widget_bundle
 from .frames import FastPath, FrameCache, FrameView, frame_png
 
 # The words the reader sees, in one place (for translation).
@@ -175,7 +175,7 @@ class Explorer(FastPath):
                     "labels": [every[j][0] for j in chosen],
                     "current": list(chosen).index(here) if here in chosen else 0,
                     "positions": len(every),
-                    "tooltip": getattr(control, "tooltip", None) or "",
+                    "tooltip": getattr(control, tooltip_trait(control), None) or "",
                 }
             )
         return {

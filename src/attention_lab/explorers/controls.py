@@ -35,6 +35,7 @@ __all__ = [
     "positions_or_none",
     "index_of",
     "describe_control",
+    "tooltip_trait",
     "widget_bundle",
 ]
 
@@ -178,13 +179,20 @@ def _how_to_use(control) -> str:
     return "a slider: the arrow keys step it, Home and End go to its ends"
 
 
+def tooltip_trait(control) -> str:
+    """The name of the widget's tooltip trait: ``tooltip`` in ipywidgets 8, ``description_tooltip`` in 7.x
+    (Colab's release), where a plain ``tooltip`` attribute would never reach the front end."""
+    return "tooltip" if control.has_trait("tooltip") else "description_tooltip"
+
+
 def describe_control(control, owner: str) -> str:
     """Give ``control`` a tooltip a screen reader can read (ipywidgets shows it as the label's title): what it
     sets, how to move it from the keyboard, that the figure follows. A tooltip already set is kept."""
-    if not getattr(control, "tooltip", None):
+    trait = tooltip_trait(control)
+    if not getattr(control, trait, None):
         name = getattr(control, "description", "") or "control"
-        control.tooltip = f"{owner}, {name}: {_how_to_use(control)}; the figure below follows"
-    return control.tooltip
+        setattr(control, trait, f"{owner}, {name}: {_how_to_use(control)}; the figure below follows")
+    return getattr(control, trait)
 
 
 def widget_bundle(widget, **kwargs) -> dict:

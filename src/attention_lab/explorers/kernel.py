@@ -190,7 +190,7 @@ class KernelExplorer(Explorer):
         self.profile.set_marker("o" if n <= 100 else "")  # 1000 markers would cost more than they show
         self.curve.set_data(self.x_test, y_hat)
         gaps = int(np.sum(~np.isfinite(y_hat)))
-        gap_text = f", {gaps} gaps" if gaps else ""
+        gap_text = f", gaps: {gaps}" if gaps else ""
         self.fit_title.set_text(f"test MSE {mse:.3f}{gap_text}")
         self.image.set_data(data.x_train, self.x_test, weights)
         row = int(np.argmin(np.abs(self.x_test - x)))

@@ -92,7 +92,7 @@ class PositionalEncodingExplorer(Explorer):
             color=COLORS["grey"],
             lw=5,
             alpha=0.5,
-            label=r"$\sum_f \cos(\Delta\,\omega_f)$",
+            label=r"$\sum_r \cos(\delta\,\omega_r)$",
         )
         (self.dots,) = ax.plot(
             offsets[:n], np.zeros(n), color=COLORS["blue"], lw=1.5, label=r"PE(pos)$\cdot$PE(pos$'$)"
@@ -101,7 +101,7 @@ class PositionalEncodingExplorer(Explorer):
         ax.set_xlim(-(n - 1), n - 1)
         reference = offset_dot_products(self.frequencies, offsets, d)
         ax.set_ylim(reference.min() - 0.08 * d, d * 1.1)
-        ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")
+        ax.set_xlabel(r"offset $\delta$ = pos$'$ - pos")
         ax.set_ylabel("dot product")
         ax.legend(loc="upper right", fontsize=8.5)
         self.dot_title = ax.set_title("")
@@ -109,14 +109,14 @@ class PositionalEncodingExplorer(Explorer):
 
     def update(self):
         i, p = self.controls["dimension"].value, self.controls["position"].value
-        f = i // 2
-        wavelength = 2 * np.pi / self.frequencies[f]
+        r = i // 2  # the pair of dimension i: its angular frequency is omega_r
+        wavelength = 2 * np.pi / self.frequencies[r]
         self.column.set_xdata([i, i])
         self.row.set_ydata([p, p])
         self.curve.set_ydata(self.pe[:, i])
         self.dot.set_data([p], [self.pe[p, i]])
         kind = "sin" if i % 2 == 0 else "cos"
-        self.curve_title.set_text(f"dimension {i}: {kind}(pos ω_{f}), wavelength {wavelength:,.1f}")
+        self.curve_title.set_text(f"dimension {i}: {kind}(pos ω_{r}), wavelength {wavelength:,.1f}")
         self.dots.set_data(np.arange(self.n_positions) - p, self.pe @ self.pe[p])
         self.dot_title.set_text(f"pos = {p}: dot products vs offset")
 
@@ -145,12 +145,12 @@ def positional_small_multiples(
         color=COLORS["grey"],
         lw=6,
         alpha=0.5,
-        label=r"$\sum_f \cos(\Delta\,\omega_f)$",
+        label=r"$\sum_r \cos(\delta\,\omega_r)$",
     )
     for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]), strict=False):
         p = check_count(p, "positions", 0, n_positions - 1)
         ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(pos')")
-    ax.set_xlabel(r"offset $\Delta$ = pos$'$ - pos")
+    ax.set_xlabel(r"offset $\delta$ = pos$'$ - pos")
     ax.set_ylabel("dot product")
     ax.legend(loc="upper right", fontsize=8.5, ncol=2)
     ax.set_title("the dot product of two positions depends only on their offset")
