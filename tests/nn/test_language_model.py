@@ -18,7 +18,9 @@ def model(seed=0):
 
 
 @settings(max_examples=15)
-@given(st.integers(1, 3), st.lists(st.integers(1, 5), min_size=1, max_size=5), st.integers(0, 2**16))
+@given(
+    st.integers(1, 3), st.lists(st.integers(1, 5), min_size=1, max_size=4), st.integers(0, 2**16)
+)  # at most 20 positions: the model holds 24
 def test_the_cache_gives_the_full_passs_logits_in_any_chunks(b, chunks, seed):
     net = model(seed % 7)
     tokens = torch.randint(0, V, (b, sum(chunks)), generator=torch.Generator().manual_seed(seed))
