@@ -273,3 +273,34 @@ def test_self_attention_gives_every_projection_its_gradient():
     separate(x, x.clone(), x.clone()).square().sum().backward()  # three tensors: three products
     for name, parameter in layer.named_parameters():
         torch.testing.assert_close(parameter.grad, dict(separate.named_parameters())[name].grad, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("change", ["optimiser step", "load_state_dict", "double", "deepcopy", "new W_k", "new bias"])
+def test_self_attention_without_gradients_uses_the_current_weights(change):
+    """Without gradients self-attention reads W_q, W_k, W_v from the one block they live in; whatever changes
+    them (a step, a load, a new dtype, a copy, a replaced layer or parameter), it computes with their values now."""
+    import copy
+
+    torch.manual_seed(0)
+    layer, x = MultiHeadAttention(8, 2), torch.randn(2, 5, 8)
+    if change == "optimiser step":
+        torch.optim.SGD(layer.parameters(), lr=0.5).zero_grad()
+        layer(x, x, x).square().sum().backward()
+        torch.optim.SGD(layer.parameters(), lr=0.5).step()
+    elif change == "load_state_dict":
+        layer.load_state_dict(MultiHeadAttention(8, 2).state_dict())
+    elif change == "double":
+        layer, x = layer.double(), x.double()
+    elif change == "deepcopy":
+        layer = copy.deepcopy(layer)
+        with torch.no_grad():
+            layer.W_v.weight.mul_(-1.0)
+    elif change == "new W_k":
+        layer.W_k = torch.nn.Linear(8, 8)
+    else:
+        layer.W_q.bias = torch.nn.Parameter(torch.randn(8))
+    with torch.no_grad():
+        fast = layer(x, x, x)
+        three = layer(x, x.clone(), x.clone())  # three tensors: three products, from the layers themselves
+    torch.testing.assert_close(fast, three)
+    assert list(layer.state_dict()) == [f"W_{n}.{p}" for n in "qkvo" for p in ("weight", "bias")]

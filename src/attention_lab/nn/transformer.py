@@ -82,6 +82,7 @@ class MultiHeadAttention(torch.nn.Module):
         self.W_o = torch.nn.Linear(d_model, d_model, bias=bias)
         self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.attention_weights = None
+        self._stack_in_one_block()
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
         """(b, n, d_model) -> (b, num_heads, n, d_k): head m gets features m*d_k ... (m+1)*d_k - 1."""
@@ -92,7 +93,7 @@ class MultiHeadAttention(torch.nn.Module):
         if checks_enabled():
             self._check_inputs(queries, keys, values, mask)
         q, k, v = self.project(queries, keys, values)  # (b, heads, n_q, d_k), (b, heads, n_k, d_k) twice
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (b, heads, n_q, n_k)
+        scores = (q @ k.transpose(-2, -1)).div_(math.sqrt(self.d_k))  # (b, heads, n_q, n_k), divided in place
         weights = _masked_softmax(scores, _per_head(mask))  # (b, heads, n_q, n_k)
         self.attention_weights = weights.detach()
         heads = (self.dropout(weights) if self.training else weights) @ v  # (b, heads, n_q, d_k)
@@ -106,11 +107,39 @@ class MultiHeadAttention(torch.nn.Module):
         """
         if queries is keys is values:
             b, n, _ = queries.shape
-            weight = torch.cat((self.W_q.weight, self.W_k.weight, self.W_v.weight))  # (3 d_model, d_model)
-            bias = None if self.W_q.bias is None else torch.cat((self.W_q.bias, self.W_k.bias, self.W_v.bias))
+            weight, bias = self._stacked()  # (3 d_model, d_model), (3 d_model,) or None
             qkv = torch.nn.functional.linear(queries, weight, bias)  # (b, n, 3 d_model)
             return qkv.reshape(b, n, 3, self.num_heads, self.d_k).permute(2, 0, 3, 1, 4)  # (3, b, heads, n, d_k)
         return self.split_heads(self.W_q(queries)), self.split_heads(self.W_k(keys)), self.split_heads(self.W_v(values))
+
+    def _stacked(self):
+        """[W_q; W_k; W_v] and their biases stacked: (3 d_model, d_model) and (3 d_model,) or None.
+
+        Without gradients, the block the three layers' parameters live in (``_stack_in_one_block``), while they
+        still do: it holds their current values, so stacking costs nothing. Otherwise (training, or after
+        ``.to()`` or a copy moved them) a fresh concatenation, which gradients flow through.
+        """
+        layers = (self.W_q, self.W_k, self.W_v)
+        weights, biases = [layer.weight for layer in layers], [layer.bias for layer in layers]
+        if not torch.is_grad_enabled() and self._block_addresses == _addresses(weights + biases):
+            return self._block
+        return torch.cat(weights), (None if biases[0] is None else torch.cat(biases))
+
+    def _stack_in_one_block(self):
+        """Put the parameters of W_q, W_k, W_v in one block of memory, rows [W_q; W_k; W_v]: each layer's
+        weight and bias become views of it, their values unchanged, and stay ordinary parameters."""
+        layers = (self.W_q, self.W_k, self.W_v)
+        with torch.no_grad():
+            self._block = (
+                torch.cat([layer.weight for layer in layers]),
+                None if self.W_q.bias is None else torch.cat([layer.bias for layer in layers]),
+            )
+            for index, layer in enumerate(layers):
+                rows = slice(index * self.d_model, (index + 1) * self.d_model)
+                layer.weight.data = self._block[0][rows]
+                if layer.bias is not None:
+                    layer.bias.data = self._block[1][rows]
+        self._block_addresses = _addresses([layer.weight for layer in layers] + [layer.bias for layer in layers])
 
     def _check_inputs(self, queries, keys, values, mask):
         for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
@@ -146,6 +175,11 @@ class MultiHeadAttention(torch.nn.Module):
             if copy.W_o.bias is not None:
                 copy.W_o.bias.copy_(module.out_proj.bias)
         return copy
+
+
+def _addresses(tensors) -> list:
+    """Where each tensor's numbers start in memory (0 for None): equal addresses, the same memory."""
+    return [0 if tensor is None else tensor.data_ptr() for tensor in tensors]
 
 
 def _per_head(mask):
