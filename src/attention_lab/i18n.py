@@ -13,6 +13,9 @@ notebooks do in their set-up cell), or for a whole process with the environment 
   hold it).
 - A message in a module-level constant (drawn later) is marked with :func:`N_`, which returns it unchanged,
   and translated with ``_(...)`` where it is drawn.
+- The same English words with two meanings take a context: ``pgettext("training points", "training")``.
+- A text for a reader of another language than this process's (a page built from a Chinese kernel's frames)
+  takes that language's :func:`catalogue`.
 - ``ValueError`` messages stay English, as numpy's and PyTorch's do.
 
 The catalogues are extracted and compiled with Babel (CONTRIBUTING.md, "Updating the Chinese edition"):
