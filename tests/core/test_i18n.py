@@ -87,6 +87,16 @@ def test_english_is_the_default_and_set_language_switches_a_figures_text(chinese
     assert diagrams.three_steps().alt.startswith("注意力的三个步骤")  # a diagram's alt text too
 
 
+def test_the_alt_texts_with_computed_numbers_speak_chinese_too(chinese):
+    alts = {
+        name: getattr(diagrams, name)().alt for name in ("hard_vs_soft", "nadaraya_watson_pooling", "leave_one_out")
+    }
+    assert "0.13、0.58、0.08 和 0.21" in alts["hard_vs_soft"]  # the numbers of the English, listed the Chinese way
+    assert all(re.search(r"[\u4e00-\u9fff]", alt) and alt != diagrams.ALT_TEXT[name] for name, alt in alts.items())
+    al.set_language("en")
+    assert diagrams.leave_one_out().alt == diagrams.ALT_TEXT["leave_one_out"]
+
+
 def test_a_figures_title_and_its_alt_text_follow_the_language(chinese):
     from attention_lab.training import LiveLoss
 

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..i18n import N_, _
+from ..i18n import N_, _, pgettext
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import hard_attention, softmax
 from ..plots import in_language_fonts
@@ -42,8 +42,8 @@ def _loo_example():
     return lam_all, lam_loo
 
 
-def _numbers(values, style: str = ".2f", *, last: str = " and ") -> str:
-    return ", ".join(f"{v:{style}}" for v in values[:-1]) + last + f"{values[-1]:{style}}"
+def _numbers(values, style: str = ".2f", *, separator: str = ", ", last: str = " and ") -> str:
+    return separator.join(f"{v:{style}}" for v in values[:-1]) + last + f"{values[-1]:{style}}"
 
 
 # The alt texts that carry computed numbers: templates (translated where they are shown) and their values.
@@ -84,13 +84,14 @@ ALT_TEMPLATES = {
 }
 
 
-def _alt_values(name: str, last: str = " and ") -> dict:
-    """The numbers :data:`ALT_TEMPLATES` ``[name]`` says, from the library (``last``: the word before the last)."""
+def _alt_values(name: str, separator: str = ", ", last: str = " and ") -> dict:
+    """The numbers :data:`ALT_TEMPLATES` ``[name]`` says, from the library (a list: ``separator`` between its
+    numbers, ``last`` before the last one)."""
     if name == "hard_vs_soft":
         return {
-            "scores": _numbers(LOOKUP_SCORES, "g", last=last),
+            "scores": _numbers(LOOKUP_SCORES, "g", separator=separator, last=last),
             "top": int(np.argmax(LOOKUP_SCORES)) + 1,
-            "weights": _numbers(softmax(LOOKUP_SCORES), last=last),
+            "weights": _numbers(softmax(LOOKUP_SCORES), separator=separator, last=last),
         }
     if name == "nadaraya_watson_pooling":
         _values, prediction, weights = _nw_example()
@@ -110,7 +111,8 @@ def _alt_values(name: str, last: str = " and ") -> dict:
 
 def _alt(name: str) -> str:
     """The alt text of diagram ``name`` with its numbers, in the current language."""
-    return _(ALT_TEMPLATES[name]).format(**_alt_values(name, _(" and ")))
+    separator, last = pgettext("list of numbers", ", "), pgettext("list of numbers", " and ")
+    return _(ALT_TEMPLATES[name]).format(**_alt_values(name, separator, last))
 
 
 ALT_TEXT = {
