@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .i18n import N_
+
 __all__ = ["FruitBoxes", "fruit_boxes", "six_scores"]
 
 
@@ -33,7 +35,7 @@ def fruit_boxes() -> FruitBoxes:
     """The four fruit boxes of notebook 01 (apple, orange, pear, cherry) and its six named queries."""
     return FruitBoxes(
         labels=["apple", "orange", "pear", "cherry"],
-        feature_names=("sweetness (0-10)", "sourness (0-10)"),
+        feature_names=(N_("sweetness (0-10)"), N_("sourness (0-10)")),  # axis labels: translated where drawn
         keys=np.array(
             [
                 [6.0, 4.0],  # apple
@@ -42,7 +44,7 @@ def fruit_boxes() -> FruitBoxes:
                 [9.0, 3.0],  # cherry
             ]
         ),
-        value_names=["sugar (g)", "vit. C (mg)", "fibre (g)"],
+        value_names=[N_("sugar (g)"), N_("vit. C (mg)"), N_("fibre (g)")],
         values=np.array(
             [
                 [10.4, 4.6, 2.4],  # apple

@@ -13,6 +13,9 @@ notebooks do in their set-up cell), or for a whole process with the environment 
   hold it).
 - A message in a module-level constant (drawn later) is marked with :func:`N_`, which returns it unchanged,
   and translated with ``_(...)`` where it is drawn.
+- The same English words with two meanings take a context: ``pgettext("training points", "training")``.
+- A text for a reader of another language than this process's (a page built from a Chinese kernel's frames)
+  takes that language's :func:`catalogue`.
 - ``ValueError`` messages stay English, as numpy's and PyTorch's do.
 
 The catalogues are extracted and compiled with Babel (CONTRIBUTING.md, "Updating the Chinese edition"):
@@ -26,7 +29,18 @@ import gettext
 import os
 from pathlib import Path
 
-__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "N_", "_", "get_language", "ngettext", "set_language"]
+__all__ = [
+    "DOMAIN",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "N_",
+    "_",
+    "catalogue",
+    "get_language",
+    "ngettext",
+    "pgettext",
+    "set_language",
+]
 
 DOMAIN = "attention_lab"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -45,20 +59,25 @@ def _normalise(language, name: str) -> str:
     raise ValueError(f"{name} must be one of {', '.join(LANGUAGES)} (or a locale such as zh_CN), got {language!r}")
 
 
+def catalogue(language: str) -> gettext.NullTranslations:
+    """The messages of ``language`` (``"en"``: none, every message as written), without switching to it: for a
+    text written for another reader than this process's, such as a page built from a Chinese notebook's run."""
+    short = _normalise(language, "language")
+    if short == "en":
+        return gettext.NullTranslations()
+    try:
+        return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[short])
+    except OSError as error:
+        raise FileNotFoundError(
+            f"the {short} catalogue of the course is missing from {LOCALE_DIR} ({error}); "
+            "reinstall the course, or compile it with pybabel compile (CONTRIBUTING.md)"
+        ) from None
+
+
 def set_language(language: str) -> None:
     """Speak ``language`` from now on in this process: ``"zh"`` (Chinese) or ``"en"`` (English, the default)."""
     short = _normalise(language, "language")
-    if short == "en":
-        catalogue: gettext.NullTranslations = gettext.NullTranslations()
-    else:
-        try:
-            catalogue = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[short])
-        except OSError as error:
-            raise FileNotFoundError(
-                f"the {short} catalogue of the course is missing from {LOCALE_DIR} ({error}); "
-                "reinstall the course, or compile it with pybabel compile (CONTRIBUTING.md)"
-            ) from None
-    _state["language"], _state["catalogue"] = short, catalogue
+    _state["language"], _state["catalogue"] = short, catalogue(short)
 
 
 def get_language() -> str:
@@ -74,6 +93,12 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a message that fits the count ``n``, in the current language."""
     return _state["catalogue"].ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, where the same English words mean something else elsewhere:
+    ``context`` tells the two apart (``pgettext("legend", "training")``: the training points, not the process)."""
+    return _state["catalogue"].pgettext(context, message)
 
 
 def N_(message: str) -> str:

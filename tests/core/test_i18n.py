@@ -39,7 +39,8 @@ def chinese():
 
 
 def _catalogue() -> dict:
-    return {m.id: m for m in read_po(io.BytesIO(PO.read_bytes())) if m.id}
+    """The .po's messages by msgid; one with a context (pgettext) by (context, msgid)."""
+    return {(m.context, m.id) if m.context else m.id: m for m in read_po(io.BytesIO(PO.read_bytes())) if m.id}
 
 
 def _extracted() -> set:
@@ -54,7 +55,8 @@ def _extracted() -> set:
 def test_every_marked_message_has_a_chinese_translation_with_the_same_placeholders():
     catalogue, marked = _catalogue(), _extracted()
     assert len(marked) > 80
-    missing = sorted(str(m) for m in marked if (m if isinstance(m, str) else m[0]) not in catalogue)
+    msgids = {m.id if isinstance(m.id, str) else m.id[0] for m in catalogue.values()}
+    missing = sorted(str(m) for m in marked if (m if isinstance(m, str) else m[0]) not in msgids)
     assert not missing, f"not in the .po (pybabel extract, then update, CONTRIBUTING.md): {missing[:5]}"
     for message in catalogue.values():
         ids = [message.id] if isinstance(message.id, str) else list(message.id)
@@ -63,14 +65,16 @@ def test_every_marked_message_has_a_chinese_translation_with_the_same_placeholde
         for text in strings:
             assert sorted(PLACEHOLDER.findall(text)) == sorted(PLACEHOLDER.findall(ids[0])), (message.id, text)
             assert re.search(r"[\u4e00-\u9fff，。：；？！（）“”、]", text) or text == ids[0], f"not Chinese: {text!r}"
-    stale = sorted(m for m in catalogue if m not in {x if isinstance(x, str) else x[0] for x in marked})
+    used = {x if isinstance(x, str) else x[0] for x in marked}
+    stale = sorted(str(m.id) for m in catalogue.values() if (m.id if isinstance(m.id, str) else m.id[0]) not in used)
     assert not stale, f"messages no code uses any more (pybabel update drops them): {stale[:5]}"
 
 
 def test_the_compiled_catalogue_says_what_the_po_says():
     compiled = gettext.GNUTranslations(io.BytesIO(MO.read_bytes()))
     for message in _catalogue().values():
-        assert compiled.gettext(message.id) == message.string, f"the .mo is stale (pybabel compile): {message.id!r}"
+        found = compiled.pgettext(message.context, message.id) if message.context else compiled.gettext(message.id)
+        assert found == message.string, f"the .mo is stale (pybabel compile): {message.id!r}"
 
 
 def test_english_is_the_default_and_set_language_switches_a_figures_text(chinese):
@@ -81,6 +85,16 @@ def test_english_is_the_default_and_set_language_switches_a_figures_text(chinese
     chinese_texts = [t.get_text() for t in diagrams.course_map().figure.axes[0].texts]
     assert "查询、键和值" in chinese_texts and "queries, keys, values" not in chinese_texts
     assert diagrams.three_steps().alt.startswith("注意力的三个步骤")  # a diagram's alt text too
+
+
+def test_the_alt_texts_with_computed_numbers_speak_chinese_too(chinese):
+    alts = {
+        name: getattr(diagrams, name)().alt for name in ("hard_vs_soft", "nadaraya_watson_pooling", "leave_one_out")
+    }
+    assert "0.13、0.58、0.08 和 0.21" in alts["hard_vs_soft"]  # the numbers of the English, listed the Chinese way
+    assert all(re.search(r"[\u4e00-\u9fff]", alt) and alt != diagrams.ALT_TEXT[name] for name, alt in alts.items())
+    al.set_language("en")
+    assert diagrams.leave_one_out().alt == diagrams.ALT_TEXT["leave_one_out"]
 
 
 def test_a_figures_title_and_its_alt_text_follow_the_language(chinese):

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..i18n import N_, _
+from ..i18n import N_, _, pgettext
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import hard_attention, softmax
 from ..plots import in_language_fonts
@@ -42,8 +42,77 @@ def _loo_example():
     return lam_all, lam_loo
 
 
-def _numbers(values, style: str = ".2f") -> str:
-    return ", ".join(f"{v:{style}}" for v in values[:-1]) + f" and {values[-1]:{style}}"
+def _numbers(values, style: str = ".2f", *, separator: str = ", ", last: str = " and ") -> str:
+    return separator.join(f"{v:{style}}" for v in values[:-1]) + last + f"{values[-1]:{style}}"
+
+
+# The alt texts that carry computed numbers: templates (translated where they are shown) and their values.
+ALT_TEMPLATES = {
+    "hard_vs_soft": N_(
+        "Hard and soft lookup side by side, for one query q and four key-value pairs with scores "
+        "{scores}, written in the key boxes. Left, hard lookup by argmax: the key with the "
+        "largest score, k_{top}, gets weight 1 and the others 0 (dashed grey arrows), "
+        "so the output is its value v_{top}. Right, soft lookup: every key gets a "
+        "softmax weight at temperature T = 1 ({weights}; arrow widths follow the "
+        "weights), and the output is the weighted average of all the values."
+    ),
+    "nadaraya_watson_pooling": N_(
+        "Nadaraya-Watson regression as attention pooling over keys on the x-axis. Top: {n} training "
+        "points, keys x_i on the horizontal axis and values y_i on the vertical one, drawn larger the more weight "
+        "they get; a dashed vertical line marks the query x = {query}, and a star on it marks the prediction, "
+        "the weighted average of the values ({prediction:.2f}). Bottom: the weights lambda_i(x) of the keys "
+        "as stems whose tips lie on a curve, the Gaussian kernel of bandwidth h = {h} centred on the "
+        "query divided by its sum over the keys, so lambda_i(x) = kappa((x - x_i)/h) / sum over j of "
+        "kappa((x - x_j)/h): the keys within h "
+        "of the query carry {near:.0%} of the weight."
+    ),
+    "leave_one_out": N_(
+        "Which keys a training point sees, in two panels with the keys x_j on the horizontal axis and their weights "
+        "lambda_j(x_i) as stems, for the training point x_i = {x_i} as the query, marked by a dashed "
+        "vertical line, and a Gaussian kernel of width h = 1/w with w = {w}. Left, all n = {n} keys: "
+        "x_i is one of its own keys, at distance 0, and takes the largest weight, {own:.2f}; "
+        "as w grows it tends to 1, so the point copies its own value y_i. Right, leave-one-out: the same query sees "
+        "the other n - 1 = {others} keys only; its own key is crossed out with weight 0, and the "
+        "other weights are divided by what remains, one minus its weight: each grows by the same factor, their "
+        "ratios stay the same, and its neighbours, already the heaviest, gain the most in absolute terms "
+        "(the largest, {largest:.2f}, becomes {largest_loo:.2f}); "
+        "the prediction "
+        "f-hat_{{-i}}(x_i) comes from the other points. In each panel a grey curve, the Gaussian kernel centred on "
+        "x_i divided by that panel's sum over its keys, passes through the tips of the stems; it peaks at x_i, "
+        "where the right panel has no key."
+    ),
+}
+
+
+def _alt_values(name: str, separator: str = ", ", last: str = " and ") -> dict:
+    """The numbers :data:`ALT_TEMPLATES` ``[name]`` says, from the library (a list: ``separator`` between its
+    numbers, ``last`` before the last one)."""
+    if name == "hard_vs_soft":
+        return {
+            "scores": _numbers(LOOKUP_SCORES, "g", separator=separator, last=last),
+            "top": int(np.argmax(LOOKUP_SCORES)) + 1,
+            "weights": _numbers(softmax(LOOKUP_SCORES), separator=separator, last=last),
+        }
+    if name == "nadaraya_watson_pooling":
+        _values, prediction, weights = _nw_example()
+        near = weights[np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum()
+        return {"n": len(NW_KEYS), "query": NW_QUERY, "prediction": prediction, "h": NW_BANDWIDTH, "near": near}
+    lam_all, lam_loo = _loo_example()
+    return {
+        "x_i": NW_KEYS[LOO_POINT],
+        "w": LOO_W,
+        "n": len(NW_KEYS),
+        "own": lam_all[LOO_POINT],
+        "others": len(NW_KEYS) - 1,
+        "largest": np.delete(lam_all, LOO_POINT).max(),
+        "largest_loo": lam_loo.max(),
+    }
+
+
+def _alt(name: str) -> str:
+    """The alt text of diagram ``name`` with its numbers, in the current language."""
+    separator, last = pgettext("list of numbers", ", "), pgettext("list of numbers", " and ")
+    return _(ALT_TEMPLATES[name]).format(**_alt_values(name, separator, last))
 
 
 ALT_TEXT = {
@@ -53,39 +122,7 @@ ALT_TEXT = {
         "weights lambda_i, non-negative and summing to 1. Step 3, weighted average: each value v_i is multiplied "
         "by its weight and the products are summed into the output, the sum over i of lambda_i v_i."
     ),
-    "hard_vs_soft": (
-        f"Hard and soft lookup side by side, for one query q and four key-value pairs with scores "
-        f"{_numbers(LOOKUP_SCORES, 'g')}, written in the key boxes. Left, hard lookup by argmax: the key with the "
-        f"largest score, k_{int(np.argmax(LOOKUP_SCORES)) + 1}, gets weight 1 and the others 0 (dashed grey arrows), "
-        f"so the output is its value v_{int(np.argmax(LOOKUP_SCORES)) + 1}. Right, soft lookup: every key gets a "
-        f"softmax weight at temperature T = 1 ({_numbers(softmax(LOOKUP_SCORES))}; arrow widths follow the "
-        "weights), and the output is the weighted average of all the values."
-    ),
-    "nadaraya_watson_pooling": (
-        f"Nadaraya-Watson regression as attention pooling over keys on the x-axis. Top: {len(NW_KEYS)} training "
-        "points, keys x_i on the horizontal axis and values y_i on the vertical one, drawn larger the more weight "
-        f"they get; a dashed vertical line marks the query x = {NW_QUERY}, and a star on it marks the prediction, "
-        f"the weighted average of the values ({_nw_example()[1]:.2f}). Bottom: the weights lambda_i(x) of the keys "
-        f"as stems whose tips lie on a curve, the Gaussian kernel of bandwidth h = {NW_BANDWIDTH} centred on the "
-        "query divided by its sum over the keys, so lambda_i(x) = kappa((x - x_i)/h) / sum over j of "
-        "kappa((x - x_j)/h): the keys within h "
-        f"of the query carry {_nw_example()[2][np.abs(NW_KEYS - NW_QUERY) <= NW_BANDWIDTH].sum():.0%} of the weight."
-    ),
-    "leave_one_out": (
-        f"Which keys a training point sees, in two panels with the keys x_j on the horizontal axis and their weights "
-        f"lambda_j(x_i) as stems, for the training point x_i = {NW_KEYS[LOO_POINT]} as the query, marked by a dashed "
-        f"vertical line, and a Gaussian kernel of width h = 1/w with w = {LOO_W}. Left, all n = {len(NW_KEYS)} keys: "
-        f"x_i is one of its own keys, at distance 0, and takes the largest weight, {_loo_example()[0][LOO_POINT]:.2f}; "
-        "as w grows it tends to 1, so the point copies its own value y_i. Right, leave-one-out: the same query sees "
-        f"the other n - 1 = {len(NW_KEYS) - 1} keys only; its own key is crossed out with weight 0, and the "
-        f"other weights are divided by what remains, one minus its weight: each grows by the same factor, their "
-        f"ratios stay the same, and its neighbours, already the heaviest, gain the most in absolute terms "
-        f"(the largest, {np.delete(_loo_example()[0], LOO_POINT).max():.2f}, becomes {_loo_example()[1].max():.2f}); "
-        "the prediction "
-        "f-hat_{-i}(x_i) comes from the other points. In each panel a grey curve, the Gaussian kernel centred on "
-        "x_i divided by that panel's sum over its keys, passes through the tips of the stems; it peaks at x_i, "
-        "where the right panel has no key."
-    ),
+    **{name: ALT_TEMPLATES[name].format(**_alt_values(name)) for name in ALT_TEMPLATES},  # English
 }
 
 
@@ -155,7 +192,7 @@ def hard_vs_soft() -> Diagram:
             t = 0.8  # the weight's label sits above its arrow, near the key
             text(ax, (x0 + 0.95 + t * 1.75, centre + t * (y - centre) + 0.22), f"{weight:.2f}", color="black")
     ax.plot([7.0, 7.0], [0.3, 5.5], color=ROLE["plain"], lw=1.5)
-    return Diagram("hard_vs_soft", figure, ALT_TEXT["hard_vs_soft"])
+    return Diagram("hard_vs_soft", figure, _alt("hard_vs_soft"))
 
 
 @in_language_fonts  # Chinese labels mixed with math draw in the CJK subset
@@ -207,7 +244,7 @@ def nadaraya_watson_pooling() -> Diagram:
     bottom.set_xlabel(_("keys $x_i$ and the query $x$, on one axis"), fontsize=FONT_SIZE)
     bottom.set_ylim(0, 0.58)
     bottom.set_xlim(0, 5.15)  # room for the last tick label
-    return Diagram("nadaraya_watson_pooling", figure, ALT_TEXT["nadaraya_watson_pooling"])
+    return Diagram("nadaraya_watson_pooling", figure, _alt("nadaraya_watson_pooling"))
 
 
 @in_language_fonts  # Chinese labels mixed with math draw in the CJK subset
@@ -251,4 +288,4 @@ def leave_one_out() -> Diagram:
     )
     for ax in (left, right):
         ax.legend(loc="upper left", bbox_to_anchor=(0.53, 0.82), fontsize=FONT_SIZE, frameon=False, handletextpad=0.3)
-    return Diagram("leave_one_out", figure, ALT_TEXT["leave_one_out"])
+    return Diagram("leave_one_out", figure, _alt("leave_one_out"))

@@ -13,7 +13,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import as_float_array, check_labels
-from ..plots import CMAP, COLORS, FONT_FAMILY, token_heatmap
+from ..i18n import _
+from ..plots import CMAP, COLORS, FONT_FAMILY, in_language_fonts, token_heatmap
 from .base import Explorer
 
 __all__ = ["AlignmentExplorer", "plot_alignment", "alignment_small_multiples"]
@@ -68,12 +69,13 @@ def plot_alignment(ax, source_tokens, output_tokens, alignment, *, colorbar=True
         [_visible(t) for t in source_tokens],
         output_tokens,
         alignment,
-        xlabel="input token",
-        ylabel="output token",
-        colorbar_label=r"weight $\lambda_{tj}$" if colorbar else None,
+        xlabel=_("input token"),
+        ylabel=_("output token"),
+        colorbar_label=_(r"weight $\lambda_{tj}$") if colorbar else None,
     )
 
 
+@in_language_fonts
 def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
     """Static twin of :class:`AlignmentExplorer`: the alignment heatmaps of several examples."""
     _check_examples(sources, outputs, alignments)
@@ -84,7 +86,7 @@ def alignment_small_multiples(sources, outputs, alignments, *, columns=2):
         image = plot_alignment(ax, src, out, a, colorbar=False)
     for ax in axes[len(sources) :]:
         ax.set_visible(False)
-    fig.colorbar(image, ax=list(axes), label=r"weight $\lambda_{tj}$", shrink=0.8)
+    fig.colorbar(image, ax=list(axes), label=_(r"weight $\lambda_{tj}$"), shrink=0.8)
     return fig
 
 
@@ -117,13 +119,13 @@ class AlignmentExplorer(Explorer):
         controls = {
             "example": widgets.Dropdown(
                 options=[(label, i) for i, label in enumerate(labels)],
-                description="example",
+                description=_("example"),
                 layout=widgets.Layout(width="380px"),
             ),
             "step": widgets.IntSlider(
                 min=0,
                 max=self.n_out - 1,
-                description="output step t",
+                description=_("output step t"),
                 continuous_update=True,
                 style={"description_width": "initial"},
                 layout=widgets.Layout(width="420px"),
@@ -143,14 +145,14 @@ class AlignmentExplorer(Explorer):
         ax.set_xlim(-0.7, self.n_in - 0.3)
         ax.set_ylim(0, 1.05)
         ax.set_xticks([])
-        ax.set_ylabel(r"weight $\lambda_{tj}$ on input token $j$")
-        ax.set_xlabel("input tokens", labelpad=20)
+        ax.set_ylabel(_(r"weight $\lambda_{tj}$ on input token $j$"))
+        ax.set_xlabel(_("input tokens"), labelpad=20)
         ax.grid(axis="x", visible=False)
         self.step_title = ax.set_title("", fontfamily=FONT_FAMILY)
 
         ax = self.ax_map
         self.image = ax.imshow(np.zeros((self.n_out, self.n_in)), cmap=CMAP, vmin=0, vmax=1, aspect="auto")
-        self.figure.colorbar(self.image, ax=ax, label=r"weight $\lambda_{tj}$")
+        self.figure.colorbar(self.image, ax=ax, label=_(r"weight $\lambda_{tj}$"))
         self.map_x = [
             ax.text(j, self.n_out - 0.3, "", ha="center", va="top", fontsize=8.5, fontfamily=FONT_FAMILY)
             for j in range(self.n_in)
@@ -162,8 +164,8 @@ class AlignmentExplorer(Explorer):
         ax.set_ylim(self.n_out - 0.5, -0.5)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_xlabel("input token j", labelpad=20)
-        ax.set_ylabel("output step t", labelpad=18)
+        ax.set_xlabel(_("input token j"), labelpad=20)
+        ax.set_ylabel(_("output step t"), labelpad=18)
         ax.grid(False)
         self.row_box = Rectangle((-0.5, -0.5), self.n_in, 1, fill=False, ec=COLORS["vermillion"], lw=2.5)
         ax.add_patch(self.row_box)
@@ -194,5 +196,9 @@ class AlignmentExplorer(Explorer):
             self.map_y[k].set_text(_visible(output[k]) if k < len(output) else "")
         self.row_box.set_y(t - 0.5)
         self.row_box.set_width(len(source))  # the example's own input tokens, not the longest example's padding
-        self.step_title.set_text(f"step t = {t}: output '{_visible(output[t])}' looks at '{_visible(source[top])}'")
-        self.map_title.set_text("alignment: " + "".join(output).replace("<eos>", ""))
+        self.step_title.set_text(
+            _("step t = {t}: output '{output}' looks at '{source}'").format(
+                t=t, output=_visible(output[t]), source=_visible(source[top])
+            )
+        )
+        self.map_title.set_text(_("alignment: {output}").format(output="".join(output).replace("<eos>", "")))

@@ -29,12 +29,13 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from ..plots import buffer_png, interactive_figure
+from ..i18n import N_, _, get_language
+from ..plots import buffer_png, in_language_fonts, interactive_figure
 from .controls import check_control_value, describe_control, index_of, positions_or_none, tooltip_trait, widget_bundle
 from .frames import FastPath, FrameCache, FrameView, frame_png
 
-# The words the reader sees, in one place (for translation).
-NOTE_KERNEL = "Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here)."
+# The words the reader sees, in one place (translated where they are shown: attention_lab.i18n).
+NOTE_KERNEL = N_("Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here).")
 KINDS = {widgets.Dropdown: "select"}
 SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
@@ -88,6 +89,7 @@ class Explorer(FastPath):
         """The explorer as its notebook builds it (the course's data); ``arguments`` go to the constructor."""
         raise NotImplementedError
 
+    @in_language_fonts  # the figure's words in the fonts of the language selected when it is built
     def __init__(self, controls: dict, *, interactive: bool = True, values: dict | None = None):
         """``values``: the controls' first values (from the constructor's arguments), checked like :meth:`set`.
 
@@ -121,7 +123,7 @@ class Explorer(FastPath):
         self.view = None  # the fast path's FrameView, where every control can be enumerated
         self._kernel_view = widgets.VBox([row, view])
         if interactive:  # say which path is shown: this one is hidden once the fast path's front end runs
-            self._kernel_view.children += (widgets.HTML(f"<small>{NOTE_KERNEL}</small>"),)
+            self._kernel_view.children += (widgets.HTML(f"<small>{_(NOTE_KERNEL)}</small>"),)
         self.widget = self._kernel_view
         if interactive and FrameView is not None and all(p is not None for p in self._positions.values()):
             self.view = self._frame_view()
@@ -161,7 +163,8 @@ class Explorer(FastPath):
 
     def manifest(self, offered: dict | None = None) -> dict:
         """The controls as the front end shows them: name, label, kind, the labels of the positions offered
-        (``offered[name]``: indices into every position; default all), the current one, how many there are."""
+        (``offered[name]``: indices into every position; default all), the current one, how many there are;
+        and ``language``, the one its labels and frames speak (the page's notes follow it)."""
         entries = []
         for name, control in self.controls.items():
             every = self._positions[name]
@@ -183,6 +186,7 @@ class Explorer(FastPath):
             "width": int(round(self.figure.bbox.width)),
             "height": int(round(self.figure.bbox.height)),
             "controls": entries,
+            "language": get_language(),
         }
 
     def frame(self, index, *, compress_level: int = 1) -> bytes:

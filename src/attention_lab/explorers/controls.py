@@ -20,6 +20,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .._checks import check_real, check_temperature, describe
+from ..i18n import N_, _
 
 __all__ = [
     "TEMPERATURE_OPTIONS",
@@ -41,16 +42,19 @@ __all__ = [
 
 
 def temperature_label(t: float) -> str:
+    """How a temperature reads on the slider and in the titles, in the current language."""
     if t == 0:
-        return "0 (hard)"
+        return _("0 (hard)")
     if t == np.inf:
-        return "∞ (uniform)"
+        return _("∞ (uniform)")
     return f"{t:.3g}"
 
 
 # T = 0, then 41 log-spaced values from 0.01 to 100, then T = inf: the slider reaches both limits exactly.
+# The labels here are English; a slider takes them in the language of the moment it is built.
 TEMPERATURE_OPTIONS = [
-    (temperature_label(t), float(t)) for t in [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]
+    (("0 (hard)" if t == 0 else "∞ (uniform)" if t == np.inf else f"{t:.3g}"), float(t))
+    for t in [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]
 ]
 
 
@@ -80,9 +84,10 @@ def at_each_temperature(compute) -> dict:
 
 
 def temperature_slider(value: float = 1.0, description: str = "T") -> TemperatureSlider:
-    """A log-scale temperature slider from 0 (hard) through 0.01 ... 100 to inf (uniform)."""
+    """A log-scale temperature slider from 0 (hard) through 0.01 ... 100 to inf (uniform), labelled in the
+    current language."""
     return TemperatureSlider(
-        options=TEMPERATURE_OPTIONS,
+        options=[(temperature_label(t), t) for _label, t in TEMPERATURE_OPTIONS],
         value=nearest_temperature(value),
         description=description,
         continuous_update=True,
@@ -99,11 +104,12 @@ def temperature_axis_position(t: float) -> float:
     return float(np.log10(t))
 
 
-def temperature_axis(ax, label="temperature T (log scale)"):
+def temperature_axis(ax, label=None):
+    """A log10 temperature axis with T = 0 and T = inf at its ends; ``label`` default: the translated one."""
     ticks = [-2.8, -2, -1, 0, 1, 2, 2.8]
     ax.set_xticks(ticks, ["0", "0.01", "0.1", "1", "10", "100", "∞"])
     ax.set_xlim(-3.05, 3.05)
-    ax.set_xlabel(label)
+    ax.set_xlabel(_("temperature T (log scale)") if label is None else label)
 
 
 def positions(control) -> list[tuple[str, object]]:
@@ -118,7 +124,7 @@ def positions(control) -> list[tuple[str, object]]:
             (str(option[0]), option[1]) if isinstance(option, tuple) else (str(option), option) for option in options
         ]
     if isinstance(control.value, bool):
-        return [("off", False), ("on", True)]
+        return [(_("off"), False), (_("on"), True)]
     if isinstance(control, widgets.IntSlider):
         return [(str(v), v) for v in range(control.min, control.max + 1, control.step)]
     if isinstance(control, widgets.FloatLogSlider | widgets.FloatSlider):
@@ -171,12 +177,19 @@ def check_control_value(name: str, control, value):
     return value
 
 
+HOW_TO_USE = {
+    "buttons": N_("buttons: Tab to one, Enter or Space chooses it"),
+    "list": N_("a list: the arrow keys choose"),
+    "slider": N_("a slider: the arrow keys step it, Home and End go to its ends"),
+}
+
+
 def _how_to_use(control) -> str:
     if isinstance(control, widgets.ToggleButtons):
-        return "buttons: Tab to one, Enter or Space chooses it"
+        return _(HOW_TO_USE["buttons"])
     if isinstance(control, widgets.Dropdown):
-        return "a list: the arrow keys choose"
-    return "a slider: the arrow keys step it, Home and End go to its ends"
+        return _(HOW_TO_USE["list"])
+    return _(HOW_TO_USE["slider"])
 
 
 def tooltip_trait(control) -> str:
@@ -190,8 +203,11 @@ def describe_control(control, owner: str) -> str:
     sets, how to move it from the keyboard, that the figure follows. A tooltip already set is kept."""
     trait = tooltip_trait(control)
     if not getattr(control, trait, None):
-        name = getattr(control, "description", "") or "control"
-        setattr(control, trait, f"{owner}, {name}: {_how_to_use(control)}; the figure below follows")
+        name = getattr(control, "description", "") or _("control")
+        text = _("{owner}, {name}: {how}; the figure below follows").format(
+            owner=owner, name=name, how=_how_to_use(control)
+        )
+        setattr(control, trait, text)
     return getattr(control, trait)
 
 

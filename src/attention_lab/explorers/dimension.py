@@ -12,8 +12,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_count, check_flag, check_seed
+from ..i18n import _
 from ..normalisers import entropy, softmax
-from ..plots import COLORS
+from ..plots import COLORS, in_language_fonts
 from .base import Explorer
 
 __all__ = ["DIMENSIONS", "DimensionExplorer", "ScoreSample", "scaling_small_multiples"]
@@ -73,7 +74,7 @@ class DimensionExplorer(Explorer):
         controls = {
             "d": widgets.SelectionSlider(
                 options=DIMENSIONS,
-                description="dimension d",
+                description=_("dimension d"),
                 continuous_update=True,
                 layout=widgets.Layout(width="460px"),
             )
@@ -94,8 +95,8 @@ class DimensionExplorer(Explorer):
         )
         ax.set_xlim(BINS[0], BINS[-1])
         ax.set_ylim(0, 0.45)
-        ax.set_xlabel("score")
-        ax.set_ylabel("density")
+        ax.set_xlabel(_("score"))
+        ax.set_ylabel(_("density"))
         ax.legend(loc="upper right")
         self.hist_title = ax.set_title("")
 
@@ -103,29 +104,29 @@ class DimensionExplorer(Explorer):
         n_keys = self.sample.keys.shape[0]
         positions = np.arange(n_keys)
         self.bars_raw = ax.bar(
-            positions - 0.2, np.zeros(n_keys), width=0.4, color=COLORS["vermillion"], label="unscaled"
+            positions - 0.2, np.zeros(n_keys), width=0.4, color=COLORS["vermillion"], label=_("unscaled")
         )
-        self.bars_scaled = ax.bar(positions + 0.2, np.zeros(n_keys), width=0.4, color=COLORS["blue"], label="scaled")
+        self.bars_scaled = ax.bar(positions + 0.2, np.zeros(n_keys), width=0.4, color=COLORS["blue"], label=_("scaled"))
         ax.set_xticks(positions, [f"$k_{i + 1}$" for i in positions])
         ax.set_ylim(0, 1.05)
-        ax.set_ylabel(r"weight $\lambda_i$ (one query)")
+        ax.set_ylabel(_(r"weight $\lambda_i$ (one query)"))
         ax.legend(loc="upper left")
         ax.grid(axis="x", visible=False)
-        ax.set_title("softmax weights of query 1")
+        ax.set_title(_("softmax weights of query 1"))
 
         ax = self.ax_entropy
         logd = np.log2(DIMENSIONS)
-        ax.plot(logd, self.mean_entropy[False], "o-", color=COLORS["vermillion"], label="unscaled")
-        ax.plot(logd, self.mean_entropy[True], "o-", color=COLORS["blue"], label="scaled")
+        ax.plot(logd, self.mean_entropy[False], "o-", color=COLORS["vermillion"], label=_("unscaled"))
+        ax.plot(logd, self.mean_entropy[True], "o-", color=COLORS["blue"], label=_("scaled"))
         ax.axhline(self.max_entropy, color=COLORS["grey"], ls="--", lw=1)
-        ax.text(0, self.max_entropy * 0.95, "uniform", va="top", fontsize=9)
+        ax.text(0, self.max_entropy * 0.95, _("uniform"), va="top", fontsize=9)
         ax.set_xticks(logd, [str(d) for d in DIMENSIONS], fontsize=8.5)
-        ax.set_xlabel("dimension d (log scale)")
-        ax.set_ylabel("mean entropy of the weights (nats)")
+        ax.set_xlabel(_("dimension d (log scale)"))
+        ax.set_ylabel(_("mean entropy of the weights (nats)"))
         ax.set_ylim(0, self.max_entropy * 1.1)
         ax.legend(loc="lower left")
         self.now = ax.axvline(0, color=COLORS["orange"], lw=1.5, ls="--")
-        ax.set_title("how spread the weights are")
+        ax.set_title(_("how spread the weights are"))
         return [self.hist_raw, self.hist_scaled, self.hist_title, *self.bars_raw, *self.bars_scaled, self.now]
 
     def update(self):
@@ -133,13 +134,18 @@ class DimensionExplorer(Explorer):
         raw, scaled = self.sample.scores(d, False), self.sample.scores(d, True)
         self.hist_raw.set_ydata(np.histogram(raw, BINS, density=True)[0])
         self.hist_scaled.set_ydata(np.histogram(scaled, BINS, density=True)[0])
-        self.hist_title.set_text(f"d = {d}: std {raw.std():.1f} unscaled, {scaled.std():.2f} scaled")
+        self.hist_title.set_text(
+            _("d = {d}: std {unscaled:.1f} unscaled, {scaled:.2f} scaled").format(
+                d=d, unscaled=raw.std(), scaled=scaled.std()
+            )
+        )
         for bars, scores in ((self.bars_raw, raw), (self.bars_scaled, scaled)):
             for bar, height in zip(bars, softmax(scores[0]), strict=True):
                 bar.set_height(height)
         self.now.set_xdata([np.log2(d)] * 2)
 
 
+@in_language_fonts
 def scaling_small_multiples(sample: ScoreSample | None = None, dimensions=(4, 64, 512)):
     """Static twin: one query's weights, unscaled (top) and scaled (bottom), for a few d."""
     sample = ScoreSample() if sample is None else sample
@@ -157,8 +163,8 @@ def scaling_small_multiples(sample: ScoreSample | None = None, dimensions=(4, 64
                 color=COLORS["blue"] if scaled else COLORS["vermillion"],
             )
             ax.set_xticks(np.arange(n_keys), [f"$k_{i + 1}$" for i in range(n_keys)], fontsize=8)
-            ax.set_title(f"d = {d}, {'scaled' if scaled else 'unscaled'}")
+            ax.set_title((_("d = {d}, scaled") if scaled else _("d = {d}, unscaled")).format(d=d))
             ax.set_ylim(0, 1.05)
     for row in range(2):
-        axes[row, 0].set_ylabel(r"weight $\lambda_i$")
+        axes[row, 0].set_ylabel(_(r"weight $\lambda_i$"))
     return fig

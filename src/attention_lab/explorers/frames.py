@@ -29,19 +29,25 @@ from pathlib import Path
 import numpy as np
 import traitlets
 
+from ..i18n import N_, _, catalogue
+
 __all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView", "FastPath"]
 
 BUDGET_BYTES = 20_000_000  # frames kept per explorer, in the browser and in the kernel
 SCRIPT = Path(__file__).with_name("frames.js")
 
-# The words the reader sees, in one place (for translation).
-NOTE_PAGE = (
+# The words the reader sees, in one place (translated where they are shown, in the language of the kernel that
+# drew the frames: the manifest's ``language``; attention_lab.i18n).
+NOTE_PAGE = N_(
     "Live figure: {count} frames drawn by the explorer in Python, one per position of its controls, "
     "shown without a kernel."
 )
-NOTE_THINNED = " Here the slider{s} {offer} {which}."
-NOTE_OPTIONS = " Options are drawn one change at a time from the notebook's choice; the others are greyed out."
-NOTE_BROWSER = (
+NOTE_THINNED_ONE = N_(" Here the slider offers {which}.")
+NOTE_THINNED_MANY = N_(" Here the sliders offer {which}.")
+NOTE_THINNED_ITEM = N_("{label}: {shown} of its {positions} positions")
+NOTE_THINNED_JOIN = N_("; ")
+NOTE_OPTIONS = N_(" Options are drawn one change at a time from the notebook's choice; the others are greyed out.")
+NOTE_BROWSER = N_(
     "Fast path: each position is drawn once by the kernel and kept in this browser; neighbours are drawn ahead."
 )
 
@@ -123,22 +129,22 @@ def _control_html(index: int, control: dict, uid: str) -> str:
 
 
 def _page_note(manifest: dict) -> str:
+    """The line under a page's figure, in the language the explorer spoke (``manifest["language"]``)."""
+    _ = catalogue(manifest.get("language", "en")).gettext
     controls = manifest["controls"]
-    text = NOTE_PAGE.format(count=len(manifest["frames"]))
+    text = _(NOTE_PAGE).format(count=len(manifest["frames"]))
     thinned = [
-        f"{c['label']}: {len(c['labels'])} of its {c['positions']} positions"
+        _(NOTE_THINNED_ITEM).format(label=c["label"], shown=len(c["labels"]), positions=c["positions"])
         for c in controls
         if len(c["labels"]) < c["positions"]
     ]
     if thinned:
-        many = len(thinned) > 1
-        text += NOTE_THINNED.format(
-            s="s" if many else "", offer="offer" if many else "offers", which="; ".join(thinned)
-        )
+        note = NOTE_THINNED_MANY if len(thinned) > 1 else NOTE_THINNED_ONE
+        text += _(note).format(which=_(NOTE_THINNED_JOIN).join(thinned))
     option_ids = [i for i, c in enumerate(controls) if c["kind"] != "slider"]
     combos = {tuple(key.split(",")[i] for i in option_ids) for key in manifest["frames"]}
     if len(combos) < int(np.prod([len(controls[i]["labels"]) for i in option_ids])):
-        text += NOTE_OPTIONS
+        text += _(NOTE_OPTIONS)
     return text
 
 
@@ -204,7 +210,7 @@ class FastPath:
     def _frame_view(self):
         first = base64.b64encode(self.frame(self.index())).decode("ascii")
         block = explorer_html(
-            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=NOTE_BROWSER
+            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=_(NOTE_BROWSER)
         )
         with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
             warnings.simplefilter("ignore", DeprecationWarning)

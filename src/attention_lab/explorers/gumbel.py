@@ -6,8 +6,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_count, check_labels, check_seed
+from ..i18n import _
 from ..normalisers import gumbel_softmax, softmax
-from ..plots import CMAP, COLORS
+from ..plots import CMAP, COLORS, in_language_fonts
 from .base import Explorer
 from .controls import at_each_temperature, temperature_label, temperature_slider
 
@@ -64,10 +65,10 @@ class GumbelExplorer(Explorer):
         ax = self.ax_samples
         self.image = ax.imshow(np.zeros(self.rows.shape), vmin=0, vmax=1, cmap=CMAP, aspect="auto")
         ax.set_xticks(np.arange(n), self.labels)
-        ax.set_ylabel("Gumbel draw")
-        ax.set_xlabel("key")
+        ax.set_ylabel(_("Gumbel draw"))
+        ax.set_xlabel(_("key"))
         ax.grid(False)
-        self.figure.colorbar(self.image, ax=ax, label=r"weight $\lambda_i$")
+        self.figure.colorbar(self.image, ax=ax, label=_(r"weight $\lambda_i$"))
         self.samples_title = ax.set_title("")
         ax = self.ax_freq
         positions = np.arange(n)
@@ -80,25 +81,26 @@ class GumbelExplorer(Explorer):
             ms=22,
             mew=3,
             color=COLORS["black"],
-            label=f"argmax frequency ({self.many.shape[0]} draws)",
+            label=_("argmax frequency ({n} draws)").format(n=self.many.shape[0]),
         )
         (self.mean_marks,) = ax.plot(
-            [], [], ls="none", marker="o", color=COLORS["vermillion"], label="mean relaxed sample at T"
+            [], [], ls="none", marker="o", color=COLORS["vermillion"], label=_("mean relaxed sample at T")
         )
         ax.set_xticks(positions, self.labels)
         ax.set_ylim(0, 1.0)
-        ax.set_ylabel("probability / weight")
+        ax.set_ylabel(_("probability / weight"))
         ax.legend(loc="upper left", fontsize=8.5)
-        ax.set_title("hard samples follow softmax")
+        ax.set_title(_("hard samples follow softmax"))
         return [self.image, self.samples_title, self.mean_marks]
 
     def update(self):
         temperature = self.controls["temperature"].value
         self.image.set_data(self.relaxed_at[temperature])
-        self.samples_title.set_text(f"relaxed samples, T = {temperature_label(temperature)}")
+        self.samples_title.set_text(_("relaxed samples, T = {T}").format(T=temperature_label(temperature)))
         self.mean_marks.set_data(np.arange(self.alpha.size), self.mean_relaxed_at[temperature])
 
 
+@in_language_fonts
 def gumbel_small_multiples(scores, temperatures=(0.0, 0.1, 0.5, 2.0, 10.0), *, labels=None, n_rows=10, seed=0):
     """Static twin of :class:`GumbelExplorer`: the same Gumbel draws relaxed at several temperatures."""
     alpha = as_float_array(scores, "scores", min_ndim=1)
@@ -109,8 +111,8 @@ def gumbel_small_multiples(scores, temperatures=(0.0, 0.1, 0.5, 2.0, 10.0), *, l
     for ax, t in zip(axes, temperatures, strict=True):
         image = ax.imshow(gumbel_softmax(rows, t, rng=seed), vmin=0, vmax=1, cmap=CMAP, aspect="auto")
         ax.set_xticks(np.arange(alpha.size), labels)
-        ax.set_title(f"T = {temperature_label(t)}")
+        ax.set_title("T = " + temperature_label(t))
         ax.grid(False)
-    axes[0].set_ylabel("Gumbel draw")
-    fig.colorbar(image, ax=list(axes), label=r"weight $\lambda_i$")
+    axes[0].set_ylabel(_("Gumbel draw"))
+    fig.colorbar(image, ax=list(axes), label=_(r"weight $\lambda_i$"))
     return fig

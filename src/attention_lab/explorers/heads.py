@@ -13,7 +13,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_count
-from ..plots import CMAP, FONT_FAMILY, token_heatmap
+from ..i18n import _
+from ..plots import CMAP, FONT_FAMILY, in_language_fonts, token_heatmap
 from .base import Explorer
 
 __all__ = ["HeadExplorer", "heads_small_multiples", "plot_head"]
@@ -40,14 +41,15 @@ def plot_head(ax, tokens, weights, *, colorbar=True, fontsize=9):
         tokens,
         tokens,
         weights,
-        xlabel="key (token read)",
-        ylabel="query (token reading)",
-        colorbar_label=r"weight $\lambda_{ij}$" if colorbar else None,
+        xlabel=_("key (token read)"),
+        ylabel=_("query (token reading)"),
+        colorbar_label=_(r"weight $\lambda_{ij}$") if colorbar else None,
         aspect="equal",
         fontsize=fontsize,
     )
 
 
+@in_language_fonts
 def heads_small_multiples(weights, tokens, *, example=0):
     """Static twin of :class:`HeadExplorer`: every layer (rows) and head (columns) on one example."""
     weights = _check_weights(weights, tokens)
@@ -59,12 +61,12 @@ def heads_small_multiples(weights, tokens, *, example=0):
         for head in range(n_heads):
             ax = axes[layer, head]
             image = plot_head(ax, tokens[example], weights[example, layer, head], colorbar=False, fontsize=7.5)
-            ax.set_title(f"layer {layer + 1}, head {head + 1}", fontsize=9.5)
+            ax.set_title(_("layer {layer}, head {head}").format(layer=layer + 1, head=head + 1), fontsize=9.5)
             if layer < n_layers - 1:
                 ax.set_xlabel("")
             if head > 0:
                 ax.set_ylabel("")
-    fig.colorbar(image, ax=list(axes.ravel()), label=r"weight $\lambda_{ij}$", shrink=0.85)
+    fig.colorbar(image, ax=list(axes.ravel()), label=_(r"weight $\lambda_{ij}$"), shrink=0.85)
     return fig
 
 
@@ -98,11 +100,11 @@ class HeadExplorer(Explorer):
         labels = labels or [" ".join(t) for t in self.tokens]
         slider = {"continuous_update": True, "layout": widgets.Layout(width="260px")}
         controls = {
-            "layer": widgets.SelectionSlider(options=_numbered(n_layers), description="layer", **slider),
-            "head": widgets.SelectionSlider(options=_numbered(n_heads), description="head", **slider),
+            "layer": widgets.SelectionSlider(options=_numbered(n_layers), description=_("layer"), **slider),
+            "head": widgets.SelectionSlider(options=_numbered(n_heads), description=_("head"), **slider),
             "example": widgets.Dropdown(
                 options=[(label, i) for i, label in enumerate(labels)],
-                description="example",
+                description=_("example"),
                 layout=widgets.Layout(width="300px"),
             ),
         }
@@ -123,8 +125,8 @@ class HeadExplorer(Explorer):
         ax.set_ylim(n - 0.5, -0.5)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_xlabel("key: the token read", labelpad=18)
-        ax.set_ylabel("query: the token reading", labelpad=16)
+        ax.set_xlabel(_("key: the token read"), labelpad=18)
+        ax.set_ylabel(_("query: the token reading"), labelpad=16)
         ax.grid(False)
         self.example_title = ax.set_title("")
 
@@ -134,10 +136,10 @@ class HeadExplorer(Explorer):
         )
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
-        ax.set_xlabel("key position j")
-        ax.set_ylabel("query position i")
+        ax.set_xlabel(_("key position j"))
+        ax.set_ylabel(_("query position i"))
         ax.grid(False)
-        self.figure.colorbar(self.mean_image, ax=[self.ax_example, ax], label=r"weight $\lambda_{ij}$", shrink=0.9)
+        self.figure.colorbar(self.mean_image, ax=[self.ax_example, ax], label=_(r"weight $\lambda_{ij}$"), shrink=0.9)
         self.mean_title = ax.set_title("")
         # The tokens change only with the example (a static control: one full redraw); a layer or head step
         # redraws the two heatmaps and the titles.
@@ -152,5 +154,7 @@ class HeadExplorer(Explorer):
             self.x_tokens[j].set_text(token)
             self.y_tokens[j].set_text(token)
         top = weights.max(axis=1).mean()
-        self.example_title.set_text(f"layer {layer + 1}, head {head + 1}: mean top weight {top:.2f}")
-        self.mean_title.set_text(f"the same head, mean over {self.weights.shape[0]} examples")
+        self.example_title.set_text(
+            _("layer {layer}, head {head}: mean top weight {top:.2f}").format(layer=layer + 1, head=head + 1, top=top)
+        )
+        self.mean_title.set_text(_("the same head, mean over {n} examples").format(n=self.weights.shape[0]))

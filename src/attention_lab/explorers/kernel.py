@@ -16,9 +16,10 @@ import ipywidgets as widgets
 import numpy as np
 
 from .._checks import check_count, check_seed
+from ..i18n import _
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import effective_keys
-from ..plots import COLORS
+from ..plots import COLORS, in_language_fonts
 from ..regression_data import RegressionData, make_regression_data, true_function
 from .base import Explorer
 from .weights_figure import fit_and_weights_columns, weight_image
@@ -102,15 +103,15 @@ class KernelExplorer(Explorer):
             ),
             "query": widgets.SelectionSlider(
                 options=[(f"{x:.1f}", float(x)) for x in self.x_test],
-                description="query x",
+                description=_("query x"),
                 continuous_update=True,
                 layout=widgets.Layout(width="330px"),
             ),
             "kernel": widgets.ToggleButtons(
-                options=list(KERNELS), description="kernel", style={"button_width": "96px"}
+                options=list(KERNELS), description=_("kernel"), style={"button_width": "96px"}
             ),
             "n_train": widgets.ToggleButtons(
-                options=[(str(n), n) for n in self.datasets], description="points", style={"button_width": "56px"}
+                options=[(str(n), n) for n in self.datasets], description=_("points"), style={"button_width": "56px"}
             ),
         }
         if query is None:  # the middle query (2.5 for the course's data)
@@ -135,12 +136,12 @@ class KernelExplorer(Explorer):
         )
         ax = self.ax_fit
         dense = np.linspace(0, 5, 201)
-        ax.plot(dense, true_function(dense), color=COLORS["black"], lw=1.5, label="truth f(x)")
+        ax.plot(dense, true_function(dense), color=COLORS["black"], lw=1.5, label=_("truth f(x)"))
         (self.points,) = ax.plot(
-            [], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"], label=r"training $(x_i, y_i)$"
+            [], [], ls="none", marker="o", ms=3, alpha=0.5, color=COLORS["grey"], label=_(r"training $(x_i, y_i)$")
         )
         (self.curve,) = ax.plot(
-            [], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5, label=r"prediction $\hat f(x)$"
+            [], [], color=COLORS["vermillion"], lw=2.2, marker="o", ms=2.5, label=_(r"prediction $\hat f(x)$")
         )
         self.fit_query = ax.axvline(0, color=COLORS["orange"], lw=1, ls="--")
         all_y = np.concatenate([d.y_train for d in self.datasets.values()])
@@ -154,9 +155,9 @@ class KernelExplorer(Explorer):
         data = self.datasets[self.controls["n_train"].value]
         empty = np.zeros((self.x_test.size, data.x_train.size))
         self.image = weight_image(self.ax_heat, data.x_train, self.x_test, empty)
-        self.figure.colorbar(self.image, ax=self.ax_heat, label=r"weight $\lambda_i(x)$ (log)", extend="min")
+        self.figure.colorbar(self.image, ax=self.ax_heat, label=_(r"weight $\lambda_i(x)$ (log)"), extend="min")
         self.heat_query = self.ax_heat.axhline(0, color=COLORS["orange"], lw=1.2, ls="--")
-        self.ax_heat.set_title("weights: queries x keys")
+        self.ax_heat.set_title(_("weights: queries x keys"))
 
         ax = self.ax_profile
         (self.profile,) = ax.plot([], [], color=COLORS["blue"], marker="o", ms=2.5, lw=1.2)
@@ -164,8 +165,8 @@ class KernelExplorer(Explorer):
         self.profile_text = ax.text(0.03, 0.97, "", transform=ax.transAxes, va="top", fontsize=9.5)
         ax.set_xlim(-0.1, 5.1)
         ax.set_ylim(0, 1.45)
-        ax.set_xlabel(r"key $x_i$")
-        ax.set_ylabel(r"relative weight $\lambda_i(x) / \max_j \lambda_j(x)$", fontsize=9.5)
+        ax.set_xlabel(_(r"key $x_i$"))
+        ax.set_ylabel(_(r"relative weight $\lambda_i(x) / \max_j \lambda_j(x)$"), fontsize=9.5)
         self.profile_title = ax.set_title("")
         # The training points are not animated: they change only with their number (a static control, one
         # full redraw), so a bandwidth or query step does not redraw up to 1000 markers.
@@ -190,8 +191,10 @@ class KernelExplorer(Explorer):
         self.profile.set_marker("o" if n <= 100 else "")  # 1000 markers would cost more than they show
         self.curve.set_data(self.x_test, y_hat)
         gaps = int(np.sum(~np.isfinite(y_hat)))
-        gap_text = f", gaps: {gaps}" if gaps else ""
-        self.fit_title.set_text(f"test MSE {mse:.3f}{gap_text}")
+        if gaps:
+            self.fit_title.set_text(_("test MSE {mse:.3f}, gaps: {gaps}").format(mse=mse, gaps=gaps))
+        else:
+            self.fit_title.set_text(_("test MSE {mse:.3f}").format(mse=mse))
         self.image.set_data(data.x_train, self.x_test, weights)
         row = int(np.argmin(np.abs(self.x_test - x)))
         for line in (self.fit_query, self.profile_query):
@@ -199,19 +202,22 @@ class KernelExplorer(Explorer):
         self.heat_query.set_ydata([x, x])
         lam = weights[row]
         top = lam.max()
-        self.profile_title.set_text(f"weights of query x = {x:.1f}")
+        self.profile_title.set_text(_("weights of query x = {x:.1f}").format(x=x))
         if top > 0:
             self.profile.set_data(data.x_train, lam / top)
             self.profile_text.set_text(
-                rf"max $\lambda_i$ = {top:.3g}"
-                "\n"
-                rf"effective keys $1/\sum\lambda_i^2$ = {effective_keys(lam):.1f} of {n}"
+                _("max $\\lambda_i$ = {top:.3g}\neffective keys $1/\\sum\\lambda_i^2$ = {effective:.1f} of {n}").format(
+                    top=top, effective=effective_keys(lam), n=n
+                )
             )
         else:
             self.profile.set_data([], [])
-            self.profile_text.set_text(f"no key within h = {h:.3g} of x = {x:.1f}:\n0/0, no prediction here")
+            self.profile_text.set_text(
+                _("no key within h = {h:.3g} of x = {x:.1f}:\n0/0, no prediction here").format(h=h, x=x)
+            )
 
 
+@in_language_fonts
 def kernel_small_multiples(data: RegressionData, bandwidths=(0.1, 0.3, 1.0, 3.0), *, kernel="gaussian"):
     """Static twin of :class:`KernelExplorer`: fit (top) and weight matrix (bottom) for several bandwidths."""
     if not isinstance(data, RegressionData):

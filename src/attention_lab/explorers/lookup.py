@@ -7,8 +7,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_labels
+from ..i18n import _
 from ..normalisers import softmax
-from ..plots import COLORS, CYCLE
+from ..plots import COLORS, CYCLE, in_language_fonts
 from ..scores import gaussian_score
 from .base import Explorer
 from .controls import at_each_temperature, temperature_label, temperature_slider
@@ -44,7 +45,7 @@ class LookupExplorer(Explorer):
         labels,
         queries: dict,
         *,
-        feature_names=("feature 1", "feature 2"),
+        feature_names=None,
         value_names=None,
         bandwidth=1.0,
         temperature=1.0,
@@ -76,7 +77,7 @@ class LookupExplorer(Explorer):
             self.queries[name] = as_float_array(q, f"queries[{name!r}]")
             if self.queries[name].shape != (2,):
                 raise ValueError(f"queries[{name!r}] must be one point (x, y), got shape {self.queries[name].shape}")
-        self.feature_names = check_labels(feature_names, 2, "feature_names")
+        self.feature_names = check_labels(feature_names, 2, "feature_names") or [_("feature 1"), _("feature 2")]
         self.value_names = check_labels(value_names, self.values.shape[1], "value_names") or [
             f"v[{j}]" for j in range(self.values.shape[1])
         ]
@@ -90,7 +91,7 @@ class LookupExplorer(Explorer):
             name: at_each_temperature(lambda t, alpha=alpha: softmax(alpha, t)) for name, alpha in self.scores.items()
         }
         controls = {
-            "query": widgets.Dropdown(options=list(self.queries), description="query q"),
+            "query": widgets.Dropdown(options=list(self.queries), description=_("query q")),
             "temperature": temperature_slider(),
         }
         super().__init__(controls, interactive=interactive, values={"temperature": temperature})
@@ -110,37 +111,39 @@ class LookupExplorer(Explorer):
         ax.scatter(self.keys[:, 0], self.keys[:, 1], s=90, c=colors, zorder=3)
         for label, (x, y) in zip(self.labels, self.keys, strict=True):
             ax.annotate(label, (x, y), xytext=(6, 4), textcoords="offset points")
-        (self.query_marker,) = ax.plot([], [], marker="*", ms=16, color=COLORS["black"], ls="none", label="query q")
+        (self.query_marker,) = ax.plot([], [], marker="*", ms=16, color=COLORS["black"], ls="none", label=_("query q"))
         everything = np.vstack([self.keys, *self.queries.values()])
         pad = 0.15 * np.ptp(everything, axis=0) + 0.5
         ax.set_xlim(everything[:, 0].min() - pad[0], everything[:, 0].max() + 2 * pad[0])
         ax.set_ylim(everything[:, 1].min() - pad[1], everything[:, 1].max() + pad[1])
-        ax.set_xlabel(self.feature_names[0])
-        ax.set_ylabel(self.feature_names[1])
-        ax.set_title("keys $k_i$ and query $q$")
+        ax.set_xlabel(_(self.feature_names[0]))  # the course's names are in the catalogue; others stay as given
+        ax.set_ylabel(_(self.feature_names[1]))
+        ax.set_title(_("keys $k_i$ and query $q$"))
         ax.legend(loc="lower right")
 
         all_scores = np.concatenate([self.compute(name, 1.0)[0] for name in self.queries])
         self.score_bars = bar_chart(self.ax_scores, self.labels, np.zeros(len(self.labels)), colors)
         self.ax_scores.set_ylim(all_scores.min() * 1.1 - 0.1, 0.5)
-        self.ax_scores.set_ylabel(r"score $\alpha_i = -\|q-k_i\|^2/2h^2$")
-        self.ax_scores.set_title("1. score")
+        self.ax_scores.set_ylabel(_(r"score $\alpha_i = -\|q-k_i\|^2/2h^2$"))
+        self.ax_scores.set_title(_("1. score"))
 
         self.weight_bars = bar_chart(self.ax_weights, self.labels, np.zeros(len(self.labels)), colors)
         self.weight_texts = [self.ax_weights.text(i, 0, "", ha="center", va="bottom") for i in range(len(self.labels))]
         self.ax_weights.set_ylim(0, 1.15)
-        self.ax_weights.set_ylabel(r"weight $\lambda_i$")
+        self.ax_weights.set_ylabel(_(r"weight $\lambda_i$"))
         self.weights_title = self.ax_weights.set_title("")
 
-        self.out_bars = bar_chart(self.ax_out, self.value_names, np.zeros(len(self.value_names)), [COLORS["green"]])
+        self.out_bars = bar_chart(
+            self.ax_out, [_(name) for name in self.value_names], np.zeros(len(self.value_names)), [COLORS["green"]]
+        )
         (self.lookup_marks,) = self.ax_out.plot(
-            [], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"], label="value of the nearest key"
+            [], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"], label=_("value of the nearest key")
         )
         low, high = min(0.0, self.values.min()), max(0.0, self.values.max())
         pad = 0.15 * (high - low) or 1.0
         self.ax_out.set_ylim(low - (pad if low < 0 else 0), high + pad)
-        self.ax_out.set_ylabel(r"output $\sum_i \lambda_i v_i$")
-        self.ax_out.set_title("3. average of the values")
+        self.ax_out.set_ylabel(_(r"output $\sum_i \lambda_i v_i$"))
+        self.ax_out.set_title(_("3. average of the values"))
         self.ax_out.legend(loc="upper right")
         return [
             self.query_marker,
@@ -162,12 +165,13 @@ class LookupExplorer(Explorer):
         for text, weight, i in zip(self.weight_texts, lam, range(len(lam)), strict=True):
             text.set_position((i, weight + 0.02))
             text.set_text(f"{weight:.2f}")
-        self.weights_title.set_text(f"2. normalise: softmax at T = {temperature_label(temperature)}")
+        self.weights_title.set_text(_("2. normalise: softmax at T = {T}").format(T=temperature_label(temperature)))
         set_heights(self.out_bars, out)
         nearest = int(np.argmax(alpha))
         self.lookup_marks.set_data(np.arange(len(out)), self.values[nearest])
 
 
+@in_language_fonts
 def lookup_small_multiples(keys, values, labels, query, temperatures=(0.0, 0.3, 1.0, 3.0, np.inf), *, bandwidth=1.0):
     """Static twin of :class:`LookupExplorer`: the weights for one query at several temperatures."""
     keys = as_float_array(keys, "keys", min_ndim=2)
@@ -179,5 +183,5 @@ def lookup_small_multiples(keys, values, labels, query, temperatures=(0.0, 0.3, 
         bar_chart(ax, labels, softmax(alpha, t), colors)
         ax.set_title(f"T = {temperature_label(t)}")
         ax.set_ylim(0, 1.05)
-    axes[0].set_ylabel(r"weight $\lambda_i$")
+    axes[0].set_ylabel(_(r"weight $\lambda_i$"))
     return fig

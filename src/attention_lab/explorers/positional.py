@@ -14,7 +14,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import check_count
-from ..plots import CMAP, COLORS
+from ..i18n import _
+from ..plots import CMAP, COLORS, in_language_fonts
 from ..positional import frequencies, offset_dot_products, sinusoidal_encoding
 from .base import Explorer
 
@@ -53,8 +54,8 @@ class PositionalEncodingExplorer(Explorer):
             "layout": widgets.Layout(width="400px"),
         }
         controls = {
-            "dimension": widgets.IntSlider(min=0, max=d_model - 1, description="dimension", **slider),
-            "position": widgets.IntSlider(min=0, max=n_positions - 1, description="position pos", **slider),
+            "dimension": widgets.IntSlider(min=0, max=d_model - 1, description=_("dimension"), **slider),
+            "position": widgets.IntSlider(min=0, max=n_positions - 1, description=_("position pos"), **slider),
         }
         position = min(20, n_positions - 1) if position is None else position  # default: position 20 where it exists
         super().__init__(controls, interactive=interactive, values={"dimension": dimension, "position": position})
@@ -66,11 +67,11 @@ class PositionalEncodingExplorer(Explorer):
         )
         ax = self.ax_map
         image = ax.imshow(self.pe, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-        self.figure.colorbar(image, ax=ax, label="PE value")
-        ax.set_xlabel("dimension")
-        ax.set_ylabel("position pos")
+        self.figure.colorbar(image, ax=ax, label=_("PE value"))
+        ax.set_xlabel(_("dimension"))
+        ax.set_ylabel(_("position pos"))
         ax.grid(False)
-        ax.set_title("the encoding PE")
+        ax.set_title(_("the encoding PE"))
         self.column = ax.axvline(0, color=COLORS["vermillion"], lw=1.5)
         self.row = ax.axhline(0, color=COLORS["orange"], lw=1.5)
 
@@ -80,8 +81,8 @@ class PositionalEncodingExplorer(Explorer):
         (self.dot,) = ax.plot([0], [0], "o", color=COLORS["orange"], ms=9)
         ax.set_xlim(-0.5, n - 0.5)
         ax.set_ylim(-1.15, 1.15)
-        ax.set_xlabel("position pos")
-        ax.set_ylabel("PE[pos, dimension]")
+        ax.set_xlabel(_("position pos"))
+        ax.set_ylabel(_("PE[pos, dimension]"))
         self.curve_title = ax.set_title("")
 
         ax = self.ax_dot
@@ -101,8 +102,8 @@ class PositionalEncodingExplorer(Explorer):
         ax.set_xlim(-(n - 1), n - 1)
         reference = offset_dot_products(self.frequencies, offsets, d)
         ax.set_ylim(reference.min() - 0.08 * d, d * 1.1)
-        ax.set_xlabel(r"offset $\delta$ = pos$'$ - pos")
-        ax.set_ylabel("dot product")
+        ax.set_xlabel(_(r"offset $\delta$ = pos$'$ - pos"))
+        ax.set_ylabel(_("dot product"))
         ax.legend(loc="upper right", fontsize=8.5)
         self.dot_title = ax.set_title("")
         return [self.column, self.row, self.curve, self.dot, self.curve_title, self.dots, self.dot_title]
@@ -116,11 +117,16 @@ class PositionalEncodingExplorer(Explorer):
         self.curve.set_ydata(self.pe[:, i])
         self.dot.set_data([p], [self.pe[p, i]])
         kind = "sin" if i % 2 == 0 else "cos"
-        self.curve_title.set_text(f"dimension {i}: {kind}(pos ω_{r}), wavelength {wavelength:,.1f}")
+        self.curve_title.set_text(
+            _("dimension {i}: {kind}(pos ω_{r}), wavelength {wavelength:,.1f}").format(
+                i=i, kind=kind, r=r, wavelength=wavelength
+            )
+        )
         self.dots.set_data(np.arange(self.n_positions) - p, self.pe @ self.pe[p])
-        self.dot_title.set_text(f"pos = {p}: dot products vs offset")
+        self.dot_title.set_text(_("pos = {p}: dot products vs offset").format(p=p))
 
 
+@in_language_fonts
 def positional_small_multiples(
     n_positions: int = 64, d_model: int = 32, dimensions=(0, 6, 14, 30), positions=(0, 20, 50)
 ):
@@ -133,10 +139,13 @@ def positional_small_multiples(
         ax = fig.add_subplot(grid[0, column])
         ax.plot(np.arange(n_positions), pe[:, i], color=COLORS["vermillion"], lw=1.8)
         ax.set_ylim(-1.15, 1.15)
-        ax.set_title(f"dimension {i}: wavelength {2 * np.pi / omega[i // 2]:,.1f}", fontsize=9.5)
-        ax.set_xlabel("position pos")
+        ax.set_title(
+            _("dimension {i}: wavelength {wavelength:,.1f}").format(i=i, wavelength=2 * np.pi / omega[i // 2]),
+            fontsize=9.5,
+        )
+        ax.set_xlabel(_("position pos"))
         if column == 0:
-            ax.set_ylabel("PE[pos, dimension]")
+            ax.set_ylabel(_("PE[pos, dimension]"))
     ax = fig.add_subplot(grid[1, :])
     offsets = np.arange(-(n_positions - 1), n_positions)
     ax.plot(
@@ -150,8 +159,8 @@ def positional_small_multiples(
     for p, color in zip(positions, (COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]), strict=False):
         p = check_count(p, "positions", 0, n_positions - 1)
         ax.plot(np.arange(n_positions) - p, pe @ pe[p], color=color, lw=1.5, label=f"PE({p}) · PE(pos')")
-    ax.set_xlabel(r"offset $\delta$ = pos$'$ - pos")
-    ax.set_ylabel("dot product")
+    ax.set_xlabel(_(r"offset $\delta$ = pos$'$ - pos"))
+    ax.set_ylabel(_("dot product"))
     ax.legend(loc="upper right", fontsize=8.5, ncol=2)
-    ax.set_title("the dot product of two positions depends only on their offset")
+    ax.set_title(_("the dot product of two positions depends only on their offset"))
     return fig

@@ -16,8 +16,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_labels
+from ..i18n import _
 from ..normalisers import entropy, softmax
-from ..plots import COLORS, FONT_FAMILY
+from ..plots import COLORS, FONT_FAMILY, in_language_fonts
 from ..sampling import next_token_distribution
 from .base import Explorer
 from .controls import temperature_label, temperature_slider
@@ -27,10 +28,15 @@ __all__ = ["TOP_P_OPTIONS", "top_k_options", "token_label", "SamplingExplorer", 
 TOP_P_OPTIONS = [(f"{p:g}" if p < 1 else "1 (all)", p) for p in (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)]
 
 
+def _top_p_options() -> list:
+    """:data:`TOP_P_OPTIONS` labelled in the current language (the slider's, when it is built)."""
+    return [(label if p < 1 else _("1 (all)"), p) for label, p in TOP_P_OPTIONS]
+
+
 def top_k_options(vocabulary_size: int) -> list:
     """Slider positions for top-k: 1, 2, 3, 5, 10, 20, 40 (those below the vocabulary size), then all."""
     ks = [k for k in (1, 2, 3, 5, 10, 20, 40) if k < vocabulary_size]
-    return [(str(k), k) for k in ks] + [(f"all ({vocabulary_size})", vocabulary_size)]
+    return [(str(k), k) for k in ks] + [(_("all ({n})").format(n=vocabulary_size), vocabulary_size)]
 
 
 def token_label(token: str) -> str:
@@ -118,7 +124,7 @@ class SamplingExplorer(Explorer):
         controls = {
             "temperature": temperature_slider(),
             "top_k": widgets.SelectionSlider(options=top_k_options(n), description="top-k", **slider),
-            "top_p": widgets.SelectionSlider(options=TOP_P_OPTIONS, description="top-p", **slider),
+            "top_p": widgets.SelectionSlider(options=_top_p_options(), description="top-p", **slider),
         }
         super().__init__(
             controls,
@@ -135,13 +141,13 @@ class SamplingExplorer(Explorer):
         ax, n = self.ax_bars, self.alpha.size
         positions = np.arange(n)
         reference = softmax(self.alpha)[self.order]
-        ax.step(positions, reference, where="mid", color=COLORS["grey"], lw=1.2, label="the model at T = 1")
-        self.bars = ax.bar(positions, np.zeros(n), width=0.8, color=COLORS["blue"], label="sampled from")
+        ax.step(positions, reference, where="mid", color=COLORS["grey"], lw=1.2, label=_("the model at T = 1"))
+        self.bars = ax.bar(positions, np.zeros(n), width=0.8, color=COLORS["blue"], label=_("sampled from"))
         ax.set_xticks(positions, self.labels, fontsize=7.5, fontfamily=FONT_FAMILY)
         ax.set_xlim(-0.7, n - 0.3)
         ax.set_ylim(0, 1.02)
-        ax.set_ylabel(r"probability $p_i$")
-        ax.set_xlabel("next token (sorted by the model's logit; ⏎ newline, ␣ space)")
+        ax.set_ylabel(_(r"probability $p_i$"))
+        ax.set_xlabel(_("next token (sorted by the model's logit; ⏎ newline, ␣ space)"))
         ax.grid(axis="x", visible=False)
         ax.legend(loc="upper right")
         self.title = ax.set_title("")
@@ -158,8 +164,9 @@ class SamplingExplorer(Explorer):
             bar.set_height(height)
         kept = int(np.count_nonzero(probs))
         self.title.set_text(
-            f"T = {temperature_label(temperature)}, top-k = {k}, top-p = {p:g}: {kept} token(s) "
-            f"kept, entropy {entropy(probs):.2f} nats"
+            _("T = {T}, top-k = {k}, top-p = {p:g}: {kept} token(s) kept, entropy {entropy:.2f} nats").format(
+                T=temperature_label(temperature), k=k, p=p, kept=kept, entropy=entropy(probs)
+            )
         )
         if self.continuation is not None:
             if (temperature, k, p) not in self._written:
@@ -170,6 +177,7 @@ class SamplingExplorer(Explorer):
             self.text.set_text(_wrap(self.prompt))
 
 
+@in_language_fonts
 def sampling_small_multiples(
     logits,
     tokens,
@@ -206,10 +214,11 @@ def sampling_small_multiples(
             f"T = {temperature_label(t)}"
             + (f", k = {k}" if k else "")
             + (f", p = {p:g}" if p < 1 else "")
-            + f"\n(not shown: {rest:.2f})",
+            + "\n"
+            + _("(not shown: {rest:.2f})").format(rest=rest),
             fontsize=9,
         )
-        ax.set_xlabel("next token")
+        ax.set_xlabel(_("next token"))
     axes[0].set_ylim(0, 1.02)
-    axes[0].set_ylabel(r"probability $p_i$ (grey: T = 1)")
+    axes[0].set_ylabel(_(r"probability $p_i$ (grey: T = 1)"))
     return fig

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from ..plots import COLORS
+from ..i18n import _, pgettext
+from ..plots import COLORS, in_language_fonts
 from ..regression_data import RegressionData
 from .base import Explorer
 from .weights_figure import fit_and_weights_columns, weight_image
@@ -78,7 +79,7 @@ class TrainingScrubber(Explorer):
         controls = {
             "epoch": widgets.SelectionSlider(
                 options=[(str(s["epoch"]), i) for i, s in enumerate(snapshots)],
-                description="epoch",
+                description=_("epoch"),
                 continuous_update=True,
                 layout=widgets.Layout(width="520px"),
             )
@@ -91,23 +92,31 @@ class TrainingScrubber(Explorer):
         )
         d = self.data
         ax = self.ax_fit
-        ax.plot(d.x_train, d.y_train, "o", ms=3.5, alpha=0.5, color=COLORS["grey"], label="training")
-        ax.plot(d.x_test, d.y_truth, color=COLORS["black"], lw=1.5, label="truth")
-        (self.curve,) = ax.plot([], [], color=COLORS["vermillion"], lw=2.2, label="model")
+        ax.plot(
+            d.x_train,
+            d.y_train,
+            "o",
+            ms=3.5,
+            alpha=0.5,
+            color=COLORS["grey"],
+            label=pgettext("training points", "training"),
+        )
+        ax.plot(d.x_test, d.y_truth, color=COLORS["black"], lw=1.5, label=_("truth"))
+        (self.curve,) = ax.plot([], [], color=COLORS["vermillion"], lw=2.2, label=_("model"))
         ax.set_xlabel("x")
         ax.set_ylabel("y")
         ax.legend(loc="lower left", fontsize=8.5)
         self.fit_title = ax.set_title("")
         self.image = weight_image(self.ax_heat, d.x_train, d.x_test, self.snapshots[0]["weights"])
-        self.figure.colorbar(self.image, ax=self.ax_heat, label=r"weight $\lambda_i(x)$ (log)", extend="min")
-        self.ax_heat.set_title("attention weights")
+        self.figure.colorbar(self.image, ax=self.ax_heat, label=_(r"weight $\lambda_i(x)$ (log)"), extend="min")
+        self.ax_heat.set_title(_("attention weights"))
         ax = self.ax_curve
         epochs = [s["epoch"] for s in self.snapshots]
-        ax.plot(epochs, [s["loss"] for s in self.snapshots], color=COLORS["blue"], label="training loss")
-        ax.plot(epochs, [s["test_mse"] for s in self.snapshots], color=COLORS["green"], label="test MSE")
+        ax.plot(epochs, [s["loss"] for s in self.snapshots], color=COLORS["blue"], label=_("training loss"))
+        ax.plot(epochs, [s["test_mse"] for s in self.snapshots], color=COLORS["green"], label=_("test MSE"))
         ax.set_yscale("log")
-        ax.set_xlabel("epoch")
-        ax.set_ylabel("squared error (log)")
+        ax.set_xlabel(_("epoch"))
+        ax.set_ylabel(_("squared error (log)"))
         ax.legend(loc="upper right", fontsize=8.5)
         self.now = ax.axvline(0, color=COLORS["orange"], lw=1.5, ls="--")
         self.curve_title = ax.set_title("")
@@ -121,14 +130,17 @@ class TrainingScrubber(Explorer):
         width = (
             f"w = {w[0]:.2f}, h = 1/w = {1 / w[0]:.3f}"
             if np.ptp(w) < 1e-9
-            else f"w(x) from {w.min():.2f} to {w.max():.2f}"
+            else _("w(x) from {low:.2f} to {high:.2f}").format(low=w.min(), high=w.max())
         )
-        self.fit_title.set_text(f"{self.title}epoch {s['epoch']}:\n{width}")  # two lines: fits the panel
+        self.fit_title.set_text(
+            self.title + _("epoch {epoch}:\n{width}").format(epoch=s["epoch"], width=width)
+        )  # two lines: fits the panel
         self.image.set_data(d.x_train, d.x_test, s["weights"])
         self.now.set_xdata([s["epoch"], s["epoch"]])
-        self.curve_title.set_text(f"loss {s['loss']:.3f}, test MSE {s['test_mse']:.3f}")
+        self.curve_title.set_text(_("loss {loss:.3f}, test MSE {mse:.3f}").format(loss=s["loss"], mse=s["test_mse"]))
 
 
+@in_language_fonts
 def training_small_multiples(snapshots: list, data: RegressionData, epochs=None):
     """Static twin of :class:`TrainingScrubber`: the fit (top) and the attention weights (bottom) at a few epochs."""
     _check_snapshots(snapshots, data)
@@ -140,6 +152,11 @@ def training_small_multiples(snapshots: list, data: RegressionData, epochs=None)
     if missing:
         raise ValueError(f"epochs {missing} have no snapshot; available: {sorted(by_epoch)[:5]} ... {max(by_epoch)}")
     columns = [
-        (f"epoch {e}: w = {by_epoch[e]['w'].mean():.2f}", by_epoch[e]["y_hat"], by_epoch[e]["weights"]) for e in epochs
+        (
+            _("epoch {epoch}: w = {w:.2f}").format(epoch=e, w=by_epoch[e]["w"].mean()),
+            by_epoch[e]["y_hat"],
+            by_epoch[e]["weights"],
+        )
+        for e in epochs
     ]
     return fit_and_weights_columns(data, columns)

@@ -7,8 +7,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_count, check_labels, check_seed
+from ..i18n import _
 from ..normalisers import entropy, hard_attention, softmax, sparsemax
-from ..plots import COLORS
+from ..plots import COLORS, in_language_fonts
 from .base import Explorer
 from .controls import (
     at_each_temperature,
@@ -80,7 +81,7 @@ class TemperatureExplorer(Explorer):
         controls = {
             "temperature": temperature_slider(),
             "normaliser": widgets.ToggleButtons(
-                options=list(NORMALISERS), description="normaliser", style={"button_width": "100px"}
+                options=list(NORMALISERS), description=_("normaliser"), style={"button_width": "100px"}
             ),
         }
         super().__init__(
@@ -103,15 +104,15 @@ class TemperatureExplorer(Explorer):
         top = int(np.argmax(self.alpha))
         colors = [COLORS["vermillion"] if i == top else COLORS["grey"] for i in range(n)]
         bar_chart(self.ax_scores, self.labels, self.alpha, colors)
-        self.ax_scores.set_ylabel(r"score $\alpha_i$")
-        self.ax_scores.set_title("scores (argmax in red)")
+        self.ax_scores.set_ylabel(_(r"score $\alpha_i$"))
+        self.ax_scores.set_title(_("scores (argmax in red)"))
 
         self.weight_bars = bar_chart(self.ax_weights, self.labels, np.zeros(n))
         (self.topk_marks,) = self.ax_weights.plot(
-            [], [], ls="none", marker="_", ms=18, mew=3, color=COLORS["vermillion"], label=f"top-{self.k}"
+            [], [], ls="none", marker="_", ms=18, mew=3, color=COLORS["vermillion"], label=_("top-{k}").format(k=self.k)
         )
         self.ax_weights.set_ylim(0, 1.05)
-        self.ax_weights.set_ylabel(r"weight $\lambda_i$")
+        self.ax_weights.set_ylabel(_(r"weight $\lambda_i$"))
         self.ax_weights.legend(loc="upper left")
         self.weights_title = self.ax_weights.set_title("")
 
@@ -120,20 +121,29 @@ class TemperatureExplorer(Explorer):
         (self.entropy_ends,) = ax.plot([], [], ls="none", marker="o", color=COLORS["blue"], mfc="white")
         (self.entropy_now,) = ax.plot([], [], ls="none", marker="o", ms=10, color=COLORS["vermillion"])
         ax.axhline(np.log(n), color=COLORS["grey"], ls="--", lw=1)
-        ax.text(-2.9, np.log(n) * 0.93, f"log n = {np.log(n):.2f} (uniform)", va="top", fontsize=9)
+        ax.text(
+            -2.9, np.log(n) * 0.93, _("log n = {log_n:.2f} (uniform)").format(log_n=np.log(n)), va="top", fontsize=9
+        )
         ax.set_ylim(-0.05, np.log(n) * 1.08)
-        ax.set_ylabel(r"entropy $H(\lambda)$ (nats)")
+        ax.set_ylabel(_(r"entropy $H(\lambda)$ (nats)"))
         temperature_axis(ax)
-        ax.set_title("how spread the weights are")
+        ax.set_title(_("how spread the weights are"))
 
         ax = self.ax_values
         v = self.values
         ax.scatter(v[:, 0], v[:, 1], s=50, color=COLORS["grey"], zorder=2)
         for label, (x, y) in zip(self.labels, v, strict=True):
             ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points")
-        (self.path,) = ax.plot([], [], color=COLORS["blue"], lw=1.5, alpha=0.6, label="output as T varies")
+        (self.path,) = ax.plot([], [], color=COLORS["blue"], lw=1.5, alpha=0.6, label=_("output as T varies"))
         ax.plot(
-            *v[top], ls="none", marker="s", ms=11, mfc="none", mew=2, color=COLORS["vermillion"], label="argmax value"
+            *v[top],
+            ls="none",
+            marker="s",
+            ms=11,
+            mfc="none",
+            mew=2,
+            color=COLORS["vermillion"],
+            label=_("argmax value"),
         )
         topk_mean = hard_attention(self.alpha, self.k) @ v
         ax.plot(
@@ -144,7 +154,7 @@ class TemperatureExplorer(Explorer):
             mfc="none",
             mew=2,
             color=COLORS["orange"],
-            label=f"top-{self.k} mean",
+            label=_("top-{k} mean").format(k=self.k),
         )
         ax.plot(
             *v.mean(axis=0),
@@ -154,22 +164,28 @@ class TemperatureExplorer(Explorer):
             mfc="none",
             mew=2,
             color=COLORS["green"],
-            label="mean (uniform)",
+            label=_("mean (uniform)"),
         )
         (self.sample_one,) = ax.plot(
-            [], [], ls="none", marker="x", ms=10, mew=2, color=COLORS["purple"], label="one sample"
+            [], [], ls="none", marker="x", ms=10, mew=2, color=COLORS["purple"], label=_("one sample")
         )
         (self.sample_mean,) = ax.plot(
-            [], [], ls="none", marker="P", ms=10, color=COLORS["purple"], label=f"mean of {self.uniforms.size} samples"
+            [],
+            [],
+            ls="none",
+            marker="P",
+            ms=10,
+            color=COLORS["purple"],
+            label=_("mean of {n} samples").format(n=self.uniforms.size),
         )
         (self.output,) = ax.plot(
-            [], [], ls="none", marker="o", ms=12, color=COLORS["blue"], label=r"soft output $\sum_i\lambda_i v_i$"
+            [], [], ls="none", marker="o", ms=12, color=COLORS["blue"], label=_(r"soft output $\sum_i\lambda_i v_i$")
         )
         pad = 0.12 * np.ptp(v, axis=0)
         ax.set_ylim(v[:, 1].min() - pad[1], v[:, 1].max() + pad[1])
-        ax.set_xlabel("value coordinate 1")
-        ax.set_ylabel("value coordinate 2")
-        ax.set_title("the output in value space")
+        ax.set_xlabel(_("value coordinate 1"))
+        ax.set_ylabel(_("value coordinate 2"))
+        ax.set_title(_("the output in value space"))
         ax.set_xlim(v[:, 0].min() - pad[0], v[:, 0].max() + 3.2 * pad[0] + 0.4 * np.ptp(v[:, 0]))  # legend room
         ax.legend(loc="lower right", fontsize=7.5, framealpha=0.85, handlelength=1.2, borderpad=0.3, labelspacing=0.25)
         self._normaliser_drawn = None
@@ -204,7 +220,9 @@ class TemperatureExplorer(Explorer):
         topk = hard_attention(self.alpha, self.k)
         chosen = np.flatnonzero(topk)
         self.topk_marks.set_data(chosen, topk[chosen])
-        self.weights_title.set_text(f"{normaliser}, T = {temperature_label(temperature)}")
+        self.weights_title.set_text(
+            _("{normaliser}, T = {T}").format(normaliser=normaliser, T=temperature_label(temperature))
+        )
         self.entropy_now.set_data([temperature_axis_position(temperature)], [entropy(lam)])
         out = lam @ self.values
         self.output.set_data([out[0]], [out[1]])
@@ -213,6 +231,7 @@ class TemperatureExplorer(Explorer):
         self.sample_mean.set_data([drawn[:, 0].mean()], [drawn[:, 1].mean()])
 
 
+@in_language_fonts
 def temperature_small_multiples(
     scores, values, temperatures=(0.0, 0.3, 1.0, 3.0, np.inf), *, labels=None, normaliser="softmax"
 ):
@@ -226,12 +245,12 @@ def temperature_small_multiples(
         lam = NORMALISERS[normaliser](alpha, t)
         bar_chart(axes[0, column], labels, lam)
         axes[0, column].set_ylim(0, 1.05)
-        axes[0, column].set_title(f"T = {temperature_label(t)}")
+        axes[0, column].set_title("T = " + temperature_label(t))
         ax = axes[1, column]
         ax.scatter(v[:, 0], v[:, 1], s=30, color=COLORS["grey"])
         out = lam @ v
         ax.plot(*out, marker="o", ms=10, color=COLORS["blue"])
-        ax.set_xlabel("value coordinate 1")
-    axes[0, 0].set_ylabel(rf"{normaliser} weight $\lambda_i$")
-    axes[1, 0].set_ylabel("value coordinate 2")
+        ax.set_xlabel(_("value coordinate 1"))
+    axes[0, 0].set_ylabel(_(r"{normaliser} weight $\lambda_i$").format(normaliser=normaliser))
+    axes[1, 0].set_ylabel(_("value coordinate 2"))
     return fig

@@ -12,6 +12,7 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.image import NonUniformImage
 
+from ..i18n import _
 from ..plots import CMAP, COLORS
 from ..regression_data import RegressionData
 
@@ -30,8 +31,8 @@ def weight_image(ax, x_keys, x_query, weights):
     ax.add_image(image)
     ax.set_xlim(0, 5)
     ax.set_ylim(x_query[-1] + 0.05, x_query[0] - 0.05)  # first query at the top, like a matrix
-    ax.set_xlabel(r"key $x_i$")
-    ax.set_ylabel(r"query $x$")
+    ax.set_xlabel(_(r"key $x_i$"))
+    ax.set_ylabel(_(r"query $x$"))
     ax.grid(False)
     return image
 
@@ -56,7 +57,7 @@ def fit_and_weights_columns(data: RegressionData, columns) -> Figure:
         if column:
             axes[1, column].set_ylabel("")
     axes[0, 0].set_ylabel("y")
-    fig.colorbar(image, ax=list(axes[1]), label=r"weight $\lambda_i(x)$ (log)", extend="min")
+    fig.colorbar(image, ax=list(axes[1]), label=_(r"weight $\lambda_i(x)$ (log)"), extend="min")
     return fig
 
 
