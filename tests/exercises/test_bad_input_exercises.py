@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 import pytest
 import torch
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -23,7 +24,7 @@ from attention_lab.exercises.feedback import Feedback, exercise
 from attention_lab.exercises.runner import Case, Mistake, check_function, to_float_array
 
 CHECKS = sorted(name for name in ex.__all__ if name.startswith("check_"))
-EXAMPLES = 40
+EXAMPLES = examples(40)
 
 # --- garbage ------------------------------------------------------------------------------------------------
 
