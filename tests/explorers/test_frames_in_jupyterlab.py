@@ -39,9 +39,11 @@ def lab():
 
 
 @pytest.fixture(scope="module")
-def page():
-    with browser.chromium() as page:
-        yield page
+def page(chromium):
+    """One page for the module, in the worker's Chromium (pytest-playwright's, ``conftest.py``), not one more."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    yield page
+    page.close()
 
 
 def open_explorer(lab, page, code: str):
