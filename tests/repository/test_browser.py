@@ -58,6 +58,8 @@ def lab():
 def page(chromium):
     """One page for the module's notebooks, in the worker's Chromium (pytest-playwright's, ``conftest.py``)."""
     page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    # a guard against a hang, not a speed limit: a kernel drawing a frame on a loaded 2-core host took over 30 s
+    page.set_default_timeout(120_000)
     yield page
     page.close()
 
@@ -168,7 +170,6 @@ def check_explorers(page, stem: str, expected: int) -> None:
             page.wait_for_function(
                 "([r, b]) => r.dataset.shown === r.dataset.frame && r.dataset.shown !== b",
                 arg=[root.element_handle(), before],
-                timeout=30_000,
             )
             moved += 1
     assert moved >= len(areas)
