@@ -7,6 +7,8 @@
   attempted) and ``garbage_test`` (garbage gets feedback, never an exception);
 - ``pixels`` and ``artist_count``: a picture signature of an explorer and a count of its artists, to show
   that a figure changes in place (new pixels, no new artists);
+- ``examples(n)``: a property's own number of examples, scaled as the Hypothesis profile in use scales the
+  default (all ``n`` at 100 examples a property, a quarter in the fast loop's ``--hypothesis-profile=fast``);
 - ``trained_snapshots(data)``: notebook 04's kernel regression trained for a few epochs, one snapshot each;
 - for the tests in Chromium: ``chromium_or_skip()``, ``files_only(page)`` (what left the disk),
   ``console_errors(page)`` (what the page logged as an error) and ``axe_violations(page, tags)``.
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from attention_lab.paths import repo_root
 
@@ -36,6 +39,7 @@ __all__ = [
     "garbage_test",
     "pixels",
     "artist_count",
+    "examples",
     "trained_snapshots",
     "chromium_or_skip",
     "files_only",
@@ -47,6 +51,14 @@ ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root loo
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 ZH_NOTEBOOKS = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))  # the Chinese edition (tools/translate.py)
+
+
+def examples(n: int) -> int:
+    """``n`` examples for a property, as the profile in use scales Hypothesis's default of 100: ``n`` in the
+    ``dev`` and ``ci`` profiles, a quarter of it in the fast loop's (``fast``: 25). A test's own
+    ``@settings(max_examples=n)`` would otherwise ignore the profile. Read when the test module is imported,
+    after the profile is loaded."""
+    return max(1, round(n * settings.default.max_examples / 100))
 
 
 def load_solution(name: str):

@@ -6,6 +6,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 from garbage import garbage_test
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
@@ -304,7 +305,7 @@ def test_bad_input_gets_a_clear_value_error(call, message):
         call()
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(score_arrays)
 def test_temperature_zero_agrees_between_normalisers(alpha):
     np.testing.assert_allclose(sparsemax(alpha, 0), softmax(alpha, 0))

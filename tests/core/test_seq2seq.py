@@ -127,9 +127,10 @@ def test_short_training_learns_to_copy():
     """A copy task learns fast with attention: a smoke test of the training loop used in notebook 06."""
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(0)
-    src = torch.randint(4, 10, (256, 5), generator=g)
-    src = torch.cat([src, torch.full((256, 1), 2)], dim=1)  # <eos>
-    lens = torch.full((256,), 6)
+    # 64 sequences learn it as well as 256 did (loss / first < 0.01 and every copy exact at seeds 0-2), at half the cost
+    src = torch.randint(4, 10, (64, 5), generator=g)
+    src = torch.cat([src, torch.full((64, 1), 2)], dim=1)  # <eos>
+    lens = torch.full((64,), 6)
     model = Seq2Seq(10, 10, embed_size=16, num_hiddens=32, score="additive")
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     first = None

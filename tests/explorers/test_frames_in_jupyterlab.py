@@ -39,9 +39,13 @@ def lab():
 
 
 @pytest.fixture(scope="module")
-def page():
-    with browser.chromium() as page:
-        yield page
+def page(chromium):
+    """One page for the module, in the worker's Chromium (pytest-playwright's, ``conftest.py``), not one more."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    # a guard against a hang, not a speed limit: a kernel drawing a frame on a loaded 2-core host took over 30 s
+    page.set_default_timeout(120_000)
+    yield page
+    page.close()
 
 
 def open_explorer(lab, page, code: str):

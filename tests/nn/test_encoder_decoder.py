@@ -2,13 +2,14 @@
 
 import pytest
 import torch
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_lab.nn import DecoderBlock, MultiHeadAttention, TransformerSeq2Seq, causal_mask, padding_mask
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(
     st.integers(1, 3),
     st.integers(1, 5),
@@ -30,7 +31,7 @@ def test_multi_head_attention_as_cross_attention_agrees_with_torch(b, m, n, size
         torch.testing.assert_close(ours.attention_weights, weights, atol=1e-6, rtol=1e-5)
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(st.integers(1, 3), st.integers(1, 6), st.integers(1, 7), st.integers(0, 2**16))
 def test_decoder_block_agrees_with_torchs_pre_ln_decoder_layer(b, m, n, seed):
     torch.manual_seed(seed)

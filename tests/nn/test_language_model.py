@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.utils.flop_counter import FlopCounterMode
@@ -17,7 +18,7 @@ def model(seed=0):
     return CharTransformer(V, 24, d_model=D, num_heads=4, num_layers=L, d_ff=D_FF).eval()
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(
     st.integers(1, 3), st.lists(st.integers(1, 5), min_size=1, max_size=4), st.integers(0, 2**16)
 )  # at most 20 positions: the model holds 24

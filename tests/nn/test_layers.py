@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,7 @@ from attention_lab import nn
 from attention_lab import softmax as np_softmax
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     batch=st.integers(1, 3),
     n_q=st.integers(1, 5),
@@ -202,7 +203,7 @@ def test_masked_softmax_ignores_garbage_under_the_mask():
 # --- one contract: a query with no allowed key gets weights 0 and output 0 (and gradient 0) ------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     batch=st.integers(1, 3),
     n_q=st.integers(1, 4),
@@ -228,7 +229,7 @@ def test_no_allowed_key_gives_zero_weights_output_and_gradient(batch, n_q, n_k, 
     assert torch.isfinite(q.grad).all() and torch.all(q.grad[empty] == 0)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n_q=st.integers(1, 4), n_k=st.integers(1, 5), seed=st.integers(0, 10_000))
 def test_masked_softmax_a_mask_and_minus_inf_scores_agree(n_q, n_k, seed):
     g = torch.Generator().manual_seed(seed)

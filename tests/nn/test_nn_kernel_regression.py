@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 import torch
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_lab import make_regression_data, nadaraya_watson, nn
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(w=st.floats(0.05, 20.0), seed=st.integers(0, 1000))
 def test_nw_module_equals_the_numpy_estimator(w, seed):
     d = make_regression_data(30, seed=seed)

@@ -5,6 +5,7 @@ import doctest
 import numpy as np
 import pytest
 import torch
+from helpers import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ def post_attention(inputs, W, query):
     return np.tanh(c_t)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(batch=st.integers(1, 3), n=st.integers(1, 7), d=st.integers(1, 6), seed=st.integers(0, 10_000))
 def test_matches_the_posts_code(batch, n, d, seed):
     torch.manual_seed(seed)
