@@ -7,7 +7,10 @@
   keys alone;
 - Chinese draws with the shipped font where the system has none (pixels: two different characters must not
   render as the same box);
-- each page has the launch buttons of its notebook at the top, the Colab cell closed, the questions footer.
+- each page has the launch buttons of its notebook at the top, the Colab cell closed, the questions footer;
+- the Chinese edition (``zh/``): the same checks on its pages (``<html lang="zh-CN">``, the zh notebooks' launch
+  buttons, the footer in Chinese), its course home from ``README.zh.md``, and every page linked to its twin in
+  the other edition and back (``hreflang``), the links resolving on disk.
 
 The site is the test session's one build (``built_site``). Chromium missing: skipped; under CI a failure.
 """
@@ -18,12 +21,13 @@ import re
 import subprocess
 
 import pytest
-from helpers import NOTEBOOKS, axe_violations, console_errors
+from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
 
 from tools.launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 PAGES = [*(p.stem for p in NOTEBOOKS), "glossary", "index"]
+ZH_PAGES = [*(f"zh/{p.stem}" for p in ZH_NOTEBOOKS), "zh/index"]  # the Chinese edition, in the site's zh/
 PLACEHOLDER_ALT = "No description has been provided for this image"
 
 
@@ -53,7 +57,7 @@ def _page_text(site, stem: str) -> str:
 # --- the pages as written (no browser) -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("stem", PAGES)
+@pytest.mark.parametrize("stem", PAGES + ZH_PAGES)
 def test_every_image_has_an_alt_text_saying_what_it_shows(site, stem):
     page = _page_text(site, stem)
     images = re.findall(r"<img\b[^>]*>", page)
@@ -63,6 +67,8 @@ def test_every_image_has_an_alt_text_saying_what_it_shows(site, stem):
         text = html.unescape(alt.group(1) or alt.group(2) or "")
         assert text and text != PLACEHOLDER_ALT, f"{stem}: an image whose alt says nothing: {tag[:120]}"
         described = text.startswith("Figure") or re.match(r"[A-Z]\w+Explorer|TrainingScrubber", text)
+        if stem.startswith("zh/"):  # the zh kernel's figures and diagrams describe themselves in Chinese
+            described = described or text.startswith("图") or re.search(r"[\u4e00-\u9fff]{4}", text)
         assert described or text in _diagram_alt_texts(), text
 
 
@@ -92,6 +98,72 @@ def test_each_page_has_its_buttons_at_the_top_a_closed_colab_cell_and_the_questi
         assert html.escape(url) in page
 
 
+@pytest.mark.parametrize("stem", ZH_PAGES)
+def test_zh_pages_are_chinese_pages(site, stem):
+    page = _page_text(site, stem)
+    assert re.search(r'<html lang="zh-CN"[ >]', page), "a page of the Chinese edition says so in <html lang>"
+    assert not re.search(r'\b(?:src|href|data-frames)="(?:mathjax|fonts|frames|reveal\.js)/', page), (
+        "the shared files are one folder up"
+    )
+    footer = [label for label, _ in issue_links().values()]
+    assert not any(label in page for label in footer), "the questions footer in Chinese"
+    assert all(html.escape(url) in page for _, url in issue_links().values())
+
+
+@pytest.mark.parametrize("path", ZH_NOTEBOOKS, ids=[p.stem for p in ZH_NOTEBOOKS])
+def test_each_zh_page_has_the_zh_notebooks_buttons_at_the_top(site, path):
+    page = _page_text(site, f"zh/{path.stem}")
+    nav = re.search(r'<nav\b[^>]*class="launch-buttons"[^>]*>(.*?)</nav>', page, re.S)
+    assert nav, "no launch buttons"
+    assert page.index("<h1") < nav.start() < page.index('class="jp-Cell jp-CodeCell'), "buttons under the title"
+    for kind, url in links(path.name, "zh").items():
+        assert f"notebooks/zh/{path.name}" in url
+        assert f'href="{html.escape(url)}"' in nav.group(1), kind
+    assert "Open in Colab" not in nav.group(1) and "在 Colab 中打开" in nav.group(1)
+    details = re.findall(r'<details class="colab-setup"( open)?><summary>([^<]+)</summary>', page)
+    assert len(details) == 1 and details[0][0] == "", "the Colab cell is one closed <details>"
+
+
+def _switch(page: str):
+    """(the visible link to the twin: href, hreflang; the head's alternate link's href), or None."""
+    switch = re.search(r'<nav class="edition-switch"[^>]*><a href="([^"]+)" hreflang="([^"]+)"', page)
+    alternate = re.search(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', page)
+    if not switch:
+        return None
+    return switch.group(1), switch.group(2), alternate and (alternate.group(1), alternate.group(2))
+
+
+TWINNED = [*PAGES, *ZH_PAGES, *(f"{p.stem}.slides" for p in NOTEBOOKS), *(f"zh/{p.stem}.slides" for p in ZH_NOTEBOOKS)]
+
+
+@pytest.mark.parametrize("stem", [s for s in TWINNED if s != "glossary"])
+def test_every_page_links_its_twin_in_the_other_edition_and_back(site, stem):
+    """English page -> 中文, zh page -> English: a visible link with hreflang, the same in the head; the link
+    resolves to a file of the site, which links back to this page (the glossary, one bilingual page, has none)."""
+    found = _switch(_page_text(site, stem))
+    assert found, f"{stem}: no link to its twin"
+    href, hreflang, alternate = found
+    zh = stem.startswith("zh/")
+    assert hreflang == ("en" if zh else "zh-CN") and alternate == (hreflang, href)
+    twin = (site / f"{stem}.html").parent / href
+    assert twin.resolve().is_file(), f"{stem}: its twin link {href} leads nowhere"
+    back = _switch(twin.read_text(encoding="utf-8"))
+    assert back and (twin.parent / back[0]).resolve() == (site / f"{stem}.html").resolve(), f"{stem}: no way back"
+    label = re.search(r'class="edition-switch"[^>]*><a [^>]*>(.*?)</a>', _page_text(site, stem)).group(1)
+    assert re.sub(r"<[^>]+>", "", label) == ("English" if zh else "中文")
+
+
+def test_the_zh_home_is_the_chinese_readme_with_every_page_and_deck(site):
+    page = _page_text(site, "zh/index")
+    assert "<h2" in page and "学完本课程，你将能够" in page, "README.zh.md's text"
+    for path in ZH_NOTEBOOKS:
+        assert f'href="{path.stem}.html"' in page and (site / "zh" / f"{path.stem}.html").is_file()
+        assert f'href="{path.stem}.slides.html"' in page and (site / "zh" / f"{path.stem}.slides.html").is_file()
+    assert 'href="../glossary.html"' in page
+    assert not re.search(r'href="(?!https?:|#|\.\./glossary)[^"]*\.(?:md|ipynb)', page), "every link resolves"
+    assert not re.search(r"<img\b[^>]*src=\"https?:", page), "the Binder badge is a link, not an image"
+
+
 def test_index_is_a_course_home(site):
     page = _page_text(site, "index")
     for heading in ("What you will learn", "The notebooks, in order", "Run it on your machine"):
@@ -117,7 +189,7 @@ def _open(chromium, site, stem):
     return page, errors
 
 
-@pytest.mark.parametrize("stem", PAGES)
+@pytest.mark.parametrize("stem", PAGES + ZH_PAGES)
 def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, stem, record_property):
     page, errors = _open(chromium, site, stem)
     try:
