@@ -19,6 +19,8 @@ import functools
 import html
 import re
 import subprocess
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
@@ -26,6 +28,7 @@ from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
 from tools.launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+FIRST_LOAD_MB = 5  # as test_site.py's: what a page loads before its load event, in either edition
 PAGES = [*(p.stem for p in NOTEBOOKS), "glossary", "index"]
 ZH_PAGES = [*(f"zh/{p.stem}" for p in ZH_NOTEBOOKS), "zh/index"]  # the Chinese edition, in the site's zh/
 PLACEHOLDER_ALT = "No description has been provided for this image"
@@ -180,18 +183,29 @@ def test_index_is_a_course_home(site):
 # --- in Chromium, from disk ------------------------------------------------------------------------------------------
 
 
-def _open(chromium, site, stem):
-    """(the page ``stem`` opened from disk with MathJax done, the list of what it logged as errors)."""
+def _open(chromium, site, stem, loaded=None):
+    """(the page ``stem`` opened from disk with MathJax done, the list of what it logged as errors); ``loaded``:
+    a list that gets the ``file://`` URLs the page had loaded by its ``load`` event (its first load)."""
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     errors = console_errors(page)
+    finished = []
+    page.on("requestfinished", lambda request: finished.append(request.url))
     page.goto((site / f"{stem}.html").as_uri(), wait_until="load")
+    if loaded is not None:
+        loaded.extend(url for url in finished if url.startswith("file://"))
     page.wait_for_function(MATHJAX_DONE, timeout=60_000)
     return page, errors
 
 
+def _first_load_bytes(urls) -> int:
+    paths = {Path(unquote(url.removeprefix("file://"))) for url in urls}
+    return sum(path.stat().st_size for path in paths if path.is_file())
+
+
 @pytest.mark.parametrize("stem", PAGES + ZH_PAGES)
 def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, stem, record_property):
-    page, errors = _open(chromium, site, stem)
+    loaded = []  # the same load tells the first load's size: the zh pages' is checked here, not by a second load
+    page, errors = _open(chromium, site, stem, loaded)
     try:
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
         version, violations = axe_violations(page, WCAG_21_AA)
@@ -199,9 +213,12 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
         page.close()
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
+    first_load = _first_load_bytes(loaded)
+    record_property("first_load_mb", round(first_load / 1e6, 2))
     assert version.startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
     assert not violations, f"axe-core {version} finds: " + "; ".join(violations)
     assert not errors, f"console errors from file://: {errors[:5]}"
+    assert first_load <= FIRST_LOAD_MB * 1e6, f"first load {first_load / 1e6:.1f} MB"
 
 
 FOCUS_STATE = """() => {
