@@ -114,10 +114,18 @@ def local_links(page: str, href, lang: str = "en") -> str:
     glossary to its page; links to a file of the repository outside ``notebooks/`` (``../README.md#...``), which
     the site does not copy, to that file in the repository.
 
-    ``lang="zh"``: a page of ``notebooks/zh/`` (written to ``zh/`` in the site): the glossary is the one
+    A link to the notebook's twin in the other edition (``zh/NAME.ipynb`` from English, ``../NAME.ipynb`` from
+    zh) points to the twin's page or deck. ``lang="zh"``: a page of ``notebooks/zh/`` (written to ``zh/`` in the
+    site): the glossary is the one
     bilingual page one folder up, and the repository's files are two folders up (``../../README.zh.md``).
     """
-    page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{href(m.group(1))}{m.group(2) or ""}"', page)
+    # a notebook of this edition, or its twin in the other (zh/NAME.ipynb, ../NAME.ipynb: the launch block's line)
+    twin = "../" if lang == "zh" else "zh/"
+    page = re.sub(
+        rf'href="((?:{re.escape(twin)})?)([\w\-]+)\.ipynb(#[^"]*)?"',
+        lambda m: f'href="{m.group(1)}{href(m.group(2))}{m.group(3) or ""}"',
+        page,
+    )
     blob = f"https://github.com/{launch_buttons.SLUG}/blob/{launch_buttons.BRANCH}/"
     if lang == "zh":
         page = re.sub(r'href="\.\./\.\./([\w\-./]+\.md(?:#[^"]*)?)"', lambda m: f'href="{blob}{m.group(1)}"', page)

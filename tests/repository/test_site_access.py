@@ -336,15 +336,17 @@ def test_a_zh_page_finds_the_shared_files_one_folder_up_and_its_own_links():
         '<html lang="en"><head><script src="mathjax/MathJax.js"></script></head><body><main>'
         '<div class="live-explorer" data-frames="frames/"><img src="frames/ab.png"></div>'
         '<a href="../glossary.md">g</a> <a href="01_x.ipynb#s">n</a> <a href="../../README.zh.md#c">r</a>'
-        '<a href="https://example.org/frames/x.png">x</a></main></body></html>'
+        '<a href="https://example.org/frames/x.png">x</a><a href="../01_x.ipynb">en</a></main></body></html>'
     )
+    english = site_kit.local_links('<a href="zh/01_x.ipynb">zh</a><a href="../README.md">r</a>', lambda s: s + ".html")
+    assert 'href="zh/01_x.html"' in english and "blob/main/README.md" in english
     page = site_kit.local_links(page, lambda stem: f"{stem}.html", "zh")
     done = site_kit.finish_page(page, lang="zh", twin="../01_x.html", footer=True)
     assert done.startswith('<html lang="zh-CN">') and "<span lang" not in done.split("</head>")[1].split("<footer")[0]
     assert 'src="../mathjax/MathJax.js"' in done and 'data-frames="../frames/"' in done
     assert 'src="../frames/ab.png"' in done and 'url("../fonts/course-cjk.ttf")' in done
     assert 'href="https://example.org/frames/x.png"' in done, "an address elsewhere is left alone"
-    assert 'href="../glossary.html"' in done and 'href="01_x.html#s"' in done
+    assert 'href="../glossary.html"' in done and 'href="01_x.html#s"' in done and 'href="../01_x.html"' in done
     assert 'href="https://github.com/' in done and "README.zh.md#c" in done
     assert '<nav class="edition-switch"' in done and 'hreflang="en"' in done and "提问" in done
     with pytest.raises(ValueError, match="lang must be one of"):

@@ -206,6 +206,8 @@ def test_the_zh_edition_has_a_deck_per_zh_notebook_sharing_reveal_js(site):
         deck = (site / "zh" / deck_name(path.stem)).read_text(encoding="utf-8")
         assert '<html lang="zh-CN"' in deck and 'src="../reveal.js/dist/reveal.js"' in deck
         assert 'src="../mathjax/MathJax.js' in deck and not external_resources(deck)
+        assert not re.search(r'href="(?!https?:)[^"]*\.ipynb', deck), "links to notebooks open their decks"
+        assert f'href="../{deck_name(path.stem)}"' in deck, "the launch block's English twin: its deck"
         for frame in re.findall(r'src="\.\./(frames/[0-9a-f]+\.png)"', deck):
             assert (site / frame).is_file()
     assert not (site / "zh" / "reveal.js").exists(), "one copy of reveal.js for both editions"
@@ -230,7 +232,7 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
     for frame in re.findall(r'src="(frames/[0-9a-f]+\.png)"', deck):
         assert (site / frame).is_file()
     assert "Traceback" not in deck
-    assert not re.search(r'href="[\w\-]+\.ipynb', deck), "links to notebooks open their decks"
+    assert not re.search(r'href="(?!https?:)[^"]*\.ipynb', deck), "links to notebooks open their decks"
     if path.stem != "00_start_here":
         assert deck.count("<img") >= 2
 
