@@ -300,7 +300,7 @@ def _system_has_chinese_font() -> bool:
         return False
 
 
-@pytest.mark.parametrize("stem", ["glossary", "index"])
+@pytest.mark.parametrize("stem", ["glossary", "index", "zh/index"])
 def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium, stem):
     chars = ["术", "语", "查"]
     page, _ = _open(chromium, site, stem)
