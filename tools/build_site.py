@@ -174,6 +174,10 @@ def build_site(
     for path in notebooks or []:
         if Path(path).suffix != ".ipynb" or not Path(path).is_file():
             raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
+        if Path(path).parent.name == "zh":
+            raise ValueError(
+                f"notebooks must be English notebooks (their zh twins are built with them, into zh/), got {path}"
+            )
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -351,3 +351,13 @@ def test_a_zh_page_finds_the_shared_files_one_folder_up_and_its_own_links():
     assert '<nav class="edition-switch"' in done and 'hreflang="en"' in done and "提问" in done
     with pytest.raises(ValueError, match="lang must be one of"):
         site_kit.finish_page(page, lang="fr")
+
+
+def test_the_builder_refuses_a_zh_notebook_named_alone(tmp_path):
+    """A zh notebook is built with its English twin, into zh/: named alone it is refused before anything runs."""
+    from tools import build_site
+
+    with pytest.raises(ValueError, match="notebooks must be English notebooks"):
+        build_site.build_site(tmp_path / "site", [ZH_NOTEBOOKS[0]])
+    assert not (tmp_path / "site").exists()
+    assert [p.name for p in build_site.zh_twins(NOTEBOOKS)] == [p.name for p in ZH_NOTEBOOKS]
