@@ -5,8 +5,9 @@
 - ``OMP_NUM_THREADS=1`` for this process and the kernels it starts (two workers share two cores).
 - Hypothesis: no per-example deadline anywhere (a loaded 2-core machine is slow at random moments), and a
   ``ci`` profile, chosen when ``CI`` is set, that also prints the statistics of each run.
-- ``executed`` and ``built_site``: each course notebook is executed once per test run (for the harness, its
-  page, its frames and its deck; without the frames and lecture figures when no selected test needs the site),
+- ``executed`` and ``built_site``: each course notebook, English or zh, is executed once per test run (for the
+  harness, its page, its frames and its deck; without the frames and lecture figures when no selected test needs
+  the site),
   and the static site built once from those runs, whichever of the two workers asks first; a worker that would
   wait for a run or the site another worker is making runs the notebooks not yet started (from the last one
   back) instead of waiting idle. Runs are shared under their path in the repository (a second folder of
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOKS, ROOT, chromium_or_skip
+from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS, chromium_or_skip
 from hypothesis import settings
 from run_once import once, requested, run_key, shared_dir
 
@@ -45,6 +46,8 @@ settings.register_profile("ci", deadline=None, print_blob=True)
 settings.register_profile("fast", deadline=None, max_examples=25)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# the site's pages in the order build_site runs them: the English notebooks, then their zh twins (site/zh/)
+SITE_NOTEBOOKS = [*NOTEBOOKS, *ZH_NOTEBOOKS]
 SITE_BUILT = pytest.StashKey[bool]()  # set once the tests are collected: does this run build the site?
 
 
@@ -52,9 +55,10 @@ SITE_BUILT = pytest.StashKey[bool]()  # set once the tests are collected: does t
 def executed(tmp_path_factory, pytestconfig):
     """``executed(path)``: the notebook run once per test run in a fresh kernel (harness, page and deck share it).
 
-    A run that builds the site (a selected test uses ``built_site``) runs each notebook of the site for its
-    page: lecture figures beside its own, its explorers' frames after its last cell (``build_site.execute_page``).
-    Otherwise, and for a notebook that is no page of the site (a translation in a folder of its own), the
+    A run that builds the site (a selected test uses ``built_site``) runs each notebook of the site, English
+    and zh (``notebooks/zh/``, pages in the site's ``zh/``), for its page: lecture figures beside its own, its
+    explorers' frames after its last cell (``build_site.execute_page``), drawn by its own kernel (so a zh
+    notebook's frames are drawn in Chinese). Otherwise, and for a notebook that is no page of the site, the
     notebook runs as the harness needs it and no more (``execute.execute``), as in
     ``pytest tests/repository/test_notebooks.py -k 03``.
 
@@ -68,7 +72,7 @@ def executed(tmp_path_factory, pytestconfig):
 
     shared = shared_dir(tmp_path_factory, "executed-notebooks")
     for_pages = pytestconfig.stash.get(SITE_BUILT, True)
-    pages = {Path(path).resolve() for path in NOTEBOOKS}  # the site's pages: notebooks/*.ipynb, as build_site
+    pages = {Path(path).resolve() for path in SITE_NOTEBOOKS}  # the site's pages, as build_site builds them
 
     def make(path: Path):
         return execute_page(path) if for_pages and path in pages else execute(path)
@@ -81,7 +85,7 @@ def executed(tmp_path_factory, pytestconfig):
 
     def run(path: Path):
         path = Path(path).resolve()
-        meanwhile = (lambda: help_with(reversed(NOTEBOOKS))) if for_pages else None
+        meanwhile = (lambda: help_with(reversed(SITE_NOTEBOOKS))) if for_pages else None
         return once(shared, run_key(path, ROOT), lambda: make(path), meanwhile=meanwhile)
 
     run.help_with = help_with
@@ -100,7 +104,7 @@ def built_site(tmp_path_factory, executed):
         shared,
         "site",
         lambda: (shared / "site", build_site(shared / "site", log=lambda m: None, executed=executed)),
-        meanwhile=lambda: executed.help_with(reversed(NOTEBOOKS)),
+        meanwhile=lambda: executed.help_with(reversed(SITE_NOTEBOOKS)),
     )
 
 

@@ -9,6 +9,13 @@ small-multiples twin follows in the notebook. Math is rendered by a copy of Math
 ``OUTDIR/mathjax``, links between notebooks point to the pages, and nothing is fetched from the network:
 the pages work offline, from ``file://`` or any static host. Each notebook is also a reveal.js slide
 deck, ``OUTDIR/NAME.slides.html`` (``decks.py``; ``--no-slides`` leaves them out), linked from the index.
+
+The Chinese edition (``notebooks/zh/``, ``tools/translate.py``) is built alike into ``OUTDIR/zh/``: its course
+home from ``README.zh.md``, a page and a deck per zh notebook, each run in its own kernel (which selects
+Chinese, so its figures and explorer frames are drawn in Chinese), ``<html lang="zh-CN">``, the launch buttons
+of the zh notebooks, and a link on every page to its twin in the other edition and back. The editions share
+MathJax, the font, the script, reveal.js and the frames (named by their content: a frame without words is one
+file for both).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from tools.lecture_figures import BEFORE_NOTEBOOK
 from tools.lecture_figures import MIME as LECTURE_PNG
 from tools.staging import staged
 
-__all__ = ["NOTEBOOK_DIR", "build_site"]
+__all__ = ["NOTEBOOK_DIR", "zh_twins", "build_site"]
 
 ROOT = repo_root(Path(__file__).parent)
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -100,17 +107,38 @@ def _exporter():
     return exporter
 
 
-def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False):
+def _twin(name: str, lang: str, twins) -> str | None:
+    """The address of page ``name`` (``01_x.html``) in the other edition, from this one; None without a twin."""
+    if twins is None or Path(name).name.split(".")[0] not in twins:
+        return None
+    return f"zh/{name}" if lang == "en" else f"../{name}"
+
+
+def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False, lang: str = "en", twin=None):
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    page = live_pages.install(_offline(site_kit.local_links(body, lambda stem: f"{stem}.html")))
-    path.write_text(site_kit.finish_page(page, footer=footer), encoding="utf-8")
+    page = live_pages.install(_offline(site_kit.local_links(body, lambda stem: f"{stem}.html", lang)))
+    path.write_text(site_kit.finish_page(page, footer=footer, lang=lang, twin=twin), encoding="utf-8")
 
 
-def _index(pages: list, outdir: Path, notebooks: dict, decks=()):
+def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None):
     """The course home (``site_kit.index_page``), with a link to the slide deck of each notebook in ``decks``."""
     links = {stem: slide_decks.index_link(stem) for stem in decks}
-    page = site_kit.finish_page(site_kit.index_page(pages, notebooks, links))
+    page = site_kit.finish_page(site_kit.index_page(pages, notebooks, links), twin=twin)
     outdir.joinpath("index.html").write_text(page, encoding="utf-8")
+
+
+def _zh_index(exporter, outdir: Path, decks=(), twin=None) -> Path:
+    """The Chinese course home, ``zh/index.html``, from ``README.zh.md`` (``site_kit.zh_home_markdown``)."""
+    readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(site_kit.zh_home_markdown(readme, decks))])
+    title = site_kit.title(nb, "注意力：从硬性到软性")
+    _write_page(exporter, nb, outdir / "index.html", title, footer=True, lang="zh", twin=twin)
+    return outdir / "index.html"
+
+
+def zh_twins(paths) -> list[Path]:
+    """The Chinese twins (``zh/NAME.ipynb`` beside each of ``paths``) that exist, in order."""
+    return [Path(p).parent / "zh" / Path(p).name for p in paths if (Path(p).parent / "zh" / Path(p).name).is_file()]
 
 
 def _without_svg_output(folder, names):
@@ -146,6 +174,10 @@ def build_site(
     for path in notebooks or []:
         if Path(path).suffix != ".ipynb" or not Path(path).is_file():
             raise ValueError(f"notebooks must be existing .ipynb files, got {path}")
+        if Path(path).parent.name == "zh":
+            raise ValueError(
+                f"notebooks must be English notebooks (their zh twins are built with them, into zh/), got {path}"
+            )
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -191,37 +223,64 @@ def _build_pages(
     live_pages.copy_script(outdir)
     site_kit.copy_assets(outdir)
     exporter = _exporter()
+    zh_paths = zh_twins(paths)
+    twins = {p.stem for p in zh_paths}
+    edition = dict(exporter=exporter, timeout=timeout, log=log, executed=executed, twins=twins)
+    pages, written, runs = _edition(paths, outdir, "en", **edition)
+    glossary = NOTEBOOK_DIR / "glossary.md"
+    if glossary.exists():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
+        _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
+        written.append(outdir / "glossary.html")
+    zh_written, zh_runs = [], []
+    if zh_paths:
+        (outdir / "zh").mkdir(exist_ok=True)
+        _, zh_written, zh_runs = _edition(zh_paths, outdir / "zh", "zh", **edition)
+    if decks:
+        written += slide_decks.write_decks(
+            runs, outdir, static=_static, log=log, going_further=going_further, twins=twins
+        )
+        zh_written += slide_decks.write_decks(
+            zh_runs, outdir / "zh", static=_static, log=log, going_further=going_further, lang="zh", twins=twins
+        )
+    deck_stems = {path.stem for path, _ in runs} if decks else ()
+    home_twin = "zh/index.html" if zh_paths else None
+    _index(pages, outdir, {p.stem: p for p in paths}, deck_stems, twin=home_twin)
+    if zh_paths:
+        zh_decks = {path.stem for path, _ in zh_runs} if decks else ()
+        written += [_zh_index(exporter, outdir / "zh", zh_decks, twin="../index.html"), *zh_written]
+    return [outdir / "index.html", *written]
+
+
+def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed, twins):
+    """The pages of one edition (``lang``) into ``outdir`` (the site, or its ``zh/``), frames into the site's
+    shared ``frames/``; return (index rows, pages written, (path, run) pairs for the decks)."""
+    site = outdir if lang == "en" else outdir.parent
     pages, written, runs = [], [], []
     for path in paths:
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
             raise RuntimeError(f"{path.name} did not run cleanly:\n" + "\n".join(run.problems))
         manifests, images, measured = live_pages.frames_of(run.after_outputs)
-        live_pages.write_frames(images, outdir)
+        new_bytes = live_pages.write_frames(images, site)
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
-        site_kit.prepare_notebook(nb, path.name)
+        site_kit.prepare_notebook(nb, path.name, lang)
         title = site_kit.title(nb, path.stem)
-        _write_page(exporter, nb, outdir / f"{path.stem}.html", title)
+        twin = _twin(f"{path.stem}.html", lang, twins)
+        _write_page(exporter, nb, outdir / f"{path.stem}.html", title, lang=lang, twin=twin)
         pages.append((path.stem, title, seconds))
         runs.append((path, run))
         written.append(outdir / f"{path.stem}.html")
         frames = sum(len(m["frames"]) for m in manifests)
         peak = measured["kernel_peak_mb"]
+        shown = f"zh/{path.stem}" if lang == "zh" else path.stem
         log(
-            f"{path.name}: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
-            f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU); kernel peak "
-            f"{'?' if peak is None else f'{peak:.0f} MB'} -> {path.stem}.html"
+            f"{shown}.ipynb: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
+            f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU), {len(images)} distinct, "
+            f"{new_bytes / 1e6:.1f} MB new; kernel peak {'?' if peak is None else f'{peak:.0f} MB'} -> {shown}.html"
         )
-    glossary = NOTEBOOK_DIR / "glossary.md"
-    if glossary.exists():
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
-        _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
-        written.append(outdir / "glossary.html")
-    if decks:
-        written += slide_decks.write_decks(runs, outdir, static=_static, log=log, going_further=going_further)
-    _index(pages, outdir, {p.stem: p for p in paths}, {path.stem for path, _ in runs} if decks else ())
-    return [outdir / "index.html", *written]
+    return pages, written, runs
 
 
 def main(argv=None):

@@ -128,13 +128,18 @@ def _exporter():
     return exporter
 
 
-def deck_html(nb, title: str, exporter=None) -> str:
-    """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks)."""
+def deck_html(nb, title: str, exporter=None, *, lang: str = "en", twin: str | None = None) -> str:
+    """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks).
+
+    ``lang="zh"``: a deck of the Chinese edition (in ``zh/``, sharing reveal.js and the frames one folder up);
+    ``twin``: the address of the same deck in the other edition (``site_kit.finish_page``).
+    """
     exporter = exporter or _exporter()
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
-    body = site_kit.finish_page(live_pages.install(site_kit.offline(site_kit.local_links(body, deck_name))))
+    body = site_kit.local_links(body, deck_name, lang)
+    body = site_kit.finish_page(live_pages.install(site_kit.offline(body)), lang=lang, twin=twin)
     found = external_resources(body)
     if found:  # the template loads nothing from the network; a new nbconvert that does must not pass unseen
         raise RuntimeError(f"the deck {title!r} would load {found[0]} from the network")
@@ -144,7 +149,9 @@ def deck_html(nb, title: str, exporter=None) -> str:
 external_resources = site_kit.external_resources  # what the tests call on a deck
 
 
-def write_decks(pages, outdir: Path, *, static, log=print, going_further: bool = False) -> list[Path]:
+def write_decks(
+    pages, outdir: Path, *, static, log=print, going_further: bool = False, lang: str = "en", twins=()
+) -> list[Path]:
     """Write each notebook's deck into ``outdir`` from its page's run; return the decks written.
 
     ``pages``: (path, run) pairs, ``run`` the notebook's :class:`execute.Executed` for its page: the deck shows
@@ -152,9 +159,12 @@ def write_decks(pages, outdir: Path, *, static, log=print, going_further: bool =
     the explorers keep the layout they were designed for, and the deck's style sheet enlarges them).
     ``static(nb, explorers, uid)`` turns executed outputs into static-page outputs, as for the pages. Check
     cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
+    ``lang="zh"``: the Chinese edition's decks, in the site's ``zh/`` (``outdir``), sharing the site's reveal.js
+    one folder up; ``twins``: the stems whose deck in the other edition is linked (``site_kit.edition_switch``).
     """
     outdir = Path(outdir)
-    copy_reveal(outdir)
+    if lang == "en":
+        copy_reveal(outdir)
     exporter = _exporter()
     written = []
     for path, page_run in pages:
@@ -164,7 +174,13 @@ def write_decks(pages, outdir: Path, *, static, log=print, going_further: bool =
         nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
         title = site_kit.title(nb, path.stem)
         target = outdir / deck_name(path.stem)
-        target.write_text(deck_html(nb, title, exporter), encoding="utf-8")
+        twin = (
+            (f"../{deck_name(path.stem)}" if lang == "zh" else f"zh/{deck_name(path.stem)}")
+            if path.stem in twins
+            else None
+        )
+        target.write_text(deck_html(nb, title, exporter, lang=lang, twin=twin), encoding="utf-8")
         written.append(target)
-        log(f"{path.name}: -> {target.name} ({target.stat().st_size / 1e6:.1f} MB)")
+        shown = f"zh/{path.name}" if lang == "zh" else path.name
+        log(f"{shown}: -> {'zh/' if lang == 'zh' else ''}{target.name} ({target.stat().st_size / 1e6:.1f} MB)")
     return written

@@ -119,8 +119,7 @@ def markdown_block(name: str, lang: str = "en", *, twin: bool = False) -> str:
 def questions_source(lang: str = "en") -> str:
     _check_lang(lang)
     if lang == "zh":
-        labels = {"question": "提问", "error": "报告文中的错误", "bug": "报告程序错误"}
-        forms = " · ".join(f"[{labels[kind]}]({url})" for kind, (_, url) in issue_links().items())
+        forms = " · ".join(f"[{ISSUE_LABELS_ZH[kind]}]({url})" for kind, (_, url) in issue_links().items())
         return (
             "---\n\n**提问与勘误。** " + forms + "（GitHub 的 issue 表单，需要 GitHub 账号；可以用中文写）。"
             "请写明是哪个笔记本、哪个单元格。"
@@ -132,17 +131,32 @@ def questions_source(lang: str = "en") -> str:
     )
 
 
-def page_buttons(name: str) -> str:
-    """The launch links of notebook ``name`` as the buttons at the top of its static page (HTML)."""
+def page_buttons(name: str, lang: str = "en") -> str:
+    """The launch links of notebook ``name`` (in ``notebooks/``, or ``notebooks/zh/`` for ``lang="zh"``) as the
+    buttons at the top of its static page (HTML), labelled in the page's language."""
+    labels = LABELS_ZH if lang == "zh" else LABELS
     items = "".join(
-        f'<a class="launch-button launch-{kind}" href="{html.escape(url)}">{LABELS[kind]}</a>'
-        for kind, url in links(name).items()
+        f'<a class="launch-button launch-{kind}" href="{html.escape(url)}">{labels[kind]}</a>'
+        for kind, url in links(name, lang).items()
     )
-    return f'<nav class="launch-buttons" aria-label="Run or download this notebook">{items}</nav>'
+    aria = "运行或下载本笔记本" if lang == "zh" else "Run or download this notebook"
+    return f'<nav class="launch-buttons" aria-label="{aria}">{items}</nav>'
 
 
-def page_footer() -> str:
-    """The questions footer of every static page (HTML)."""
+ISSUE_LABELS_ZH = {"question": "提问", "error": "报告文中的错误", "bug": "报告程序错误"}
+
+
+def page_footer(lang: str = "en") -> str:
+    """The questions footer of every static page (HTML), in the page's language (``"en"`` or ``"zh"``)."""
+    _check_lang(lang)
+    if lang == "zh":
+        forms = " · ".join(
+            f'<a href="{html.escape(url)}">{ISSUE_LABELS_ZH[kind]}</a>' for kind, (_, url) in issue_links().items()
+        )
+        return (
+            f'<footer class="questions-footer"><p><strong>提问与勘误。</strong>{forms}'
+            "（GitHub 的 issue 表单，需要 GitHub 账号；可以用中文写）。</p></footer>"
+        )
     forms = " · ".join(f'<a href="{html.escape(url)}">{label}</a>' for label, url in issue_links().values())
     return (
         f'<footer class="questions-footer"><p><strong>Questions and errors.</strong> {forms} '

@@ -32,8 +32,12 @@ __all__ = [
     "prepare_notebook",
     "finish_page",
     "lang_zh",
+    "EDITIONS",
+    "shared_assets",
+    "edition_switch",
     "study_time",
     "index_page",
+    "zh_home_markdown",
 ]
 
 ROOT = repo_root(Path(__file__).parent)
@@ -105,12 +109,27 @@ MATHJAX_CONFIG = (
 )
 
 
-def local_links(page: str, href) -> str:
+def local_links(page: str, href, lang: str = "en") -> str:
     """Links to a notebook (``NAME.ipynb#anchor``) point to ``href(NAME)`` (its page or its deck); links to the
     glossary to its page; links to a file of the repository outside ``notebooks/`` (``../README.md#...``), which
-    the site does not copy, to that file in the repository."""
-    page = re.sub(r'href="([\w\-]+)\.ipynb(#[^"]*)?"', lambda m: f'href="{href(m.group(1))}{m.group(2) or ""}"', page)
+    the site does not copy, to that file in the repository.
+
+    A link to the notebook's twin in the other edition (``zh/NAME.ipynb`` from English, ``../NAME.ipynb`` from
+    zh) points to the twin's page or deck. ``lang="zh"``: a page of ``notebooks/zh/`` (written to ``zh/`` in the
+    site): the glossary is the one
+    bilingual page one folder up, and the repository's files are two folders up (``../../README.zh.md``).
+    """
+    # a notebook of this edition, or its twin in the other (zh/NAME.ipynb, ../NAME.ipynb: the launch block's line)
+    twin = "../" if lang == "zh" else "zh/"
+    page = re.sub(
+        rf'href="((?:{re.escape(twin)})?)([\w\-]+)\.ipynb(#[^"]*)?"',
+        lambda m: f'href="{m.group(1)}{href(m.group(2))}{m.group(3) or ""}"',
+        page,
+    )
     blob = f"https://github.com/{launch_buttons.SLUG}/blob/{launch_buttons.BRANCH}/"
+    if lang == "zh":
+        page = re.sub(r'href="\.\./\.\./([\w\-./]+\.md(?:#[^"]*)?)"', lambda m: f'href="{blob}{m.group(1)}"', page)
+        return page.replace('href="../glossary.md"', 'href="../glossary.html"')
     page = re.sub(r'href="\.\./([\w\-./]+\.md(?:#[^"]*)?)"', lambda m: f'href="{blob}{m.group(1)}"', page)
     return page.replace('href="glossary.md"', 'href="glossary.html"')
 
@@ -196,8 +215,9 @@ def _img(png: str, alt: str, meta: dict) -> str:
     return f'<img src="data:image/png;base64,{png.strip()}" alt="{html.escape(alt)}"{size}>'
 
 
-def prepare_notebook(nb, name: str):
-    """The executed notebook ``nb`` (page of ``name``, e.g. ``01_x.ipynb``) made ready for its page, in place.
+def prepare_notebook(nb, name: str, lang: str = "en"):
+    """The executed notebook ``nb`` (page of ``name``, e.g. ``01_x.ipynb``, in ``notebooks/`` or, for
+    ``lang="zh"``, ``notebooks/zh/``) made ready for its page, in place.
 
     - the launch block under the title becomes the page's buttons (:func:`launch_buttons.page_buttons`);
     - the Colab set-up cell becomes a closed ``<details>`` whose one visible line says what it is;
@@ -211,7 +231,7 @@ def prepare_notebook(nb, name: str):
         source = nb.cells[0].source
         start = source.index(launch_buttons.BEGIN)
         end = source.index(launch_buttons.END) + len(launch_buttons.END)
-        nb.cells[0].source = source[:start] + launch_buttons.page_buttons(name) + source[end:]
+        nb.cells[0].source = source[:start] + launch_buttons.page_buttons(name, lang) + source[end:]
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and COLAB_TAG in cell.get("metadata", {}).get("tags", []):
             nb.cells[i] = nbformat.v4.new_markdown_cell(_colab_markdown(cell.source), id=cell.get("id", f"colab-{i}"))
@@ -228,14 +248,15 @@ def prepare_notebook(nb, name: str):
             if "image/png" in data and alt:
                 output["data"] = {"text/html": _img(data["image/png"], alt, png_meta)}
                 output["metadata"] = {}
-    _label_going_further(nb)
+    _label_going_further(nb, lang)
     return nb
 
 
 FURTHER_LABEL = '<p class="going-further-label">Going further: beyond the core path, which does not depend on it</p>'
+FURTHER_LABEL_ZH = '<p class="going-further-label">拓展（Going further）：主线之外的内容，主线不依赖它</p>'
 
 
-def _label_going_further(nb) -> None:
+def _label_going_further(nb, lang: str = "en") -> None:
     """Open each run of ``going-further`` cells with a label cell of the same tag (inside the same box)."""
     import nbformat
 
@@ -243,7 +264,8 @@ def _label_going_further(nb) -> None:
     for i, cell in enumerate(nb.cells):
         further = FURTHER_TAG in _tags(cell)
         if further and not previous:
-            label = nbformat.v4.new_markdown_cell(FURTHER_LABEL, id=f"going-further-label-{i}")
+            text = FURTHER_LABEL_ZH if lang == "zh" else FURTHER_LABEL
+            label = nbformat.v4.new_markdown_cell(text, id=f"going-further-label-{i}")
             label.metadata["tags"] = [FURTHER_TAG]
             cells.append(label)
         cells.append(cell)
@@ -275,12 +297,72 @@ def lang_zh(page: str) -> str:
     return "".join(out)
 
 
-def finish_page(page: str, *, footer: bool = False) -> str:
+# Each edition of the site: its folder in the site, the ``lang`` of its pages, the link to it from its twin.
+EDITIONS = {
+    "en": {"folder": "", "html_lang": "en", "switch": "English", "label": "English edition"},
+    "zh": {"folder": "zh/", "html_lang": "zh-CN", "switch": "中文", "label": "中文版"},
+}
+# what every edition shares, at the site's top: MathJax, the font, the explorers' script, frames, reveal.js
+SHARED_ASSETS = ("mathjax/", "fonts/", "frames/", "live_explorers.js", "reveal.js/")
+_SHARED = "|".join(re.escape(a) for a in SHARED_ASSETS)
+
+
+def shared_assets(page: str, up: str) -> str:
+    """``page`` with its references to the site's shared files (:data:`SHARED_ASSETS`) prefixed with ``up``
+    (``"../"`` for a page of ``zh/``): the editions share MathJax, the font, the script and the frames, which are
+    stored once (frames are named by their content, so a frame without words is the same file in both)."""
+    if not up:
+        return page
+    page = re.sub(rf'\b(src|href|data-frames)="(?=(?:{_SHARED}))', lambda m: f'{m.group(1)}="{up}', page)
+    return re.sub(rf'url\((["\']?)(?=(?:{_SHARED}))', lambda m: f"url({m.group(1)}{up}", page)
+
+
+def edition_switch(lang: str, twin: str) -> str:
+    """The visible link from a page to its twin in the other edition (``twin``: its address from this page)."""
+    other = "zh" if lang == "en" else "en"
+    edition = EDITIONS[other]
+    code = edition["html_lang"]
+    aria = "其他语言" if lang == "zh" else "Other language"
+    return (
+        f'<nav class="edition-switch" aria-label="{aria}"><a href="{html.escape(twin)}" hreflang="{code}" '
+        f'lang="{code}" title="{edition["label"]}">{edition["switch"]}</a></nav>'
+    )
+
+
+EDITION_STYLE = """<style id="edition-switch">
+.edition-switch {text-align: right; max-width: 60rem; margin: .4rem auto 0; padding: 0 1rem; font-weight: 600}
+.edition-switch a {color: #005A8C; text-decoration: underline}
+.reveal-viewport .edition-switch {position: fixed; top: .3rem; right: .6rem; z-index: 40; margin: 0; padding: 0}
+</style>
+"""
+
+
+def finish_page(page: str, *, footer: bool = False, lang: str = "en", twin: str | None = None) -> str:
     """The site's style in the head, ``lang="zh"`` on Chinese text, and (``footer``) the
-    questions footer before ``</body>`` (notebook pages have it as their last cell)."""
-    page = page.replace("</head>", STYLE + "</head>", 1)
+    questions footer before ``</body>`` (notebook pages have it as their last cell).
+
+    ``lang="zh"``: a page of the Chinese edition (in ``zh/``): ``<html lang="zh-CN">``, the footer in Chinese,
+    and the shared files one folder up. ``twin``: the address of the same page in the other edition, linked
+    visibly at the top (:func:`edition_switch`) and as ``<link rel="alternate" hreflang>`` in the head.
+    """
+    if lang not in EDITIONS:
+        raise ValueError(f"lang must be one of {sorted(EDITIONS)}, got {lang!r}")
+    head = STYLE
+    if twin is not None:
+        other = EDITIONS["zh" if lang == "en" else "en"]["html_lang"]
+        head += EDITION_STYLE + f'<link rel="alternate" hreflang="{other}" href="{html.escape(twin)}">\n'
+    page = page.replace("</head>", head + "</head>", 1)
+    if twin is not None:
+        switch = edition_switch(lang, twin)
+        body = re.search(r"<main\b[^>]*>|<body\b[^>]*>", page)
+        page = page[: body.end()] + switch + page[body.end() :] if body else page
     if footer:
-        page = page.replace("</body>", launch_buttons.page_footer() + "\n</body>", 1)
+        page = page.replace("</body>", launch_buttons.page_footer(lang) + "\n</body>", 1)
+    if lang == "zh":  # the whole page is Chinese: no span per run, the page's own lang says it
+        page = re.sub(r'<html\b[^>]*?\blang="[^"]*"', '<html lang="zh-CN"', page, count=1)
+        if '<html lang="zh-CN"' not in page:
+            page = re.sub(r"<html\b", '<html lang="zh-CN"', page, count=1)
+        return shared_assets(page, "../")
     return lang_zh(page)
 
 
@@ -373,3 +455,23 @@ the first cell of each notebook first. Colab and Binder need no install: use the
 </body></html>
 """
     return body
+
+
+def zh_home_markdown(readme: str, decks=()) -> str:
+    """The Chinese course home's text: ``README.zh.md`` (``readme``) with its links made the site's.
+
+    The notebooks' links go to their pages in ``zh/`` (and, for the stems in ``decks``, a link to the deck after
+    each), the glossary to its one bilingual page, the repository's other files to GitHub; the Binder badge (an
+    image from the network) becomes a plain link.
+    """
+    blob = f"https://github.com/{launch_buttons.SLUG}/blob/{launch_buttons.BRANCH}/"
+    text = re.sub(r"\[!\[[^\]]*\]\([^)]*\)\]\(([^)]*)\)", r"[在 Binder 上启动](\1)", readme)
+
+    def notebook(match) -> str:
+        stem = match.group(2)
+        deck = f" · [幻灯片]({stem}.slides.html)" if stem in decks else ""
+        return f"[{match.group(1)}]({stem}.html){deck}"
+
+    text = re.sub(r"\[([^\]]+)\]\(notebooks/zh/([\w\-]+)\.ipynb\)", notebook, text)
+    text = text.replace("](notebooks/glossary.md)", "](../glossary.html)")
+    return re.sub(r"\]\((?!https?:|#|\.\./)([\w\-./]+\.(?:md|yml|txt)(?:#[^)]*)?)\)", rf"]({blob}\1)", text)

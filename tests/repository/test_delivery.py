@@ -70,6 +70,16 @@ def test_environment_yml_builds_the_cpu_course_on_binder():
     assert {conda_name.get(m, m) for m in third_party} <= names, "a notebook imports a package Binder lacks"
 
 
+def test_binder_offers_jupyterlab_in_chinese_as_the_chinese_readme_says():
+    """JupyterLab's own Chinese interface: installed on Binder (pinned, pip section) and named in README.zh.md."""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    pip = next(entry["pip"] for entry in env["dependencies"] if isinstance(entry, dict))
+    pack = [line for line in pip if line.lower().startswith("jupyterlab-language-pack-zh-cn")]
+    assert len(pack) == 1 and re.fullmatch(r"jupyterlab-language-pack-zh-CN==[\w.]+", pack[0]), pack
+    readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    assert "pip install jupyterlab-language-pack-zh-CN" in readme and "Binder" in readme
+
+
 def test_readme_links_binder_for_the_repository_and_each_notebook():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]

@@ -1,23 +1,31 @@
 """The live explorers of the static pages: frame plans, the built site's size, and real Chromium opening it from disk.
 
-The site is built from the test session's notebook runs (the ``executed`` fixture), so nothing runs twice.
+The site is built from the test session's notebook runs (the ``executed`` fixture), so nothing runs twice; the
+Chinese edition (``zh/``) from the zh notebooks' runs, whose kernels draw its frames in Chinese.
 In the browser every request is intercepted: only ``file://`` may load, anything else is aborted and fails
 the test. Chromium missing: skipped with a hint; under CI (CI=true) that is a failure.
 """
 
+import html
 import json
+import re
 import statistics
 from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
-from helpers import NOTEBOOKS, console_errors, files_only
+from helpers import NOTEBOOKS, ZH_NOTEBOOKS, console_errors, files_only
 
 from tools.explorer_frames import FRAME_BUDGET, MIN_POSITIONS, frame_plan, positions
 from tools.live_pages import frames_of
 
+# Budgets per edition: a reader downloads one edition (its pages, the frames its pages show, and the files the
+# editions share: MathJax, the font, the script); the whole site, both editions, stays far below GitHub Pages'
+# 1 GB (SITE_TOTAL_MB). Frames without words are stored once for both editions (named by their content).
 SITE_BUDGET_MB, FIRST_LOAD_MB = 40, 5
-DECKS_BUDGET_MB = 10  # the slide decks and reveal.js, apart (7.5 MB measured for the eight decks on 2026-12-01)
+DECKS_BUDGET_MB = 10  # each edition's slide decks and reveal.js, apart (7.5 MB measured for the English 2026-12-01)
+SITE_TOTAL_MB = 120
+EDITION_PAGES = [*NOTEBOOKS, *ZH_NOTEBOOKS]
 
 # --- frame plans (no browser) -------------------------------------------------------------------------------
 
@@ -75,7 +83,16 @@ def site(built_site):
     return built_site[0]  # the one site of this test run (tests/conftest.py)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def _page_of(site, path):
+    """The page of a course notebook: ``NAME.html``, or ``zh/NAME.html`` for a notebook of ``notebooks/zh/``."""
+    return site / ("zh" if path.parent.name == "zh" else "") / f"{path.stem}.html"
+
+
+def _ids(paths):
+    return [("zh/" if p.parent.name == "zh" else "") + p.stem for p in paths]
+
+
+@pytest.mark.parametrize("path", EDITION_PAGES, ids=_ids(EDITION_PAGES))
 def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
     run = executed(path)
     assert run.after_outputs, "a run that builds the site draws the explorers' frames (the page's run)"
@@ -88,23 +105,84 @@ def test_every_explorer_displayed_is_live_in_its_page(site, executed, path):
         if view in output.get("data", {})
     }
     live = [m for m in manifests if m["model_id"] in shown]
-    page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
+    page = _page_of(site, path).read_text(encoding="utf-8")
     assert page.count('class="live-explorer"') == len(live)
     for manifest in live:
         assert all((site / "frames" / f"{key}.png").exists() for key in manifest["frames"].values())
         assert len(manifest["frames"]) <= FRAME_BUDGET
 
 
-def test_site_fits_its_size_budget(site, record_property):
-    """The pages, frames and MathJax within one budget; the slide decks (another copy of every notebook) apart."""
-    decks = sum(p.stat().st_size for p in [*site.glob("*.slides.html"), *site.glob("reveal.js/**/*")] if p.is_file())
-    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) - decks
-    frames = sum(p.stat().st_size for p in (site / "frames").iterdir())
-    record_property("site_mb", round(total / 1e6, 1))
-    record_property("frames_mb", round(frames / 1e6, 1))
-    record_property("decks_mb", round(decks / 1e6, 1))
-    assert total <= SITE_BUDGET_MB * 1e6, f"the site takes {total / 1e6:.1f} MB (frames {frames / 1e6:.1f} MB)"
-    assert decks <= DECKS_BUDGET_MB * 1e6, f"the slide decks take {decks / 1e6:.1f} MB"
+FRAME_NAME = re.compile(r'"([0-9a-f]{20})"')
+
+
+def edition_sizes(site, folder: str) -> dict:
+    """Bytes a reader of one edition downloads (``folder``: ``""`` or ``"zh"``): its pages, the frames they show
+    and the shared files (``pages``, ``frames``), and apart its decks with reveal.js (``decks``)."""
+    root = site / folder
+    pages = [p for p in root.glob("*.html") if not p.name.endswith(".slides.html")]
+    decks = [*root.glob("*.slides.html"), *(p for p in site.glob("reveal.js/**/*") if p.is_file())]
+    shown = set()
+    for page in [*pages, *root.glob("*.slides.html")]:
+        shown |= set(FRAME_NAME.findall(page.read_text(encoding="utf-8")))
+    frames = [site / "frames" / f"{key}.png" for key in shown if (site / "frames" / f"{key}.png").is_file()]
+    shared = [p for p in site.rglob("*") if p.is_file() and p.parts[len(site.parts)] in ("mathjax", "fonts")]
+    shared.append(site / "live_explorers.js")
+    if folder == "":
+        pages.append(site / "glossary.html")  # one bilingual glossary, linked from both editions
+    size = lambda files: sum(p.stat().st_size for p in set(files))  # noqa: E731
+    return {"pages": size([*pages, *shared]) + size(frames), "frames": size(frames), "decks": size(decks)}
+
+
+@pytest.mark.parametrize("folder", ["", "zh"], ids=["en", "zh"])
+def test_each_edition_fits_its_size_budget(site, folder, record_property):
+    """Per edition: the pages, the frames they show and MathJax within one budget; the slide decks (another copy
+    of every notebook) apart. A reader downloads one edition; the two together stay far below GitHub Pages' 1 GB."""
+    sizes = edition_sizes(site, folder)
+    for name, value in sizes.items():
+        record_property(f"{name}_mb", round(value / 1e6, 1))
+    total = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    record_property("whole_site_mb", round(total / 1e6, 1))
+    edition = folder or "en"
+    assert sizes["pages"] <= SITE_BUDGET_MB * 1e6, (
+        f"the {edition} edition takes {sizes['pages'] / 1e6:.1f} MB (frames {sizes['frames'] / 1e6:.1f} MB)"
+    )
+    assert sizes["decks"] <= DECKS_BUDGET_MB * 1e6, f"the {edition} slide decks take {sizes['decks'] / 1e6:.1f} MB"
+    assert total <= SITE_TOTAL_MB * 1e6, f"the whole site takes {total / 1e6:.1f} MB"
+
+
+def _explorers(page: str) -> list[tuple[dict, str]]:
+    """(manifest, the block's HTML) of each live explorer of a page."""
+    blocks = re.findall(r'<div class="live-explorer".*?<p class="live-note">.*?</p>', page, re.S)
+    found = []
+    for block in blocks:
+        manifest = re.search(r'<script class="live-manifest" type="application/json">(.*?)</script>', block, re.S)
+        found.append((json.loads(manifest.group(1)), block))
+    return found
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LIVE_ZH = [p for p in ZH_NOTEBOOKS if (p.parent.parent / p.name).is_file()]
+
+
+@pytest.mark.parametrize("path", LIVE_ZH, ids=_ids(LIVE_ZH))
+def test_the_zh_pages_explorers_speak_chinese(site, path):
+    """The zh page's explorers: Chinese controls (each control's description, every word label) and note, and
+    frames drawn by the zh kernel (a figure's titles and legends are words: its picture is not the English one).
+
+    Needs the explorers' translatable controls, notes and legends (attention_lab.explorers with the catalogue)."""
+    zh = _explorers(_page_of(site, path).read_text(encoding="utf-8"))
+    en = _explorers((site / f"{path.stem}.html").read_text(encoding="utf-8"))
+    assert len(zh) == len(en), "the zh page shows the English page's explorers"
+    for (manifest, block), (english, _) in zip(zh, en, strict=True):
+        name = manifest["class"]
+        note = re.search(r'<p class="live-note">(.*?)</p>', block, re.S).group(1)
+        assert CJK.search(html.unescape(note)), f"{name}: the note under the figure is not in Chinese: {note[:80]}"
+        for control in manifest["controls"]:
+            assert CJK.search(control["tooltip"]), f"{name}: {control['name']}'s description is not Chinese"
+            if re.search(r"[A-Za-z]{4}", control["label"]):  # words, not a symbol such as T or h
+                assert CJK.search(control["label"]), f"{name}: the control {control['label']!r} is not Chinese"
+        current = lambda m: m["frames"][",".join(str(c["current"]) for c in m["controls"])]  # noqa: E731
+        assert current(manifest) != current(english), f"{name}: the zh page shows the English frame"
 
 
 # --- in real Chromium, from disk -----------------------------------------------------------------------------------

@@ -7,7 +7,10 @@
   keys alone;
 - Chinese draws with the shipped font where the system has none (pixels: two different characters must not
   render as the same box);
-- each page has the launch buttons of its notebook at the top, the Colab cell closed, the questions footer.
+- each page has the launch buttons of its notebook at the top, the Colab cell closed, the questions footer;
+- the Chinese edition (``zh/``): the same checks on its pages (``<html lang="zh-CN">``, the zh notebooks' launch
+  buttons, the footer in Chinese), its course home from ``README.zh.md``, and every page linked to its twin in
+  the other edition and back (``hreflang``), the links resolving on disk.
 
 The site is the test session's one build (``built_site``). Chromium missing: skipped; under CI a failure.
 """
@@ -16,14 +19,18 @@ import functools
 import html
 import re
 import subprocess
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
-from helpers import NOTEBOOKS, axe_violations, console_errors
+from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
 
 from tools.launch_buttons import issue_links, links, numbered_notebooks
 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+FIRST_LOAD_MB = 5  # as test_site.py's: what a page loads before its load event, in either edition
 PAGES = [*(p.stem for p in NOTEBOOKS), "glossary", "index"]
+ZH_PAGES = [*(f"zh/{p.stem}" for p in ZH_NOTEBOOKS), "zh/index"]  # the Chinese edition, in the site's zh/
 PLACEHOLDER_ALT = "No description has been provided for this image"
 
 
@@ -53,7 +60,7 @@ def _page_text(site, stem: str) -> str:
 # --- the pages as written (no browser) -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("stem", PAGES)
+@pytest.mark.parametrize("stem", PAGES + ZH_PAGES)
 def test_every_image_has_an_alt_text_saying_what_it_shows(site, stem):
     page = _page_text(site, stem)
     images = re.findall(r"<img\b[^>]*>", page)
@@ -63,6 +70,8 @@ def test_every_image_has_an_alt_text_saying_what_it_shows(site, stem):
         text = html.unescape(alt.group(1) or alt.group(2) or "")
         assert text and text != PLACEHOLDER_ALT, f"{stem}: an image whose alt says nothing: {tag[:120]}"
         described = text.startswith("Figure") or re.match(r"[A-Z]\w+Explorer|TrainingScrubber", text)
+        if stem.startswith("zh/"):  # the zh kernel's figures and diagrams describe themselves in Chinese
+            described = described or text.startswith("图") or re.search(r"[\u4e00-\u9fff]{4}", text)
         assert described or text in _diagram_alt_texts(), text
 
 
@@ -92,6 +101,72 @@ def test_each_page_has_its_buttons_at_the_top_a_closed_colab_cell_and_the_questi
         assert html.escape(url) in page
 
 
+@pytest.mark.parametrize("stem", ZH_PAGES)
+def test_zh_pages_are_chinese_pages(site, stem):
+    page = _page_text(site, stem)
+    assert re.search(r'<html lang="zh-CN"[ >]', page), "a page of the Chinese edition says so in <html lang>"
+    assert not re.search(r'\b(?:src|href|data-frames)="(?:mathjax|fonts|frames|reveal\.js)/', page), (
+        "the shared files are one folder up"
+    )
+    footer = [label for label, _ in issue_links().values()]
+    assert not any(label in page for label in footer), "the questions footer in Chinese"
+    assert all(html.escape(url) in page for _, url in issue_links().values())
+
+
+@pytest.mark.parametrize("path", ZH_NOTEBOOKS, ids=[p.stem for p in ZH_NOTEBOOKS])
+def test_each_zh_page_has_the_zh_notebooks_buttons_at_the_top(site, path):
+    page = _page_text(site, f"zh/{path.stem}")
+    nav = re.search(r'<nav\b[^>]*class="launch-buttons"[^>]*>(.*?)</nav>', page, re.S)
+    assert nav, "no launch buttons"
+    assert page.index("<h1") < nav.start() < page.index('class="jp-Cell jp-CodeCell'), "buttons under the title"
+    for kind, url in links(path.name, "zh").items():
+        assert f"notebooks/zh/{path.name}" in url
+        assert f'href="{html.escape(url)}"' in nav.group(1), kind
+    assert "Open in Colab" not in nav.group(1) and "在 Colab 中打开" in nav.group(1)
+    details = re.findall(r'<details class="colab-setup"( open)?><summary>([^<]+)</summary>', page)
+    assert len(details) == 1 and details[0][0] == "", "the Colab cell is one closed <details>"
+
+
+def _switch(page: str):
+    """(the visible link to the twin: href, hreflang; the head's alternate link's href), or None."""
+    switch = re.search(r'<nav class="edition-switch"[^>]*><a href="([^"]+)" hreflang="([^"]+)"', page)
+    alternate = re.search(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', page)
+    if not switch:
+        return None
+    return switch.group(1), switch.group(2), alternate and (alternate.group(1), alternate.group(2))
+
+
+TWINNED = [*PAGES, *ZH_PAGES, *(f"{p.stem}.slides" for p in NOTEBOOKS), *(f"zh/{p.stem}.slides" for p in ZH_NOTEBOOKS)]
+
+
+@pytest.mark.parametrize("stem", [s for s in TWINNED if s != "glossary"])
+def test_every_page_links_its_twin_in_the_other_edition_and_back(site, stem):
+    """English page -> 中文, zh page -> English: a visible link with hreflang, the same in the head; the link
+    resolves to a file of the site, which links back to this page (the glossary, one bilingual page, has none)."""
+    found = _switch(_page_text(site, stem))
+    assert found, f"{stem}: no link to its twin"
+    href, hreflang, alternate = found
+    zh = stem.startswith("zh/")
+    assert hreflang == ("en" if zh else "zh-CN") and alternate == (hreflang, href)
+    twin = (site / f"{stem}.html").parent / href
+    assert twin.resolve().is_file(), f"{stem}: its twin link {href} leads nowhere"
+    back = _switch(twin.read_text(encoding="utf-8"))
+    assert back and (twin.parent / back[0]).resolve() == (site / f"{stem}.html").resolve(), f"{stem}: no way back"
+    label = re.search(r'class="edition-switch"[^>]*><a [^>]*>(.*?)</a>', _page_text(site, stem)).group(1)
+    assert re.sub(r"<[^>]+>", "", label) == ("English" if zh else "中文")
+
+
+def test_the_zh_home_is_the_chinese_readme_with_every_page_and_deck(site):
+    page = _page_text(site, "zh/index")
+    assert "<h2" in page and "学完本课程，你将能够" in page, "README.zh.md's text"
+    for path in ZH_NOTEBOOKS:
+        assert f'href="{path.stem}.html"' in page and (site / "zh" / f"{path.stem}.html").is_file()
+        assert f'href="{path.stem}.slides.html"' in page and (site / "zh" / f"{path.stem}.slides.html").is_file()
+    assert 'href="../glossary.html"' in page
+    assert not re.search(r'href="(?!https?:|#|\.\./glossary)[^"]*\.(?:md|ipynb)', page), "every link resolves"
+    assert not re.search(r"<img\b[^>]*src=\"https?:", page), "the Binder badge is a link, not an image"
+
+
 def test_index_is_a_course_home(site):
     page = _page_text(site, "index")
     for heading in ("What you will learn", "The notebooks, in order", "Run it on your machine"):
@@ -108,18 +183,29 @@ def test_index_is_a_course_home(site):
 # --- in Chromium, from disk ------------------------------------------------------------------------------------------
 
 
-def _open(chromium, site, stem):
-    """(the page ``stem`` opened from disk with MathJax done, the list of what it logged as errors)."""
+def _open(chromium, site, stem, loaded=None):
+    """(the page ``stem`` opened from disk with MathJax done, the list of what it logged as errors); ``loaded``:
+    a list that gets the ``file://`` URLs the page had loaded by its ``load`` event (its first load)."""
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     errors = console_errors(page)
+    finished = []
+    page.on("requestfinished", lambda request: finished.append(request.url))
     page.goto((site / f"{stem}.html").as_uri(), wait_until="load")
+    if loaded is not None:
+        loaded.extend(url for url in finished if url.startswith("file://"))
     page.wait_for_function(MATHJAX_DONE, timeout=60_000)
     return page, errors
 
 
-@pytest.mark.parametrize("stem", PAGES)
+def _first_load_bytes(urls) -> int:
+    paths = {Path(unquote(url.removeprefix("file://"))) for url in urls}
+    return sum(path.stat().st_size for path in paths if path.is_file())
+
+
+@pytest.mark.parametrize("stem", PAGES + ZH_PAGES)
 def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, stem, record_property):
-    page, errors = _open(chromium, site, stem)
+    loaded = []  # the same load tells the first load's size: the zh pages' is checked here, not by a second load
+    page, errors = _open(chromium, site, stem, loaded)
     try:
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
         version, violations = axe_violations(page, WCAG_21_AA)
@@ -127,9 +213,12 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
         page.close()
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
+    first_load = _first_load_bytes(loaded)
+    record_property("first_load_mb", round(first_load / 1e6, 2))
     assert version.startswith("4."), "axe-core 4 (WCAG 2.1 rules)"
     assert not violations, f"axe-core {version} finds: " + "; ".join(violations)
     assert not errors, f"console errors from file://: {errors[:5]}"
+    assert first_load <= FIRST_LOAD_MB * 1e6, f"first load {first_load / 1e6:.1f} MB"
 
 
 FOCUS_STATE = """() => {
@@ -211,7 +300,7 @@ def _system_has_chinese_font() -> bool:
         return False
 
 
-@pytest.mark.parametrize("stem", ["glossary", "index"])
+@pytest.mark.parametrize("stem", ["glossary", "index", "zh/index"])
 def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium, stem):
     chars = ["术", "语", "查"]
     page, _ = _open(chromium, site, stem)
@@ -237,3 +326,38 @@ def test_alt_and_lang_checks_can_fail(tmp_path):
         test_every_image_has_an_alt_text_saying_what_it_shows(tmp_path, "bad")
     with pytest.raises(AssertionError):
         test_chinese_text_is_marked_as_chinese(tmp_path, "bad")
+
+
+def test_a_zh_page_finds_the_shared_files_one_folder_up_and_its_own_links():
+    """No site needed: what ``finish_page`` and ``local_links`` make of a zh page, and what they leave alone."""
+    from tools import site_kit
+
+    page = (
+        '<html lang="en"><head><script src="mathjax/MathJax.js"></script></head><body><main>'
+        '<div class="live-explorer" data-frames="frames/"><img src="frames/ab.png"></div>'
+        '<a href="../glossary.md">g</a> <a href="01_x.ipynb#s">n</a> <a href="../../README.zh.md#c">r</a>'
+        '<a href="https://example.org/frames/x.png">x</a><a href="../01_x.ipynb">en</a></main></body></html>'
+    )
+    english = site_kit.local_links('<a href="zh/01_x.ipynb">zh</a><a href="../README.md">r</a>', lambda s: s + ".html")
+    assert 'href="zh/01_x.html"' in english and "blob/main/README.md" in english
+    page = site_kit.local_links(page, lambda stem: f"{stem}.html", "zh")
+    done = site_kit.finish_page(page, lang="zh", twin="../01_x.html", footer=True)
+    assert done.startswith('<html lang="zh-CN">') and "<span lang" not in done.split("</head>")[1].split("<footer")[0]
+    assert 'src="../mathjax/MathJax.js"' in done and 'data-frames="../frames/"' in done
+    assert 'src="../frames/ab.png"' in done and 'url("../fonts/course-cjk.ttf")' in done
+    assert 'href="https://example.org/frames/x.png"' in done, "an address elsewhere is left alone"
+    assert 'href="../glossary.html"' in done and 'href="01_x.html#s"' in done and 'href="../01_x.html"' in done
+    assert 'href="https://github.com/' in done and "README.zh.md#c" in done
+    assert '<nav class="edition-switch"' in done and 'hreflang="en"' in done and "提问" in done
+    with pytest.raises(ValueError, match="lang must be one of"):
+        site_kit.finish_page(page, lang="fr")
+
+
+def test_the_builder_refuses_a_zh_notebook_named_alone(tmp_path):
+    """A zh notebook is built with its English twin, into zh/: named alone it is refused before anything runs."""
+    from tools import build_site
+
+    with pytest.raises(ValueError, match="notebooks must be English notebooks"):
+        build_site.build_site(tmp_path / "site", [ZH_NOTEBOOKS[0]])
+    assert not (tmp_path / "site").exists()
+    assert [p.name for p in build_site.zh_twins(NOTEBOOKS)] == [p.name for p in ZH_NOTEBOOKS]

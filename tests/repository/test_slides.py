@@ -10,7 +10,7 @@ import re
 import matplotlib.pyplot as plt
 import nbformat
 import pytest
-from helpers import NOTEBOOKS, ROOT, axe_violations, console_errors, files_only
+from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS, axe_violations, console_errors, files_only
 from test_site_access import MATHJAX_DONE, WCAG_21_AA
 
 import attention_lab as al
@@ -200,6 +200,19 @@ def test_the_site_has_a_deck_per_notebook_linked_from_the_index(site):
     assert (site / "reveal.js" / "dist" / "theme" / "course.css").is_file()
 
 
+def test_the_zh_edition_has_a_deck_per_zh_notebook_sharing_reveal_js(site):
+    assert ZH_NOTEBOOKS, "the Chinese edition's notebooks (notebooks/zh/)"
+    for path in ZH_NOTEBOOKS:
+        deck = (site / "zh" / deck_name(path.stem)).read_text(encoding="utf-8")
+        assert '<html lang="zh-CN"' in deck and 'src="../reveal.js/dist/reveal.js"' in deck
+        assert 'src="../mathjax/MathJax.js' in deck and not external_resources(deck)
+        assert not re.search(r'href="(?!https?:)[^"]*\.ipynb', deck), "links to notebooks open their decks"
+        assert f'href="../{deck_name(path.stem)}"' in deck, "the launch block's English twin: its deck"
+        for frame in re.findall(r'src="\.\./(frames/[0-9a-f]+\.png)"', deck):
+            assert (site / frame).is_file()
+    assert not (site / "zh" / "reveal.js").exists(), "one copy of reveal.js for both editions"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explorers(site, path, record_property):
     deck = (site / deck_name(path.stem)).read_text(encoding="utf-8")
@@ -219,7 +232,7 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
     for frame in re.findall(r'src="(frames/[0-9a-f]+\.png)"', deck):
         assert (site / frame).is_file()
     assert "Traceback" not in deck
-    assert not re.search(r'href="[\w\-]+\.ipynb', deck), "links to notebooks open their decks"
+    assert not re.search(r'href="(?!https?:)[^"]*\.ipynb', deck), "links to notebooks open their decks"
     if path.stem != "00_start_here":
         assert deck.count("<img") >= 2
 
@@ -274,12 +287,16 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium):
     assert not errors, f"console errors: {errors[:5]}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+DECKS = [*NOTEBOOKS, *ZH_NOTEBOOKS]  # each edition's decks: zh/NAME.slides.html for notebooks/zh/NAME.ipynb
+
+
+@pytest.mark.parametrize("path", DECKS, ids=[("zh/" if p.parent.name == "zh" else "") + p.stem for p in DECKS])
 def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, record_property, chromium):
     """Every slide at once: reveal.js's print layout (``?print-pdf``) shows them all, so axe-core sees each."""
+    folder = site / "zh" if path.parent.name == "zh" else site
     with _deck_page(chromium) as page:
         errors = console_errors(page)
-        page.goto((site / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
+        page.goto((folder / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
         page.wait_for_function(MATHJAX_DONE, timeout=60_000)
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
