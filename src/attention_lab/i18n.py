@@ -25,6 +25,7 @@ The catalogues are extracted and compiled with Babel (CONTRIBUTING.md, "Updating
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import os
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
     "ngettext",
     "pgettext",
     "set_language",
+    "speaking",
 ]
 
 DOMAIN = "attention_lab"
@@ -78,6 +80,19 @@ def set_language(language: str) -> None:
     """Speak ``language`` from now on in this process: ``"zh"`` (Chinese) or ``"en"`` (English, the default)."""
     short = _normalise(language, "language")
     _state["language"], _state["catalogue"] = short, catalogue(short)
+
+
+@contextlib.contextmanager
+def speaking(language: str):
+    """Speak ``language`` inside the ``with`` block only, then the language before it again (an explorer draws
+    its later frames in the language it was built in, whatever the process speaks by then)."""
+    saved = dict(_state)
+    if _normalise(language, "language") != saved["language"]:
+        set_language(language)
+    try:
+        yield
+    finally:
+        _state.update(saved)
 
 
 def get_language() -> str:

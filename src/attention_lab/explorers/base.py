@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from ..i18n import N_, _, get_language
+from ..i18n import N_, _, get_language, speaking
 from ..plots import buffer_png, in_language_fonts, interactive_figure
 from .controls import check_control_value, describe_control, index_of, positions_or_none, tooltip_trait, widget_bundle
 from .frames import FastPath, FrameCache, FrameView, frame_png
@@ -96,6 +96,7 @@ class Explorer(FastPath):
         Each goes through :func:`check_control_value` before anything is drawn, so a bad one is refused
         with a ValueError naming the control instead of being clamped by the widget.
         """
+        self.language = get_language()  # its words, now and in every frame it draws later
         self.controls = controls
         self._set_values(values or {})
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
@@ -186,7 +187,7 @@ class Explorer(FastPath):
             "width": int(round(self.figure.bbox.width)),
             "height": int(round(self.figure.bbox.height)),
             "controls": entries,
-            "language": get_language(),
+            "language": self.language,
         }
 
     def frame(self, index, *, compress_level: int = 1) -> bytes:
@@ -208,11 +209,12 @@ class Explorer(FastPath):
         controls = self.controls
         self.controls = {name: SimpleNamespace(value=value) for name, value in values.items()}
         try:
-            start = time.perf_counter()
-            self.update()
-            computed = time.perf_counter()
-            self._draw_position()
-            drawn = time.perf_counter()
+            with speaking(self.language):
+                start = time.perf_counter()
+                self.update()
+                computed = time.perf_counter()
+                self._draw_position()
+                drawn = time.perf_counter()
         finally:
             self.controls = controls
         png = frame_png(self.canvas, compress_level)
@@ -279,11 +281,12 @@ class Explorer(FastPath):
         if self._fast():  # the browser shows the frame; the kernel draws only what it is asked for
             self.view.index = self.index()
             return
-        self.update()
-        if any(change["owner"] is self.controls[name] for name in self.static_controls):
-            self.full_redraw()
-        else:
-            self.redraw()
+        with speaking(self.language):
+            self.update()
+            if any(change["owner"] is self.controls[name] for name in self.static_controls):
+                self.full_redraw()
+            else:
+                self.redraw()
 
     def full_redraw(self):
         """Redraw everything and capture a new background: for changes to artists that are not animated."""

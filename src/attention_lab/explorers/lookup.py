@@ -116,8 +116,8 @@ class LookupExplorer(Explorer):
         pad = 0.15 * np.ptp(everything, axis=0) + 0.5
         ax.set_xlim(everything[:, 0].min() - pad[0], everything[:, 0].max() + 2 * pad[0])
         ax.set_ylim(everything[:, 1].min() - pad[1], everything[:, 1].max() + pad[1])
-        ax.set_xlabel(_(self.feature_names[0]))  # the course's names are in the catalogue; others stay as given
-        ax.set_ylabel(_(self.feature_names[1]))
+        ax.set_xlabel(_course_name(self.feature_names[0]))
+        ax.set_ylabel(_course_name(self.feature_names[1]))
         ax.set_title(_("keys $k_i$ and query $q$"))
         ax.legend(loc="lower right")
 
@@ -134,7 +134,10 @@ class LookupExplorer(Explorer):
         self.weights_title = self.ax_weights.set_title("")
 
         self.out_bars = bar_chart(
-            self.ax_out, [_(name) for name in self.value_names], np.zeros(len(self.value_names)), [COLORS["green"]]
+            self.ax_out,
+            [_course_name(name) for name in self.value_names],
+            np.zeros(len(self.value_names)),
+            [COLORS["green"]],
         )
         (self.lookup_marks,) = self.ax_out.plot(
             [], [], ls="none", marker="_", ms=28, mew=3, color=COLORS["black"], label=_("value of the nearest key")
@@ -185,3 +188,12 @@ def lookup_small_multiples(keys, values, labels, query, temperatures=(0.0, 0.3, 
         ax.set_ylim(0, 1.05)
     axes[0].set_ylabel(_(r"weight $\lambda_i$"))
     return fig
+
+
+def _course_name(name: str) -> str:
+    """Notebook 01's own axis and value names in the reader's language (they are in the catalogue); any other
+    name as the reader gave it."""
+    from ..examples import fruit_boxes
+
+    boxes = fruit_boxes()
+    return _(name) if name in (*boxes.feature_names, *boxes.value_names) else name
