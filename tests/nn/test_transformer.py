@@ -302,5 +302,9 @@ def test_self_attention_without_gradients_uses_the_current_weights(change):
     with torch.no_grad():
         fast = layer(x, x, x)
         three = layer(x, x.clone(), x.clone())  # three tensors: three products, from the layers themselves
+        block, _ = layer._stacked()
     torch.testing.assert_close(fast, three)
+    # and it did not concatenate: the parameters live in the block it read (again, after a move or a copy)
+    assert block.data_ptr() == layer.W_q.weight.data_ptr() and block.dtype == layer.W_q.weight.dtype
+    assert layer.W_v.bias.data_ptr() == layer._block[1][16:].data_ptr()
     assert list(layer.state_dict()) == [f"W_{n}.{p}" for n in "qkvo" for p in ("weight", "bias")]

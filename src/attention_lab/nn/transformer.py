@@ -115,19 +115,24 @@ class MultiHeadAttention(torch.nn.Module):
     def _stacked(self):
         """[W_q; W_k; W_v] and their biases stacked: (3 d_model, d_model) and (3 d_model,) or None.
 
-        Without gradients, the block the three layers' parameters live in (``_stack_in_one_block``), while they
-        still do: it holds their current values, so stacking costs nothing. Otherwise (training, or after
-        ``.to()`` or a copy moved them) a fresh concatenation, which gradients flow through.
+        Without gradients, the block the three layers' parameters live in (``_stack_in_one_block``): it holds
+        their current values, so stacking costs nothing. If they no longer live there (after ``.to()``, a copy
+        or a replaced layer), they are put in one block again first. With gradients (training), a fresh
+        concatenation, which gradients flow through.
         """
         layers = (self.W_q, self.W_k, self.W_v)
         weights, biases = [layer.weight for layer in layers], [layer.bias for layer in layers]
-        if not torch.is_grad_enabled() and self._block_addresses == _addresses(weights + biases):
-            return self._block
-        return torch.cat(weights), (None if biases[0] is None else torch.cat(biases))
+        if torch.is_grad_enabled():
+            return torch.cat(weights), (None if biases[0] is None else torch.cat(biases))
+        if self._block_addresses != _addresses(weights + biases):
+            self._stack_in_one_block()
+        return self._block
 
     def _stack_in_one_block(self):
         """Put the parameters of W_q, W_k, W_v in one block of memory, rows [W_q; W_k; W_v]: each layer's
-        weight and bias become views of it, their values unchanged, and stay ordinary parameters."""
+        weight and bias become views of it, their values unchanged, and stay ordinary parameters (so the three
+        share storage, as views do: a serialiser that refuses shared tensors, such as safetensors' ``save_file``,
+        needs their copies)."""
         layers = (self.W_q, self.W_k, self.W_v)
         with torch.no_grad():
             self._block = (
