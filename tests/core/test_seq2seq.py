@@ -127,7 +127,7 @@ def test_short_training_learns_to_copy():
     """A copy task learns fast with attention: a smoke test of the training loop used in notebook 06."""
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(0)
-    # 64 sequences learn it as well as 256 did (loss / first < 0.01 and every copy exact at seeds 0-2), at half the cost
+    # 64 sequences learn it as well as 256 did (loss / first < 0.01 and every copy exact at seeds 0-2)
     src = torch.randint(4, 10, (64, 5), generator=g)
     src = torch.cat([src, torch.full((64, 1), 2)], dim=1)  # <eos>
     lens = torch.full((64,), 6)
