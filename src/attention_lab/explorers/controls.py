@@ -41,20 +41,20 @@ __all__ = [
 ]
 
 
-def temperature_label(t: float) -> str:
-    """How a temperature reads on the slider and in the titles, in the current language."""
+def temperature_label(t: float, translate=_) -> str:
+    """How a temperature reads on the slider and in the titles, in the current language (``translate=N_``:
+    in English)."""
     if t == 0:
-        return _("0 (hard)")
+        return translate(N_("0 (hard)"))
     if t == np.inf:
-        return _("∞ (uniform)")
+        return translate(N_("∞ (uniform)"))
     return f"{t:.3g}"
 
 
 # T = 0, then 41 log-spaced values from 0.01 to 100, then T = inf: the slider reaches both limits exactly.
 # The labels here are English; a slider takes them in the language of the moment it is built.
 TEMPERATURE_OPTIONS = [
-    (("0 (hard)" if t == 0 else "∞ (uniform)" if t == np.inf else f"{t:.3g}"), float(t))
-    for t in [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]
+    (temperature_label(t, N_), float(t)) for t in [0.0, *np.round(10.0 ** np.linspace(-2, 2, 41), 6), np.inf]
 ]
 
 

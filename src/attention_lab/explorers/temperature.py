@@ -135,37 +135,12 @@ class TemperatureExplorer(Explorer):
         for label, (x, y) in zip(self.labels, v, strict=True):
             ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points")
         (self.path,) = ax.plot([], [], color=COLORS["blue"], lw=1.5, alpha=0.6, label=_("output as T varies"))
-        ax.plot(
-            *v[top],
-            ls="none",
-            marker="s",
-            ms=11,
-            mfc="none",
-            mew=2,
-            color=COLORS["vermillion"],
-            label=_("argmax value"),
-        )
-        topk_mean = hard_attention(self.alpha, self.k) @ v
-        ax.plot(
-            *topk_mean,
-            ls="none",
-            marker="^",
-            ms=10,
-            mfc="none",
-            mew=2,
-            color=COLORS["orange"],
-            label=_("top-{k} mean").format(k=self.k),
-        )
-        ax.plot(
-            *v.mean(axis=0),
-            ls="none",
-            marker="D",
-            ms=9,
-            mfc="none",
-            mew=2,
-            color=COLORS["green"],
-            label=_("mean (uniform)"),
-        )
+        for point, marker, size, color, label in (  # the three limits of the output: T -> 0, top-k, T -> inf
+            (v[top], "s", 11, "vermillion", _("argmax value")),
+            (hard_attention(self.alpha, self.k) @ v, "^", 10, "orange", _("top-{k} mean").format(k=self.k)),
+            (v.mean(axis=0), "D", 9, "green", _("mean (uniform)")),
+        ):
+            ax.plot(*point, ls="none", marker=marker, ms=size, mfc="none", mew=2, color=COLORS[color], label=label)
         (self.sample_one,) = ax.plot(
             [], [], ls="none", marker="x", ms=10, mew=2, color=COLORS["purple"], label=_("one sample")
         )
