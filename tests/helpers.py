@@ -185,15 +185,56 @@ def console_errors(page) -> list:
     return errors
 
 
+# Fonts and the pictures the page shows (not those it loads lazily, further down) have loaded, or failed and said so
+# on the console.
+LOADED = (
+    "() => document.fonts.status === 'loaded' && "
+    "[...document.images].every((img) => img.complete || img.loading === 'lazy')"
+)
+
+# Code and typeset maths hold most of a page's elements (about 14,000 of 16,000 on a notebook page), in a few
+# dozen looks. A text element's contrast depends only on its look: its colour, size, weight and shadow, whether it
+# is drawn at all, and the backgrounds and opacities behind it. Of the elements with text that look alike there,
+# axe-core checks the first; the others (marked ``axe-same-look``) would give its answer again. Everything else on
+# the page is checked element by element, and every other rule sees every element.
+SAME_LOOK = """() => {
+  const painted = new Map();  // element -> what is painted behind its text: background colours, images, opacities
+  const behind = (el) => {
+    if (!el) return 'page';
+    if (painted.has(el)) return painted.get(el);
+    const s = getComputedStyle(el);
+    const own = s.backgroundColor + ' ' + s.backgroundImage + ' ' + s.opacity + ' ' + s.mixBlendMode;
+    const value = own + ' / ' + behind(el.parentElement);
+    painted.set(el, value);
+    return value;
+  };
+  const seen = new Set();
+  let checked = 0, same = 0;
+  for (const el of document.querySelectorAll('.highlight *, .MathJax *, .MathJax_Display *, .MathJax_SVG *')) {
+    const text = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    if (!text) continue;  // axe checks the contrast of elements with text of their own
+    const s = getComputedStyle(el);
+    const look = [s.color, s.fontSize, s.fontWeight, s.textShadow, s.visibility, s.clip, s.clipPath, s.position,
+                  el.checkVisibility ? el.checkVisibility({opacityProperty: true}) : '',
+                  !!el.closest('.MJX_Assistive_MathML'), behind(el)].join('|');
+    if (seen.has(look)) { el.classList.add('axe-same-look'); same++; } else { seen.add(look); checked++; }
+  }
+  return [checked, same];
+}"""
+
+
 def axe_violations(page, tags, *, preload: bool = True) -> tuple[str, list]:
     """(axe-core's version, its violations of ``tags`` on ``page``, one line each), from the wheel's axe-core.
 
+    The contrast of look-alike text in code and maths is checked once per look (:data:`SAME_LOOK`).
     ``preload=False``: axe does not fetch the page's style sheets itself (from ``file://`` it cannot, and
     logs the refusal as a console error).
     """
     from axe_playwright_python.base import AXE_SCRIPT
 
     page.evaluate(AXE_SCRIPT)
+    page.evaluate(SAME_LOOK)
+    page.evaluate("() => axe.configure({rules: [{id: 'color-contrast', selector: '*:not(.axe-same-look)'}]})")
     result = page.evaluate(
         "([tags, preload]) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
         "resultTypes: ['violations'], preload: preload})",

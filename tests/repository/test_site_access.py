@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
+from helpers import LOADED, NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
 
 from tools.launch_buttons import issue_links, links, numbered_notebooks
 
@@ -207,7 +207,7 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
     loaded = []  # the same load tells the first load's size: the zh pages' is checked here, not by a second load
     page, errors = _open(chromium, site, stem, loaded)
     try:
-        page.wait_for_timeout(500)  # late font and frame loads report their errors by now
+        page.wait_for_function(LOADED, timeout=30_000)  # a font or picture that failed has said so
         version, violations = axe_violations(page, WCAG_21_AA)
     finally:
         page.close()
@@ -316,6 +316,32 @@ def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium
     if not _system_has_chinese_font():  # the control: without the shipped font this machine draws boxes
         assert len(set(tofu)) == 1, "without the font these characters should all be the same box here"
     assert set(shipped).isdisjoint(tofu)
+
+
+def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked_once(chromium, tmp_path):
+    """Code and maths are checked once per look (``helpers.SAME_LOOK``): a token with a poor colour, the same token
+    on a darker code block, and faint maths are still found among hundreds of look-alikes checked once."""
+    tokens = '<span class="k">def</span> <span class="n">total</span>' * 200  # words: axe skips one character
+    bad = tokens + '<span class="n" style="color:#bbb">faint</span>' + tokens
+    maths = '<span class="MathJax"><span class="mi">xy</span><span class="mi" style="color:#ccc">zw</span></span>'
+    page_html = (
+        "<!doctype html><html lang='en'><head><title>t</title><style>.highlight{background:#f5f5f5}"
+        ".dark{background:#555}.k{color:#008000}.n{color:#212121}</style></head><body><main>"
+        f"<div class='highlight'><pre>{bad}</pre></div><div class='highlight dark'><pre>{tokens}</pre></div>"
+        f"<p>{maths * 30}</p></main></body></html>"
+    )
+    (tmp_path / "contrast.html").write_text(page_html, encoding="utf-8")
+    page = chromium.new_page()
+    try:
+        page.goto((tmp_path / "contrast.html").as_uri())
+        _, violations = axe_violations(page, WCAG_21_AA)
+        marked = page.evaluate("document.querySelectorAll('.axe-same-look').length")
+    finally:
+        page.close()
+    assert marked > 1000, "the look-alikes were grouped"
+    (contrast,) = [v for v in violations if v.startswith("color-contrast")]
+    # the faint token, the dark block's two looks (its first def and its first total) and the faint maths
+    assert "4 elements" in contrast, contrast
 
 
 def test_alt_and_lang_checks_can_fail(tmp_path):
