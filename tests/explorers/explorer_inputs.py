@@ -4,7 +4,9 @@ A bad value is refused with a ValueError naming the control, before anything is 
 rule for a constructor argument and for ``explorer.set(...)``: no widget clamps or snaps a bad value (only
 a valid temperature snaps to its slider position), and the explorer keeps working afterwards.
 
-- ``FACTORIES[kind](**arguments)``: a small explorer of each kind, without a canvas widget;
+- ``FACTORIES[kind](**arguments)``: a small explorer of each kind, without a canvas widget (``KINDS[kind]``, its
+  class);
+- ``example(cls)``: ``cls.example()`` without a canvas widget, built once per test process and shared;
 - ``bad_control_tests(*kinds)``: the two tests over the controls of those kinds, for a test file to bind to
   ``test_*`` names (``test_kernel_explorer.py`` runs them for ``"kernel"``).
 """
@@ -129,6 +131,28 @@ def _valid(kind, control, value):
     if kind == "sampling" and control == "top_p":
         return value in [p for _, p in TOP_P_OPTIONS]
     return False
+
+
+# the class of each kind
+KINDS = {
+    "lookup": LookupExplorer,
+    "temperature": TemperatureExplorer,
+    "gumbel": GumbelExplorer,
+    "kernel": KernelExplorer,
+    "training": TrainingScrubber,
+    "dimension": DimensionExplorer,
+    "alignment": AlignmentExplorer,
+    "positional": PositionalEncodingExplorer,
+    "heads": HeadExplorer,
+    "sampling": SamplingExplorer,
+}
+
+
+@cache
+def example(cls):
+    """``cls.example()`` without a canvas widget, as its notebook builds it, once per test process: shared by the
+    tests that only read an explorer or leave it as they found it (each build draws the whole figure)."""
+    return cls.example(interactive=False)
 
 
 @cache
