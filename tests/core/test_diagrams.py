@@ -129,10 +129,17 @@ def texts(figure: Figure) -> list[Text]:
     ]
 
 
-def overlapping_texts(figure: Figure, margin: float = 1.0) -> list[tuple[str, str]]:
-    """Pairs of texts whose boxes (in pixels, ``margin`` pixels of slack) overlap."""
+def laid_out(figure: Figure):
+    """The renderer, once the figure is laid out (constrained layout, tick labels) as a saved PNG would be."""
     renderer = figure.canvas.get_renderer()
-    figure.draw(renderer)  # lays out the figure (constrained layout, tick labels) as a saved PNG would be
+    figure.draw(renderer)
+    return renderer
+
+
+def overlapping_texts(figure: Figure, margin: float = 1.0, renderer=None) -> list[tuple[str, str]]:
+    """Pairs of texts whose boxes (in pixels, ``margin`` pixels of slack) overlap (``renderer``: ``laid_out``'s,
+    when the figure was just laid out)."""
+    renderer = renderer or laid_out(figure)
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(figure)]
     clashes = []
     for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2):
@@ -144,10 +151,9 @@ def overlapping_texts(figure: Figure, margin: float = 1.0) -> list[tuple[str, st
     return clashes
 
 
-def outside(figure: Figure) -> list[str]:
+def outside(figure: Figure, renderer=None) -> list[str]:
     """Texts that stick out of the figure (they would be cut off)."""
-    renderer = figure.canvas.get_renderer()
-    figure.draw(renderer)
+    renderer = renderer or laid_out(figure)
     bounds = figure.bbox
     return [
         t.get_text()
@@ -193,8 +199,9 @@ def test_diagram_labels_use_the_glossary_notation(drawn, name):
 @pytest.mark.parametrize("name", list(NOTATION))
 def test_diagram_text_does_not_overlap_and_stays_inside(drawn, name):
     figure = drawn[name].figure
-    assert not overlapping_texts(figure), f"{name}: overlapping labels {overlapping_texts(figure)}"
-    assert not outside(figure), f"{name}: labels cut off at the edge {outside(figure)}"
+    renderer = laid_out(figure)  # one layout for both checks
+    assert not (clashes := overlapping_texts(figure, renderer=renderer)), f"{name}: overlapping labels {clashes}"
+    assert not (cut := outside(figure, renderer=renderer)), f"{name}: labels cut off at the edge {cut}"
 
 
 @pytest.mark.parametrize("name", list(NOTATION))

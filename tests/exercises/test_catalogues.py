@@ -6,6 +6,7 @@ step of the feedback (``messages``) never contains the fix's code; the fix comes
 """
 
 import re
+from functools import cache
 
 import numpy as np
 import pytest
@@ -387,8 +388,8 @@ def _reinforce(term, draw=lambda p, n, rng: rng.choice(p.size, size=n, p=p), red
     def reinforce(alpha, losses, n_samples, rng):
         p = np.exp(alpha - alpha.max())
         p /= p.sum()
-        drawn = draw(p, n_samples, rng)
-        return reduce(np.array([term(losses[i], np.eye(p.size)[i], p, i) for i in drawn]), axis=0)
+        drawn, onehots = draw(p, n_samples, rng), np.eye(p.size)
+        return reduce(np.array([term(losses[i], onehots[i], p, i) for i in drawn]), axis=0)
 
     return reinforce
 
@@ -463,7 +464,9 @@ ENTRIES = [(check, *entry) for check, entries in CATALOGUES.items() for entry in
 BEFORE = {"check_unscaled_entropy": (1.0,)}  # a check that reads a prediction before the function
 
 
+@cache
 def _run(check, fn):
+    """The check's feedback on ``fn``, computed once per test process: two tests read each entry's feedback."""
     return getattr(ex, check)(*BEFORE.get(check, ()), fn)
 
 

@@ -4,7 +4,10 @@ A bad value is refused with a ValueError naming the control, before anything is 
 rule for a constructor argument and for ``explorer.set(...)``: no widget clamps or snaps a bad value (only
 a valid temperature snaps to its slider position), and the explorer keeps working afterwards.
 
-- ``FACTORIES[kind](**arguments)``: a small explorer of each kind, without a canvas widget;
+- ``FACTORIES[kind](**arguments)``: a small explorer of each kind, without a canvas widget (``KINDS[kind]``, its
+  class);
+- ``example(cls)``: ``cls.example()`` without a canvas widget, built once per test process and shared; and
+  ``shared(kind)``, ``FACTORIES[kind]()`` built once per test process;
 - ``bad_control_tests(*kinds)``: the two tests over the controls of those kinds, for a test file to bind to
   ``test_*`` names (``test_kernel_explorer.py`` runs them for ``"kernel"``).
 """
@@ -131,9 +134,32 @@ def _valid(kind, control, value):
     return False
 
 
+# the class of each kind
+KINDS = {
+    "lookup": LookupExplorer,
+    "temperature": TemperatureExplorer,
+    "gumbel": GumbelExplorer,
+    "kernel": KernelExplorer,
+    "training": TrainingScrubber,
+    "dimension": DimensionExplorer,
+    "alignment": AlignmentExplorer,
+    "positional": PositionalEncodingExplorer,
+    "heads": HeadExplorer,
+    "sampling": SamplingExplorer,
+}
+
+
 @cache
-def _explorer(kind):
-    """One explorer of each kind per test process, shared by the ``set`` tests (each leaves it working)."""
+def example(cls):
+    """``cls.example()`` without a canvas widget, as its notebook builds it, once per test process: shared by the
+    tests that only read an explorer or leave it as they found it (each build draws the whole figure)."""
+    return cls.example(interactive=False)
+
+
+@cache
+def shared(kind):
+    """One explorer of each kind per test process, shared by the ``set`` tests (each leaves it working) and the
+    tests that only read it."""
     return FACTORIES[kind]()
 
 
@@ -154,7 +180,7 @@ def bad_control_tests(*kinds):
     @pytest.mark.slow
     @pytest.mark.parametrize(("kind", "control", "good"), controls, ids=[f"{k}-{c}" for k, c, _ in controls])
     def set_refuses_every_bad_value_and_the_explorer_keeps_working(kind, control, good):
-        explorer = _explorer(kind)
+        explorer = shared(kind)
         before = {name: c.value for name, c in explorer.controls.items()}
         for bad, value in BAD_VALUES.items():
             if _valid(kind, control, value):

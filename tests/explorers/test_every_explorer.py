@@ -7,11 +7,10 @@ position, and the table of ``explorers/__init__.py`` names it with its notebook.
 
 import inspect
 import math
-from functools import cache
 
 import numpy as np
 import pytest
-from explorer_inputs import BAD_VALUES
+from explorer_inputs import BAD_VALUES, example
 
 import attention_lab.explorers as explorers
 from attention_lab.explorers import explorer_classes
@@ -19,11 +18,6 @@ from attention_lab.explorers.controls import positions
 
 CLASSES = explorer_classes()
 IDS = [cls.__name__ for cls in CLASSES]
-
-
-@cache
-def example(cls):
-    return cls.example(interactive=False)
 
 
 def valid(control, value) -> bool:

@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 import pytest
-from explorer_inputs import FACTORIES
+from explorer_inputs import FACTORIES, KINDS, example
 
 from attention_lab.explorers.controls import describe_control, tooltip_trait
 from attention_lab.figure_text import describe, describe_figures_in_ipython
@@ -47,13 +47,12 @@ def test_outside_ipython_nothing_is_wrapped():
 
 @pytest.mark.parametrize("kind", sorted(FACTORIES))
 def test_every_explorer_control_has_a_description_and_a_tooltip(kind):
-    explorer = FACTORIES[kind]()
+    explorer = example(KINDS[kind])  # shared with test_every_explorer.py: this test only reads it
     for name, control in explorer.controls.items():
         assert control.description, f"{kind}: control {name} has no description (its visible label)"
         tooltip = getattr(control, tooltip_trait(control))  # ipywidgets 8's tooltip, 7's description_tooltip
         assert tooltip.startswith(f"{type(explorer).__name__}, {control.description}: "), tooltip
         assert "keys" in tooltip or "Tab" in tooltip, "the tooltip says how to use it by keyboard"
-    plt.close(explorer.figure)
 
 
 def test_a_tooltip_already_set_is_kept():

@@ -97,7 +97,7 @@ def test_the_frame_cache_drops_the_oldest_first_within_its_budget():
 def test_an_explorer_built_without_a_canvas_widget_has_the_kernel_path_only():
     explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
     assert explorer.view is not None
-    headless = small.FACTORIES["temperature"]()
+    headless = small.shared("temperature")
     assert headless.view is None and headless.widget is headless._kernel_view
 
 
@@ -113,7 +113,7 @@ def test_without_anywidget_the_kernel_path_is_shown_and_says_so(monkeypatch):
 
 
 def test_manifest_and_block_describe_every_position():
-    explorer = small.FACTORIES["kernel"]()
+    explorer = small.shared("kernel")  # read only
     manifest = explorer.manifest()
     assert [c["name"] for c in manifest["controls"]] == list(explorer.controls)
     assert all(len(c["labels"]) == c["positions"] for c in manifest["controls"])

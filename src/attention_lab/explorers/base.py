@@ -41,6 +41,9 @@ SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widg
 
 __all__ = ["Explorer", "explorer_classes", "live_explorers"]
 
+# zlib's level for the PNG fallback view (no ipympl), encoded again at each change: the fastest
+LIVE_PNG = 1
+
 # The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
 # order they were built. The static site's frames (tools/explorer_frames.py) export the explorers a notebook
 # built: ``live_explorers()``.
@@ -114,7 +117,7 @@ class Explorer(FastPath):
         if canvas_widget:
             view, self._image = self.canvas, None
         else:  # no ipympl: show a PNG that is re-rendered on each change
-            view = self._image = widgets.Image(value=buffer_png(self.canvas), format="png")
+            view = self._image = widgets.Image(value=buffer_png(self.canvas, LIVE_PNG), format="png")
         for control in controls.values():
             control.observe(self._on_change, names="value")
             describe_control(control, type(self).__name__)
@@ -275,7 +278,7 @@ class Explorer(FastPath):
             return  # ipympl with no browser view connected yet: it will request a full frame when it connects
         self.canvas.blit(self.figure.bbox)
         if self._image is not None:  # the fallback view: encode the already-blitted pixels, no full redraw
-            self._image.value = buffer_png(self.canvas)
+            self._image.value = buffer_png(self.canvas, LIVE_PNG)
 
     def _on_change(self, change):
         if self._fast():  # the browser shows the frame; the kernel draws only what it is asked for
@@ -292,7 +295,7 @@ class Explorer(FastPath):
         """Redraw everything and capture a new background: for changes to artists that are not animated."""
         self.canvas.draw()  # fires draw_event: new background, then the animated artists on top
         if self._image is not None:
-            self._image.value = buffer_png(self.canvas)
+            self._image.value = buffer_png(self.canvas, LIVE_PNG)
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a PNG of the figure as it is now: what a saved notebook or HTML page shows."""
