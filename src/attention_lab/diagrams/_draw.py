@@ -50,16 +50,14 @@ class Diagram:
 
     def png(self) -> bytes:
         # savefig puts the figure's layout engine back through rcParams: under the course style (constrained
-        # layout on) a figure without one would come back with one, and warn at its next drawing. It writes the raw
-        # RGBA pixels: the picture a PNG of them holds, without compressing it and decoding it again.
+        # layout on) a figure without one would come back with one, and warn at its next drawing
         with (
             io.BytesIO() as buffer,
             mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}),
         ):
-            self.figure.savefig(buffer, format="rgba", dpi=DPI, facecolor="white")
-            pixels = buffer.getvalue()
-        size = tuple(int(inches * DPI) for inches in self.figure.get_size_inches())  # as the renderer rounds it
-        image = Image.frombuffer("RGBA", size, pixels, "raw", "RGBA", 0, 1).convert("RGB")
+            self.figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+            buffer.seek(0)
+            image = Image.open(buffer).convert("RGB")
         # flat colours and their anti-aliased edges: a 256-colour palette looks the same at a third of the bytes
         with io.BytesIO() as buffer:
             image.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(buffer, format="png", optimize=True)
