@@ -78,11 +78,6 @@ select, option, input, button, output {{font-family: inherit}}
 :focus-visible {{outline: 3px solid #B35900; outline-offset: 2px}}
 .live-controls input[type=range]:focus-visible, .live-controls select:focus-visible
   {{outline: 3px solid #B35900; outline-offset: 2px}}
-/* a page's cells off screen are laid out when they come near, so the page opens and MathJax has typeset it
-   sooner (a deck lays out its slides itself: its cells are not children of <main>) */
-main > .jp-Cell {{content-visibility: auto; contain-intrinsic-size: auto 16rem}}
-/* the same for a deck's slides laid out for print (?print-pdf): each slide is a page of a fixed size */
-.reveal .pdf-page {{content-visibility: auto}}
 /* MathJax's hidden MathML for screen readers would ask for TeX web fonts this copy does not ship */
 .MJX_Assistive_MathML, .MJX_Assistive_MathML * {{font-family: serif !important}}
 .launch-buttons {{display: flex; flex-wrap: wrap; gap: .5rem; margin: .6rem 0 1rem}}
