@@ -185,63 +185,95 @@ def console_errors(page) -> list:
     return errors
 
 
-# Fonts and the pictures the page shows (not those it loads lazily, further down) have loaded, or failed and said so
-# on the console.
-LOADED = (
-    "() => document.fonts.status === 'loaded' && "
-    "[...document.images].every((img) => img.complete || img.loading === 'lazy')"
-)
-
-# Code and typeset maths hold most of a page's elements (about 14,000 of 16,000 on a notebook page), in a few
-# dozen looks. A text element's contrast depends only on its look: its colour, size, weight and shadow, whether it
-# is drawn at all, and the backgrounds and opacities behind it. Of the elements with text that look alike there,
-# axe-core checks the first; the others (marked ``axe-same-look``) would give its answer again. Everything else on
+# Code and typeset maths hold most of a notebook page's elements, in far fewer looks. Of the elements with text
+# there that look alike (colour, size, weight, shadow, stroke, visibility, clip, position, whether it is drawn inside
+# the box that clips it, the backgrounds and opacities of the elements it sits in, and how much text it holds: none
+# but punctuation, one character, more),
+# axe-core's colour-contrast rule judges the first; the others (marked ``axe-same-look``) are judged too when it
+# could not judge the first (an "incomplete" answer: text clipped, overlapped, or on an image). Everything else on
 # the page is checked element by element, and every other rule sees every element.
-SAME_LOOK = """() => {
+SAME_LOOK = r"""() => {
   const painted = new Map();  // element -> what is painted behind its text: background colours, images, opacities
   const behind = (el) => {
     if (!el) return 'page';
     if (painted.has(el)) return painted.get(el);
     const s = getComputedStyle(el);
-    const own = s.backgroundColor + ' ' + s.backgroundImage + ' ' + s.opacity + ' ' + s.mixBlendMode;
+    const own = [s.backgroundColor, s.backgroundImage, s.opacity, s.mixBlendMode, s.filter].join(' ');
     const value = own + ' / ' + behind(el.parentElement);
     painted.set(el, value);
     return value;
   };
-  const seen = new Set();
-  let checked = 0, same = 0;
+  const clipping = new Map();  // element -> its nearest ancestor that clips what overflows it (or null)
+  const clipper = (el) => {
+    const parent = el.parentElement;
+    if (!parent) return null;
+    if (!clipping.has(parent)) {
+      const s = getComputedStyle(parent);
+      clipping.set(parent, s.overflowX !== 'visible' || s.overflowY !== 'visible' ? parent : clipper(parent));
+    }
+    return clipping.get(parent);
+  };
+  const inside = (el) => {  // drawn inside its clipping box (text scrolled or cut out of it is not judged)
+    const box = clipper(el);
+    if (!box) return true;
+    const r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+    return r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+  };
+  const firsts = new Map();  // look -> its first element
+  window.__lookAlikes = new Map();  // first element -> the others
   for (const el of document.querySelectorAll('.highlight *, .MathJax *, .MathJax_Display *, .MathJax_SVG *')) {
-    const text = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
-    if (!text) continue;  // axe checks the contrast of elements with text of their own
+    const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
+    const letters = [...own.replace(/[\p{P}\p{S}\s]/gu, '')].length;
+    if (!own.trim()) continue;  // axe judges the contrast of elements with text of their own
     const s = getComputedStyle(el);
-    const look = [s.color, s.fontSize, s.fontWeight, s.textShadow, s.visibility, s.clip, s.clipPath, s.position,
+    const look = [s.color, s.fontSize, s.fontWeight, s.textShadow, s.webkitTextStroke, s.webkitTextFillColor,
+                  s.visibility, s.clip, s.clipPath, s.position,
+                  letters === 0 ? 'marks' : letters === 1 ? 'one' : 'more',
                   el.checkVisibility ? el.checkVisibility({opacityProperty: true}) : '',
-                  !!el.closest('.MJX_Assistive_MathML'), behind(el)].join('|');
-    if (seen.has(look)) { el.classList.add('axe-same-look'); same++; } else { seen.add(look); checked++; }
+                  !!el.closest('.MJX_Assistive_MathML'), inside(el), behind(el)].join('|');
+    const first = firsts.get(look);
+    if (first) { el.classList.add('axe-same-look'); window.__lookAlikes.get(first).push(el); }
+    else { firsts.set(look, el); window.__lookAlikes.set(el, []); }
   }
-  return [checked, same];
+  return firsts.size;
+}"""
+
+AXE_RUN = """async ([tags, preload]) => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+    resultTypes: ['violations', 'incomplete'], preload: preload, elementRef: true});
+  // a look whose first element axe could not judge: judge each of its look-alikes
+  // (text too short to judge is too short in each of them: one character is part of the look)
+  const short = (node) => node.any.some((check) => check.data && check.data.messageKey === 'shortTextContent');
+  const unsure = (result.incomplete.find((r) => r.id === 'color-contrast') || {nodes: []}).nodes
+    .filter((node) => !short(node));
+  const again = unsure.flatMap((node) => window.__lookAlikes.get(node.element) || []);
+  let violations = result.violations;
+  if (again.length) {
+    again.forEach((el) => el.classList.remove('axe-same-look'));
+    const more = await axe.run({include: again},
+      {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations'], preload: preload});
+    for (const found of more.violations) {
+      const known = violations.find((v) => v.id === found.id);
+      if (known) known.nodes = known.nodes.concat(found.nodes); else violations = violations.concat([found]);
+    }
+  }
+  const line = (v) => ({id: v.id, impact: v.impact, count: v.nodes.length, target: v.nodes[0].target});
+  return {version: result.testEngine.version, again: again.length, violations: violations.map(line)};
 }"""
 
 
 def axe_violations(page, tags, *, preload: bool = True) -> tuple[str, list]:
     """(axe-core's version, its violations of ``tags`` on ``page``, one line each), from the wheel's axe-core.
 
-    The contrast of look-alike text in code and maths is checked once per look (:data:`SAME_LOOK`).
-    ``preload=False``: axe does not fetch the page's style sheets itself (from ``file://`` it cannot, and
-    logs the refusal as a console error).
+    The contrast of look-alike text in code and maths is judged once per look where axe can judge it
+    (:data:`SAME_LOOK`). ``preload=False``: axe does not fetch the page's style sheets itself (from ``file://`` it
+    cannot, and logs the refusal as a console error).
     """
     from axe_playwright_python.base import AXE_SCRIPT
 
     page.evaluate(AXE_SCRIPT)
     page.evaluate(SAME_LOOK)
     page.evaluate("() => axe.configure({rules: [{id: 'color-contrast', selector: '*:not(.axe-same-look)'}]})")
-    result = page.evaluate(
-        "([tags, preload]) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
-        "resultTypes: ['violations'], preload: preload})",
-        [tags, preload],
-    )
-    violations = [
-        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements, e.g. {v['nodes'][0]['target']})"
-        for v in result["violations"]
-    ]
-    return result["testEngine"]["version"], violations
+    result = page.evaluate(AXE_RUN, [tags, preload])
+    violations = [f"{v['id']} ({v['impact']}, {v['count']} elements, e.g. {v['target']})" for v in result["violations"]]
+    return result["version"], violations
