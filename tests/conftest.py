@@ -33,9 +33,16 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS, chromium_or_skip
-from hypothesis import settings
-from run_once import once, requested, run_key, shared_dir
+
+# jsonschema (which nbformat imports) checks the "iri" format with rfc3987_syntax when it is installed
+# (jupyter-events asks for it); importing it builds dozens of lark grammars, seconds of CPU in every test process.
+# No test here validates an IRI: the tests' own process does without it (the kernels, JupyterLab and the tools'
+# commands are untouched).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: "import" raises ImportError
+
+from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS, chromium_or_skip  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from run_once import once, requested, run_key, shared_dir  # noqa: E402
 
 # One thread per torch process (this one and the notebook kernels it starts, which inherit it): two pytest
 # workers, each starting kernels, would otherwise oversubscribe two cores, and small models gain nothing.
@@ -160,7 +167,7 @@ BROWSER_FIXTURES = {"browser", "chromium", "lab", "page"}
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session):
     """No garbage collection while the tests are collected: the modules imported and the tests made live to the
-    end, so the collector's passes over them (a fifth of a worker's collection time) would find nothing."""
+    end, so the collector's passes over them during collection would find little to free."""
     gc.disable()
     try:
         return (yield)
@@ -171,9 +178,9 @@ def pytest_collection(session):
 def pytest_collection_finish(session):
     """Whether this run builds the site: a test left after ``-m``/``-k`` uses ``built_site`` (``executed``).
 
-    Then the objects collection made (the imported modules, the tests and their parameters, half a million), which
+    Then the objects collection made (the imported modules, the tests and their parameters), which
     live to the end, go to the garbage collector's permanent generation: its full collections during the run no
-    longer scan them again (about 5% of the fast loop's CPU time)."""
+    longer scan them again."""
     session.config.stash[SITE_BUILT] = requested(session.items, "built_site")
     gc.collect()  # not the garbage of collection itself
     gc.freeze()

@@ -126,8 +126,8 @@ def test_a_temperature_set_is_checked_once(build, monkeypatch):
         checked.append(value)
         return original(value, name)
 
-    for module in list(sys.modules.values()):  # every module of the library that imported the check
-        if module.__name__.startswith("attention_lab") and getattr(module, "check_temperature", None) is original:
+    for name, module in list(sys.modules.items()):  # every module of the library that imported the check
+        if name.startswith("attention_lab") and getattr(module, "check_temperature", None) is original:
             monkeypatch.setattr(module, "check_temperature", spy)
     explorer.set(temperature=0.37)
     assert explorer.controls["temperature"].value == snapped != 1.0  # the slider moved: the figure followed
