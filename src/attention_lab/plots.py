@@ -218,7 +218,7 @@ def buffer_png(canvas, compress_level: int = 6) -> bytes:
     """The canvas' current pixels as PNG, without drawing anything again.
 
     ``compress_level`` is zlib's: 6 (the default) for a picture that is kept (a saved notebook, a page); 1 encodes
-    in about 60% of the time, for a view redrawn while the reader moves a control."""
+    faster, for a view redrawn while the reader moves a control."""
     from PIL import Image
 
     with io.BytesIO() as buffer:

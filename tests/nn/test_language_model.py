@@ -87,7 +87,7 @@ def test_sampled_tokens_follow_the_distribution():
         p = torch.softmax(net(prompt)[0, -1].double(), -1).numpy()
     rng = np.random.default_rng(0)
     # 3000 draws as 60 calls of 50 rows: rows that shared a draw, or calls that restarted the generator, would
-    # leave 50 or 60 independent draws, far outside the bound
+    # leave 50 or 60 independent draws, outside the bound
     firsts = np.concatenate([generate(net, prompt.repeat(50, 1), 1, rng=rng)[:, -1].numpy() for _ in range(60)])
     shares = np.bincount(firsts, minlength=V) / len(firsts)
     assert np.abs(shares - p).max() < 4 * np.sqrt(p.max() / len(firsts)) + 1e-3

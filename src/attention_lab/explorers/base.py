@@ -41,7 +41,7 @@ SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widg
 
 __all__ = ["Explorer", "explorer_classes", "live_explorers"]
 
-# zlib's level for the PNG fallback view (no ipympl), encoded again at each change: the fastest
+# zlib's level for the PNG fallback view (no ipympl), encoded again at each change: zlib's best speed
 LIVE_PNG = 1
 
 # The registry every explorer joins when it is built (weakly: a registered explorer is freed as usual), in the
