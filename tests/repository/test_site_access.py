@@ -321,7 +321,7 @@ def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium
 def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked_once(chromium, tmp_path):
     """Code and maths are judged once per look (``helpers.SAME_LOOK``): a token with a poor colour, the same tokens
     on a darker code block, and faint maths after a faint one-letter symbol (which axe cannot judge: too short) are
-    still found among hundreds of look-alikes, and so is faint text behind a look's first element that is clipped."""
+    still found among hundreds of look-alikes, and so is a visible look-alike of a first element that is cut off."""
     tokens = '<span class="k">def</span> <span class="n">total</span>' * 200
     bad = tokens + '<span class="n" style="color:#bbb">faint</span>' + tokens
     faint = 'class="mi" style="color:#ccc"'
