@@ -45,6 +45,8 @@ __all__ = [
     "files_only",
     "console_errors",
     "axe_violations",
+    "MATHS_DONE",
+    "MATHS_ERRORS",
 ]
 
 ROOT = repo_root(Path(__file__).parent)  # the library's one repository-root lookup
@@ -185,10 +187,25 @@ def console_errors(page) -> list:
     return errors
 
 
-# Code and typeset maths hold most of a notebook page's elements, in far fewer looks. Of the elements with text
-# there that look alike (colour, size, weight, shadow, stroke, visibility, clip, position, whether it is drawn inside
-# the box that clips it, the backgrounds and opacities of the elements it sits in, and how much text it holds: none
-# but punctuation, one character, more),
+# The page's maths typeset: MathJax 3's start-up promise has settled (pages and decks load the site's copy), or the
+# page loads no MathJax. A polling predicate, so that Playwright's wait keeps its timeout.
+MATHS_DONE = """() => {
+  if (document.readyState !== 'complete') return false;
+  if (!window.MathJax || !MathJax.startup) return true;
+  if (!window.__mathsDone) {
+    window.__mathsDone = 'waiting';
+    MathJax.startup.promise.then(() => { window.__mathsDone = 'done'; });
+  }
+  return window.__mathsDone === 'done';
+}"""
+# formulas MathJax could not typeset (a TeX error or an unknown macro: the site's set-up shows both as errors)
+MATHS_ERRORS = "document.querySelectorAll('mjx-merror').length"
+
+
+# Code holds most of a notebook page's elements with text, in far fewer looks. Of the elements with text there (and
+# in formulas: characters MathJax's fonts lack, its hidden MathML) that look alike (colour, size, weight, shadow,
+# stroke, visibility, clip, position, whether it is drawn inside the box that clips it, the backgrounds and
+# opacities of the elements it sits in, and how much text it holds: none but punctuation, one character, more),
 # axe-core's colour-contrast rule judges the first; the others (marked ``axe-same-look``) are judged too when it
 # could not judge the first (an "incomplete" answer: text clipped, overlapped, or on an image). Everything else on
 # the page is checked element by element, and every other rule sees every element.
@@ -221,7 +238,7 @@ SAME_LOOK = r"""() => {
   };
   const firsts = new Map();  // look -> its first element
   window.__lookAlikes = new Map();  // first element -> the others
-  for (const el of document.querySelectorAll('.highlight *, .MathJax *, .MathJax_Display *, .MathJax_SVG *')) {
+  for (const el of document.querySelectorAll('.highlight *, mjx-container *')) {
     const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
     const letters = [...own.replace(/[\p{P}\p{S}\s]/gu, '')].length;
     if (!own.trim()) continue;  // axe judges the contrast of elements with text of their own
@@ -230,13 +247,41 @@ SAME_LOOK = r"""() => {
                   s.visibility, s.clip, s.clipPath, s.position,
                   letters === 0 ? 'marks' : letters === 1 ? 'one' : 'more',
                   el.checkVisibility ? el.checkVisibility({opacityProperty: true}) : '',
-                  !!el.closest('.MJX_Assistive_MathML'), inside(el), behind(el)].join('|');
+                  !!el.closest('mjx-assistive-mml'), inside(el), behind(el)].join('|');
     const first = firsts.get(look);
     if (first) { el.classList.add('axe-same-look'); window.__lookAlikes.get(first).push(el); }
     else { firsts.set(look, el); window.__lookAlikes.set(el, []); }
   }
   return firsts.size;
 }"""
+
+# MathJax 3 draws a formula's characters from its fonts as CSS generated content, which axe-core's colour-contrast
+# rule does not read: this rule judges each formula (and each part of it with a colour of its own) by the colour
+# one of its characters is drawn in against what is behind that character, with axe-core's own colour functions,
+# at the threshold for normal text (for large text, 24 px and more, 3:1). Where axe cannot tell the background
+# (a formula over an image), the answer is "incomplete", as for text.
+MATHS_CONTRAST = """() => axe.configure({
+  checks: [{id: 'maths-contrast-check', evaluate: function (node) {
+    // one of its own characters (a leaf: a formula's boxes overlap, which axe would take for something in front)
+    const part = 'mjx-container, mjx-container [style*="color"]';
+    const glyph = [...node.querySelectorAll('mjx-c')].find((c) => c.parentElement.closest(part) === node);
+    if (!glyph) return true;  // every character is in a part with a colour of its own, judged as that part
+    if (!axe.commons.dom.isVisibleOnScreen(glyph)) return true;  // not drawn: nothing to read
+    const bg = axe.commons.color.getBackgroundColor(glyph, []);
+    const fg = bg && axe.commons.color.getForegroundColor(glyph, false, bg);
+    if (!bg || !fg) return undefined;
+    const ratio = axe.commons.color.getContrast(bg, fg);
+    const needed = parseFloat(getComputedStyle(glyph).fontSize) >= 24 ? 3 : 4.5;
+    this.data({ratio: Math.round(ratio * 100) / 100, needed: needed});
+    return ratio >= needed;
+  }}],
+  rules: [{id: 'maths-contrast', selector: 'mjx-container, mjx-container [style*="color"]',
+           // the drawn formula is aria-hidden (screen readers read MathJax's hidden MathML): judged all the same
+           excludeHidden: false, tags: ['wcag2aa', 'wcag143'], any: ['maths-contrast-check'], impact: 'serious',
+           metadata: {description: 'typeset maths has enough contrast with what is behind it',
+                      help: 'maths must have sufficient colour contrast'}}]
+})"""
+
 
 AXE_RUN = """async ([tags, preload]) => {
   const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
@@ -265,15 +310,16 @@ AXE_RUN = """async ([tags, preload]) => {
 def axe_violations(page, tags, *, preload: bool = True) -> tuple[str, list]:
     """(axe-core's version, its violations of ``tags`` on ``page``, one line each), from the wheel's axe-core.
 
-    The contrast of look-alike text in code and maths is judged once per look where axe can judge it
-    (:data:`SAME_LOOK`). ``preload=False``: axe does not fetch the page's style sheets itself (from ``file://`` it
-    cannot, and logs the refusal as a console error).
+    The contrast of look-alike text in code is judged once per look where axe can judge it (:data:`SAME_LOOK`), and
+    typeset maths by one more rule (:data:`MATHS_CONTRAST`). ``preload=False``: axe does not fetch the page's style
+    sheets itself (from ``file://`` it cannot, and logs the refusal as a console error).
     """
     from axe_playwright_python.base import AXE_SCRIPT
 
     page.evaluate(AXE_SCRIPT)
     page.evaluate(SAME_LOOK)
     page.evaluate("() => axe.configure({rules: [{id: 'color-contrast', selector: '*:not(.axe-same-look)'}]})")
+    page.evaluate(MATHS_CONTRAST)
     result = page.evaluate(AXE_RUN, [tags, preload])
     violations = [f"{v['id']} ({v['impact']}, {v['count']} elements, e.g. {v['target']})" for v in result["violations"]]
     return result["version"], violations

@@ -41,6 +41,8 @@ __all__ = ["NOTEBOOK_DIR", "zh_twins", "build_site"]
 ROOT = repo_root(Path(__file__).parent)
 NOTEBOOK_DIR = ROOT / "notebooks"
 WIDGET_VIEW, MATHJAX_URL = site_kit.WIDGET_VIEW, site_kit.MATHJAX_URL  # shared with the decks
+MATHJAX = ROOT / "tools" / "vendor" / "mathjax"  # MathJax 3: the files the pages load (its README)
+TEMPLATES = ROOT / "tools" / "templates"
 
 
 def execute_page(path: Path, timeout: int = 600) -> Executed:
@@ -90,9 +92,8 @@ def _static(nb, explorers: dict | None = None, page: str = "page"):
 
 
 def _offline(page: str) -> str:
-    """No script from the network (``site_kit.offline``), and MathJax told to use the fonts the copy ships."""
+    """No script from the network (``site_kit.offline``)."""
     page = site_kit.offline(page)
-    page = page.replace(f'<script src="{MATHJAX_URL}"', site_kit.MATHJAX_CONFIG + f'<script src="{MATHJAX_URL}"', 1)
     found = site_kit.external_resources(page)
     if found:  # a new nbconvert whose template loads something else from the network must not pass unseen
         raise RuntimeError(f"the page would load {found[0]} from the network")
@@ -102,7 +103,8 @@ def _offline(page: str) -> str:
 def _exporter():
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab")
+    # nbconvert's lab template with the site's MathJax (tools/templates/course_page)
+    exporter = HTMLExporter(template_name="course_page", extra_template_basedirs=[str(TEMPLATES)])
     exporter.mathjax_url = MATHJAX_URL
     return exporter
 
@@ -115,7 +117,8 @@ def _twin(name: str, lang: str, twins) -> str | None:
 
 
 def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False, lang: str = "en", twin=None):
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
     page = live_pages.install(_offline(site_kit.local_links(body, lambda stem: f"{stem}.html", lang)))
     path.write_text(site_kit.finish_page(page, footer=footer, lang=lang, twin=twin), encoding="utf-8")
 
@@ -139,10 +142,6 @@ def _zh_index(exporter, outdir: Path, decks=(), twin=None) -> Path:
 def zh_twins(paths) -> list[Path]:
     """The Chinese twins (``zh/NAME.ipynb`` beside each of ``paths``) that exist, in order."""
     return [Path(p).parent / "zh" / Path(p).name for p in paths if (Path(p).parent / "zh" / Path(p).name).is_file()]
-
-
-def _without_svg_output(folder, names):
-    return ["SVG"] if Path(folder).as_posix().endswith("jax/output") else []
 
 
 def build_site(
@@ -210,16 +209,12 @@ def _build_pages(
     ``executed``: a function path -> :class:`execute.Executed` to reuse executions made elsewhere (the test
     suite's); by default each notebook is executed here with :func:`execute_page`.
     """
-    import jupyter_server_mathjax
-
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     paths = sorted(Path(p) for p in notebooks) if notebooks else sorted(NOTEBOOK_DIR.glob("*.ipynb"))
     if not paths:
         raise ValueError(f"no notebooks to build in {NOTEBOOK_DIR}")
-    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
-    # the pages use MathJax's HTML-CSS output: its SVG output (2.9 MB, a third of the copy) is left out
-    shutil.copytree(mathjax, outdir / "mathjax", dirs_exist_ok=True, ignore=_without_svg_output)
+    shutil.copytree(MATHJAX, outdir / "mathjax", dirs_exist_ok=True, ignore=shutil.ignore_patterns("README.md"))
     live_pages.copy_script(outdir)
     site_kit.copy_assets(outdir)
     exporter = _exporter()

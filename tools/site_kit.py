@@ -48,8 +48,8 @@ COLAB_TAG = "colab-setup"
 CHECK_TAG = "check"  # evidence beside the lesson: folded on the pages, left out of the decks
 FURTHER_TAG = "going-further"  # graduate material: a labelled box on the pages, left out of the decks by default
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-# MathJax 2 from the site's copy (jupyter-server-mathjax's), in the config it ships: pages and decks
-MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+# MathJax 3 from the site's copy (tools/vendor/mathjax: its CommonHTML output and fonts): pages and decks
+MATHJAX_URL = "mathjax/tex-chtml-full.js"
 # CJK ideographs and their punctuation: the runs that get lang="zh" and the shipped font
 CJK = "\u2e80-\u2fff\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_RUN = re.compile(f"[{CJK}](?:[{CJK}\\s·]*[{CJK}])?")
@@ -78,8 +78,9 @@ select, option, input, button, output {{font-family: inherit}}
 :focus-visible {{outline: 3px solid #B35900; outline-offset: 2px}}
 .live-controls input[type=range]:focus-visible, .live-controls select:focus-visible
   {{outline: 3px solid #B35900; outline-offset: 2px}}
-/* MathJax's hidden MathML for screen readers would ask for TeX web fonts this copy does not ship */
-.MJX_Assistive_MathML, .MJX_Assistive_MathML * {{font-family: serif !important}}
+/* inline maths with a deep subscript on a cell's last line reaches a few pixels below the text: room for it, so
+   that the cell does not become a scrolling region */
+.jp-RenderedMarkdown {{padding-bottom: .25em}}
 .launch-buttons {{display: flex; flex-wrap: wrap; gap: .5rem; margin: .6rem 0 1rem}}
 .jp-RenderedHTMLCommon .launch-buttons a.launch-button, a.launch-button {{display: inline-block; padding: .3rem .8rem;
   border-radius: 4px; background: #005A8C; color: #fff; text-decoration: none; font-weight: 600}}
@@ -98,14 +99,16 @@ details.check-cell summary {{cursor: pointer; font-family: {_MONO}}}
 </style>
 """
 
-# MathJax 2 (HTML-CSS output, the STIX web fonts jupyter-server-mathjax ships). Its default "MathJax_Blank"
-# font probe loads about:blank, which Chromium refuses from file:// (a console error): a local() source
-# needs no fetch. The fast preview would ask for TeX fonts that are not shipped.
+# MathJax 3, set before its script loads: nbconvert's delimiters, AMS equation numbers, a TeX error or unknown
+# macro shown as an error (mjx-merror: the tests find it), the "safe" extension (no \href to javascript:, no \style or
+# \class), characters MathJax's fonts lack (Chinese) in the shipped CJK font, and formulas out of the Tab order (a
+# page has hundreds; a keyboard reader tabs to the links and controls).
 MATHJAX_CONFIG = (
-    '<script type="text/x-mathjax-config">MathJax.Hub.Config({"fast-preview": {disabled: true}, '
-    'menuSettings: {CHTMLpreview: false}, "HTML-CSS": {availableFonts: [], imageFont: null, '
-    'preferredFont: null, webFont: "STIX-Web", styles: {"@font-face": {"font-family": "MathJax_Blank", '
-    "src: \"local('MathJax_Blank')\"}}}});</script>\n"
+    "<script>window.MathJax = {loader: {load: ['ui/safe']}, "
+    "tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], "
+    "processEscapes: true, processEnvironments: true, tags: 'ams', packages: {'[-]': ['noerrors', 'noundefined']}}, "
+    f"chtml: {{unknownFamily: \"'{FONT_FAMILY}', serif\"}}, "
+    "options: {menuOptions: {settings: {inTabOrder: false}}}};</script>\n"
 )
 
 

@@ -41,7 +41,7 @@ def test_site_pages_have_figures_math_and_local_links_and_work_offline(site, pat
     out, _ = site
     page = (out / f"{path.stem}.html").read_text(encoding="utf-8")
     assert page.count("<img") >= 2, "the page should show the notebook's figures"
-    assert 'src="mathjax/MathJax.js' in page and (out / "mathjax" / "MathJax.js").exists()
+    assert 'src="mathjax/tex-chtml-full.js"' in page and (out / "mathjax" / "tex-chtml-full.js").exists()
     assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', page), "an external resource"
     assert not re.search(r'<script type="module">[^<]*https?://', page)
     assert 'href="glossary.html"' in page

@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from helpers import NOTEBOOKS, ZH_NOTEBOOKS, axe_violations, console_errors
+from helpers import MATHS_DONE, MATHS_ERRORS, NOTEBOOKS, ROOT, ZH_NOTEBOOKS, axe_violations, console_errors
 
 from tools.launch_buttons import issue_links, links, numbered_notebooks
 
@@ -40,12 +40,6 @@ def _diagram_alt_texts() -> frozenset:
     from attention_lab.diagrams import DIAGRAMS
 
     return frozenset(draw().alt for draw in DIAGRAMS.values())
-
-
-MATHJAX_DONE = (
-    "() => !window.MathJax || (MathJax.Hub && MathJax.Hub.queue && MathJax.Hub.queue.pending === 0 "
-    "&& MathJax.Hub.queue.running === 0 && document.readyState === 'complete')"
-)
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +187,7 @@ def _open(chromium, site, stem, loaded=None):
     page.goto((site / f"{stem}.html").as_uri(), wait_until="load")
     if loaded is not None:
         loaded.extend(url for url in finished if url.startswith("file://"))
-    page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+    page.wait_for_function(MATHS_DONE, timeout=60_000)
     return page, errors
 
 
@@ -209,6 +203,7 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
     try:
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
         version, violations = axe_violations(page, WCAG_21_AA)
+        maths_errors = page.evaluate(MATHS_ERRORS)
     finally:
         page.close()
     record_property("axe_violations", len(violations))
@@ -219,6 +214,7 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
     assert not violations, f"axe-core {version} finds: " + "; ".join(violations)
     assert not errors, f"console errors from file://: {errors[:5]}"
     assert first_load <= FIRST_LOAD_MB * 1e6, f"first load {first_load / 1e6:.1f} MB"
+    assert maths_errors == 0, "MathJax could not typeset some maths"
 
 
 FOCUS_STATE = """() => {
@@ -319,13 +315,15 @@ def test_chinese_draws_with_the_shipped_font_without_a_system_one(site, chromium
 
 
 def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked_once(chromium, tmp_path):
-    """Code and maths are judged once per look (``helpers.SAME_LOOK``): a token with a poor colour, the same tokens
-    on a darker code block, and faint maths after a faint one-letter symbol (which axe cannot judge: too short) are
-    still found among hundreds of look-alikes, and so is a visible look-alike of a first element that is cut off."""
+    """Code is judged once per look (``helpers.SAME_LOOK``): a token with a poor colour and the same tokens on a
+    darker code block are still found among hundreds of look-alikes, and so is a visible look-alike of a first
+    element that is cut off. Maths typeset by the site's MathJax is judged formula by formula
+    (``helpers.MATHS_CONTRAST``): faint formulas, and a faint part of a formula, are found among dark ones."""
+    from tools import site_kit
+
     tokens = '<span class="k">def</span> <span class="n">total</span>' * 200
     bad = tokens + '<span class="n" style="color:#bbb">faint</span>' + tokens
-    faint = 'class="mi" style="color:#ccc"'
-    maths = f'<span class="MathJax"><span {faint}>q</span><span {faint}>zw</span></span>'
+    maths = "$q_i^\\top k_j$ " * 100 + '<span style="color:#ccc">$z w$</span> ' * 3 + "$\\color{#ddd}{x} + y$"
     # the first of these look-alikes is cut out of its box, so axe does not judge it: the second is judged
     clipped = (
         f'<div class="highlight" style="width:80px;overflow:hidden;white-space:nowrap"><pre>{"x" * 40}'
@@ -333,24 +331,30 @@ def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked
         '<div class="highlight" style="width:80px;overflow:hidden"><pre>'
         '<span class="s" style="color:#ddd">shown</span></pre></div>'
     )
+    mathjax = (ROOT / "tools" / "vendor" / "mathjax" / "tex-chtml-full.js").as_uri()
     page_html = (
         "<!doctype html><html lang='en'><head><title>t</title><style>.highlight{background:#f5f5f5}"
-        ".dark{background:#555}.k{color:#008000}.n{color:#212121}</style></head><body><main>"
+        f".dark{{background:#555}}.k{{color:#008000}}.n{{color:#212121}}</style>{site_kit.MATHJAX_CONFIG}"
+        f'<script src="{mathjax}"></script></head><body><main>'
         f"<div class='highlight'><pre>{bad}</pre></div><div class='highlight dark'><pre>{tokens}</pre></div>"
-        f"<p>{maths * 30}</p>{clipped}</main></body></html>"
+        f"<p>{maths}</p>{clipped}</main></body></html>"
     )
     (tmp_path / "contrast.html").write_text(page_html, encoding="utf-8")
     page = chromium.new_page()
     try:
         page.goto((tmp_path / "contrast.html").as_uri())
+        page.wait_for_function(MATHS_DONE, timeout=60_000)
+        typeset = page.evaluate("document.querySelectorAll('mjx-container').length")
         _, violations = axe_violations(page, WCAG_21_AA)
         marked = page.evaluate("document.querySelectorAll('.axe-same-look').length")
     finally:
         page.close()
-    assert marked >= 1000, "the look-alikes were grouped"
+    assert marked >= 800 and typeset == 104, "the look-alikes were grouped, the maths typeset"
     (contrast,) = [v for v in violations if v.startswith("color-contrast")]
-    # the faint token, the dark block's two looks (its first def and its first total), the faint zw, shown
-    assert ", 5 elements," in contrast, contrast
+    # the faint token, the dark block's two looks (its first def and its first total), shown
+    assert ", 4 elements," in contrast, contrast
+    (faint_maths,) = [v for v in violations if v.startswith("maths-contrast")]
+    assert ", 4 elements," in faint_maths, faint_maths  # the three faint formulas, the faint x
 
 
 def test_alt_and_lang_checks_can_fail(tmp_path):
@@ -368,7 +372,7 @@ def test_a_zh_page_finds_the_shared_files_one_folder_up_and_its_own_links():
     from tools import site_kit
 
     page = (
-        '<html lang="en"><head><script src="mathjax/MathJax.js"></script></head><body><main>'
+        '<html lang="en"><head><script src="mathjax/tex-chtml-full.js"></script></head><body><main>'
         '<div class="live-explorer" data-frames="frames/"><img src="frames/ab.png"></div>'
         '<a href="../glossary.md">g</a> <a href="01_x.ipynb#s">n</a> <a href="../../README.zh.md#c">r</a>'
         '<a href="https://example.org/frames/x.png">x</a><a href="../01_x.ipynb">en</a></main></body></html>'
@@ -378,7 +382,7 @@ def test_a_zh_page_finds_the_shared_files_one_folder_up_and_its_own_links():
     page = site_kit.local_links(page, lambda stem: f"{stem}.html", "zh")
     done = site_kit.finish_page(page, lang="zh", twin="../01_x.html", footer=True)
     assert done.startswith('<html lang="zh-CN">') and "<span lang" not in done.split("</head>")[1].split("<footer")[0]
-    assert 'src="../mathjax/MathJax.js"' in done and 'data-frames="../frames/"' in done
+    assert 'src="../mathjax/tex-chtml-full.js"' in done and 'data-frames="../frames/"' in done
     assert 'src="../frames/ab.png"' in done and 'url("../fonts/course-cjk.ttf")' in done
     assert 'href="https://example.org/frames/x.png"' in done, "an address elsewhere is left alone"
     assert 'href="../glossary.html"' in done and 'href="01_x.html#s"' in done and 'href="../01_x.html"' in done

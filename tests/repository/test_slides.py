@@ -10,11 +10,21 @@ import re
 import matplotlib.pyplot as plt
 import nbformat
 import pytest
-from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS, axe_violations, console_errors, files_only
-from test_site_access import MATHJAX_DONE, WCAG_21_AA
+from helpers import (
+    MATHS_DONE,
+    MATHS_ERRORS,
+    NOTEBOOKS,
+    ROOT,
+    ZH_NOTEBOOKS,
+    axe_violations,
+    console_errors,
+    files_only,
+)
+from test_site_access import WCAG_21_AA
 
 import attention_lab as al
 from tools import slide_metadata
+from tools.build_site import MATHJAX
 from tools.decks import REVEAL, deck_html, deck_name, external_resources, lecture_cells
 
 # the vendored reveal.js files (tools/vendor/reveal.js/README.md says where they come from)
@@ -22,6 +32,16 @@ REVEAL_FILES = {
     "dist/reveal.js": "46538b52db48724192f59bf46f5e851a18e302777c46f4a34c32709d010d6a29",
     "dist/reveal.css": "68f915a11ebf7203c0446576b7e952ff61c5dd02134a8a226ffaf62ed42136d2",
 }
+# the vendored MathJax files (tools/vendor/mathjax/README.md): the fonts hashed together, in name order
+MATHJAX_FILES = {
+    "tex-chtml-full.js": "91b005503c5d1f0958bf4d73ada1a3be33596b2c4ab5da22277f1b0d3149b5a4",
+    "ui/safe.js": "9fef48d868277a8bc1852f7ba796b33ead812d38916a7131b0a29ea48961a6a4",
+    "fonts": "142f8a69d97768d841847e71af896961da33ffa0a500fe6b950c7f31c6334a92",
+}
+# the height in pixels of each formula on the slide shown
+SLIDE_MATHS_HEIGHTS = (
+    "() => [...Reveal.getCurrentSlide().querySelectorAll('mjx-container')].map(c => c.getBoundingClientRect().height)"
+)
 
 
 def _markdown(source):
@@ -183,6 +203,19 @@ def test_the_vendored_reveal_js_is_the_registrys_with_its_licence():
     assert "Permission is hereby granted" in (REVEAL / "LICENSE").read_text(encoding="utf-8")
 
 
+def test_the_vendored_mathjax_is_the_registrys_with_its_licence():
+    def digest(*paths):
+        return hashlib.sha256(b"".join(path.read_bytes() for path in paths)).hexdigest()
+
+    fonts = sorted((MATHJAX / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert len(fonts) == 23
+    assert digest(MATHJAX / "tex-chtml-full.js") == MATHJAX_FILES["tex-chtml-full.js"]
+    assert digest(MATHJAX / "ui" / "safe.js") == MATHJAX_FILES["ui/safe.js"]
+    assert digest(*fonts) == MATHJAX_FILES["fonts"]
+    assert "Apache License 2.0" in (MATHJAX / "README.md").read_text(encoding="utf-8")
+    assert "Apache License" in (MATHJAX / "LICENSE").read_text(encoding="utf-8")
+
+
 # --- the decks of the built site -----------------------------------------------------------------------------------
 
 
@@ -205,7 +238,7 @@ def test_the_zh_edition_has_a_deck_per_zh_notebook_sharing_reveal_js(site):
     for path in ZH_NOTEBOOKS:
         deck = (site / "zh" / deck_name(path.stem)).read_text(encoding="utf-8")
         assert '<html lang="zh-CN"' in deck and 'src="../reveal.js/dist/reveal.js"' in deck
-        assert 'src="../mathjax/MathJax.js' in deck and not external_resources(deck)
+        assert 'src="../mathjax/tex-chtml-full.js"' in deck and not external_resources(deck)
         assert not re.search(r'href="(?!https?:)[^"]*\.ipynb', deck), "links to notebooks open their decks"
         assert f'href="../{deck_name(path.stem)}"' in deck, "the launch block's English twin: its deck"
         for frame in re.findall(r'src="\.\./(frames/[0-9a-f]+\.png)"', deck):
@@ -219,7 +252,7 @@ def test_each_deck_is_offline_in_lecture_mode_with_its_slides_figures_and_explor
     record_property("deck_mb", round(len(deck.encode("utf-8")) / 1e6, 2))
     assert not external_resources(deck), f"loads from the network: {external_resources(deck)[:3]}"
     assert 'src="reveal.js/dist/reveal.js"' in deck and 'href="reveal.js/dist/reveal.css"' in deck
-    assert 'src="mathjax/MathJax.js' in deck and "Reveal.initialize" in deck
+    assert 'src="mathjax/tex-chtml-full.js"' in deck and "Reveal.initialize" in deck
     nb = lecture_cells(nbformat.read(path, as_version=4))  # what a deck shows: no check, no Going further
     kinds = [c["metadata"].get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
     # a slide is a <section> holding a <section> per sub-slide, its first part included
@@ -265,12 +298,14 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium):
             seen.append(page.evaluate("Reveal.getSlidePastCount()"))
         assert seen == list(range(1, total)), "each ArrowRight shows the next slide, through the whole deck"
         assert page.evaluate("Reveal.isLastSlide()")
-        # a jump (the overview, a slide number typed in the URL) typesets the slide's math through MathJax's queue
+        # a jump (the overview, a slide number typed in the URL) shows the slide's maths typeset at its size: MathJax
+        # typeset every slide, the hidden ones too, before the first was shown
+        page.wait_for_function(MATHS_DONE, timeout=30_000)
         for index in (3, total // 2, 1):
             page.evaluate(f"Reveal.slide({index})")
-            page.wait_for_function(MATHJAX_DONE, timeout=30_000)
-            assert "Math Processing Error" not in page.evaluate("Reveal.getCurrentSlide().innerText"), index
-        assert "Math Processing Error" not in page.evaluate("document.body.innerText")
+            heights = page.evaluate(SLIDE_MATHS_HEIGHTS)
+            assert all(h >= 10 for h in heights), (index, heights)
+        assert page.evaluate(MATHS_ERRORS) == 0, "MathJax could not typeset some maths"
         # a live explorer: its slider takes the arrow keys while focused, and the slide stays
         root = page.locator(".live-explorer").first
         page.evaluate(
@@ -298,12 +333,12 @@ def test_deck_has_no_wcag_21_aa_violation_and_no_console_error(site, path, recor
         errors = console_errors(page)
         page.goto((folder / deck_name(path.stem)).as_uri() + "?print-pdf", wait_until="load")
         page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
-        page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+        page.wait_for_function(MATHS_DONE, timeout=60_000)
         page.wait_for_timeout(500)  # late font and frame loads report their errors by now
         shown = page.evaluate("document.querySelectorAll('.pdf-page').length")
         # preload=False: axe cannot fetch the deck's style sheets from file:// (it would log that as an error)
         version, violations = axe_violations(page, WCAG_21_AA, preload=False)
-        math_errors = page.evaluate("document.body.innerText.split('Math Processing Error').length - 1")
+        math_errors = page.evaluate(MATHS_ERRORS)
     record_property("axe_violations", len(violations))
     record_property("console_errors", len(errors))
     nb = lecture_cells(nbformat.read(path, as_version=4))  # what a deck shows: no check, no Going further
