@@ -188,18 +188,30 @@ def console_errors(page) -> list:
 
 
 # The page's maths typeset: MathJax 3's start-up promise has settled (pages and decks load the site's copy), or the
-# page loads no MathJax. A polling predicate, so that Playwright's wait keeps its timeout.
+# page loads no MathJax (a copy that failed to load never settles: the wait times out). A polling predicate, so that
+# Playwright's wait keeps its timeout.
 MATHS_DONE = """() => {
   if (document.readyState !== 'complete') return false;
-  if (!window.MathJax || !MathJax.startup) return true;
+  if (!document.querySelector('script[src*="mathjax/"]')) return true;
+  if (!window.MathJax || !MathJax.startup) return false;
   if (!window.__mathsDone) {
     window.__mathsDone = 'waiting';
     MathJax.startup.promise.then(() => { window.__mathsDone = 'done'; });
   }
   return window.__mathsDone === 'done';
 }"""
-# formulas MathJax could not typeset (a TeX error or an unknown macro: the site's set-up shows both as errors)
-MATHS_ERRORS = "document.querySelectorAll('mjx-merror').length"
+# Formulas MathJax could not typeset (a TeX error or an unknown macro: the site's set-up shows both as errors), and
+# TeX it never found (unbalanced delimiters leave the source as text): text outside formulas and code that still
+# holds a $...$, $$, \(, \[ or \begin{. (The notebooks write no escaped dollar, which would show as a bare "$".)
+MATHS_ERRORS = r"""() => {
+  let found = document.querySelectorAll('mjx-merror').length;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const skip = 'mjx-container, pre, code, script, style, textarea, .jp-OutputArea';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (/\$[^$]+\$|\$\$|\\\(|\\\[|\\begin\{/.test(node.textContent) && !node.parentElement.closest(skip)) found += 1;
+  }
+  return found;
+}"""
 
 
 # Code holds most of a notebook page's elements with text, in far fewer looks. Of the elements with text there (and
@@ -259,28 +271,59 @@ SAME_LOOK = r"""() => {
 # rule does not read: this rule judges each formula (and each part of it with a colour of its own) by the colour
 # one of its characters is drawn in against what is behind that character, with axe-core's own colour functions,
 # at the threshold for normal text (for large text, 24 px and more, 3:1). Where axe cannot tell the background
-# (a formula over an image), the answer is "incomplete", as for text.
-MATHS_CONTRAST = """() => axe.configure({
-  checks: [{id: 'maths-contrast-check', evaluate: function (node) {
-    // one of its own characters (a leaf: a formula's boxes overlap, which axe would take for something in front)
-    const part = 'mjx-container, mjx-container [style*="color"]';
-    const glyph = [...node.querySelectorAll('mjx-c')].find((c) => c.parentElement.closest(part) === node);
-    if (!glyph) return true;  // every character is in a part with a colour of its own, judged as that part
-    if (!axe.commons.dom.isVisibleOnScreen(glyph)) return true;  // not drawn: nothing to read
-    const bg = axe.commons.color.getBackgroundColor(glyph, []);
-    const fg = bg && axe.commons.color.getForegroundColor(glyph, false, bg);
-    if (!bg || !fg) return undefined;
-    const ratio = axe.commons.color.getContrast(bg, fg);
-    const needed = parseFloat(getComputedStyle(glyph).fontSize) >= 24 ? 3 : 4.5;
-    this.data({ratio: Math.round(ratio * 100) / 100, needed: needed});
-    return ratio >= needed;
-  }}],
-  rules: [{id: 'maths-contrast', selector: 'mjx-container, mjx-container [style*="color"]',
-           // the drawn formula is aria-hidden (screen readers read MathJax's hidden MathML): judged all the same
-           excludeHidden: false, tags: ['wcag2aa', 'wcag143'], any: ['maths-contrast-check'], impact: 'serious',
-           metadata: {description: 'typeset maths has enough contrast with what is behind it',
-                      help: 'maths must have sufficient colour contrast'}}]
-})"""
+# (a formula over an image), the answer is "incomplete", as for text. As for code (SAME_LOOK), formulas that look
+# alike (colour, size, the backgrounds, opacities, filters and clipping of the elements they sit in) share the
+# first one's answer when it is a pass or a fail; after an "incomplete", each look-alike is judged itself.
+MATHS_CONTRAST = """() => {
+  const painted = new Map();  // element -> what is painted behind it and what clips it, up to the page
+  const behind = (el) => {
+    if (!el) return 'page';
+    if (!painted.has(el)) {
+      const s = getComputedStyle(el);
+      const own = [s.backgroundColor, s.backgroundImage, s.opacity, s.mixBlendMode, s.filter, s.overflowX,
+                   s.overflowY, s.position].join(' ');
+      painted.set(el, own + ' / ' + behind(el.parentElement));
+    }
+    return painted.get(el);
+  };
+  const answers = new Map();  // look -> [result, data] of its first formula, if axe could judge it
+  axe.configure({
+    checks: [{id: 'maths-contrast-check', evaluate: function (node) {
+      // one of its own characters (a leaf: a formula's boxes overlap, which axe would take for something in front)
+      const part = 'mjx-container, mjx-container [style*="color"]';
+      // (mjx-utext: characters MathJax's fonts lack, drawn as text in the page's font)
+      const glyph = [...node.querySelectorAll('mjx-c, mjx-utext')].find((c) => c.parentElement.closest(part) === node);
+      if (!glyph) return true;  // every character is in a part with a colour of its own, judged as that part
+      const style = getComputedStyle(glyph);
+      const look = [style.color, style.fontSize, style.visibility, behind(glyph)].join('|');
+      if (answers.has(look)) {
+        const [result, data] = answers.get(look);
+        this.data(data);
+        return result;
+      }
+      let result, data = {};
+      if (!axe.commons.dom.isVisibleOnScreen(glyph)) {
+        result = true;  // not drawn: nothing to read
+      } else {
+        const bg = axe.commons.color.getBackgroundColor(glyph, []);
+        const fg = bg && axe.commons.color.getForegroundColor(glyph, false, bg);
+        if (!bg || !fg) return undefined;  // not remembered: each look-alike is judged itself
+        const ratio = axe.commons.color.getContrast(bg, fg);
+        const needed = parseFloat(style.fontSize) >= 24 ? 3 : 4.5;
+        data = {ratio: Math.round(ratio * 100) / 100, needed: needed};
+        result = ratio >= needed;
+      }
+      answers.set(look, [result, data]);
+      this.data(data);
+      return result;
+    }}],
+    rules: [{id: 'maths-contrast', selector: 'mjx-container, mjx-container [style*="color"]',
+             // the drawn formula is aria-hidden (screen readers read MathJax's hidden MathML): judged all the same
+             excludeHidden: false, tags: ['wcag2aa', 'wcag143'], any: ['maths-contrast-check'], impact: 'serious',
+             metadata: {description: 'typeset maths has enough contrast with what is behind it',
+                        help: 'maths must have sufficient colour contrast'}}]
+  });
+}"""
 
 
 AXE_RUN = """async ([tags, preload]) => {

@@ -214,7 +214,8 @@ def _build_pages(
     paths = sorted(Path(p) for p in notebooks) if notebooks else sorted(NOTEBOOK_DIR.glob("*.ipynb"))
     if not paths:
         raise ValueError(f"no notebooks to build in {NOTEBOOK_DIR}")
-    shutil.copytree(MATHJAX, outdir / "mathjax", dirs_exist_ok=True, ignore=shutil.ignore_patterns("README.md"))
+    shutil.rmtree(outdir / "mathjax", ignore_errors=True)  # no file of an earlier copy left behind
+    shutil.copytree(MATHJAX, outdir / "mathjax", ignore=shutil.ignore_patterns("README.md"))
     live_pages.copy_script(outdir)
     site_kit.copy_assets(outdir)
     exporter = _exporter()

@@ -99,16 +99,17 @@ details.check-cell summary {{cursor: pointer; font-family: {_MONO}}}
 </style>
 """
 
-# MathJax 3, set before its script loads: nbconvert's delimiters, AMS equation numbers, a TeX error or unknown
-# macro shown as an error (mjx-merror: the tests find it), the "safe" extension (no \href to javascript:, no \style or
-# \class), characters MathJax's fonts lack (Chinese) in the shipped CJK font, and formulas out of the Tab order (a
-# page has hundreds; a keyboard reader tabs to the links and controls).
+# MathJax 3, set before its script loads: nbconvert's delimiters and AMS equation numbers; a TeX error shown as its
+# message (mjx-merror) rather than as the TeX source (noerrors), and an unknown macro as an error too rather than
+# in red (noundefined), so that the tests find both; the "safe" extension (a formula's links, styles and classes
+# filtered: no javascript: link); characters MathJax's fonts lack (Chinese) in the shipped CJK font. No menu: its
+# explorer and other renderers need files the copy does not ship, and it would be for the mouse alone (formulas
+# are not in the Tab order). Screen readers read each formula's hidden MathML, which MathJax adds.
 MATHJAX_CONFIG = (
     "<script>window.MathJax = {loader: {load: ['ui/safe']}, "
     "tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], "
     "processEscapes: true, processEnvironments: true, tags: 'ams', packages: {'[-]': ['noerrors', 'noundefined']}}, "
-    f"chtml: {{unknownFamily: \"'{FONT_FAMILY}', serif\"}}, "
-    "options: {menuOptions: {settings: {inTabOrder: false}}}};</script>\n"
+    f"chtml: {{unknownFamily: \"'{FONT_FAMILY}', serif\"}}, options: {{enableMenu: false}}}};</script>\n"
 )
 
 

@@ -219,6 +219,7 @@ def test_page_has_no_wcag_21_aa_violation_and_no_console_error(site, chromium, s
 
 FOCUS_STATE = """() => {
   const el = document.activeElement;
+  if (el && el.closest('mjx-container')) return {maths: true};  // formulas are not in the Tab order
   const root = el && el.closest('.live-explorer');
   if (!root) return null;
   const ring = el.type === 'radio' ? el.closest('label') : el;  // a radio shows its focus on its label
@@ -241,12 +242,13 @@ def test_every_live_explorer_works_by_keyboard_alone(site, chromium, path):
             "JSON.parse(r.querySelector('script.live-manifest').textContent).controls.length])"
         )
         wanted = {(root, str(i)) for root, n in explorers for i in range(n)}
-        reached, moved, invisible = set(), set(), []
+        reached, moved, invisible, maths = set(), set(), [], 0
         stops = page.evaluate("() => document.querySelectorAll('a[href], input, select, [tabindex]').length")
         for _ in range(stops + 10):  # Tab through the whole page once, from the top
             page.keyboard.press("Tab")
             state = page.evaluate(FOCUS_STATE)
-            if state is None or (state["explorer"], state["control"]) in reached:
+            maths += bool(state and state.get("maths"))
+            if state is None or state.get("maths") or (state["explorer"], state["control"]) in reached:
                 continue
             key = (state["explorer"], state["control"])
             reached.add(key)
@@ -263,6 +265,7 @@ def test_every_live_explorer_works_by_keyboard_alone(site, chromium, path):
     finally:
         page.close()
     assert reached == wanted, f"controls never reached with Tab: {sorted(wanted - reached)}"
+    assert maths == 0, f"Tab stopped at a formula {maths} times"
     assert not invisible, f"focus not visible on {invisible}"
     assert moved == wanted, f"controls whose keys never changed the figure: {sorted(wanted - moved)}"
 
@@ -318,12 +321,19 @@ def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked
     """Code is judged once per look (``helpers.SAME_LOOK``): a token with a poor colour and the same tokens on a
     darker code block are still found among hundreds of look-alikes, and so is a visible look-alike of a first
     element that is cut off. Maths typeset by the site's MathJax is judged formula by formula
-    (``helpers.MATHS_CONTRAST``): faint formulas, and a faint part of a formula, are found among dark ones."""
+    (``helpers.MATHS_CONTRAST``): faint formulas, a faint part of a formula and faint Chinese in a formula are found
+    among dark ones; formulas that failed are counted (``helpers.MATHS_ERRORS``)."""
     from tools import site_kit
 
     tokens = '<span class="k">def</span> <span class="n">total</span>' * 200
     bad = tokens + '<span class="n" style="color:#bbb">faint</span>' + tokens
-    maths = "$q_i^\\top k_j$ " * 100 + '<span style="color:#ccc">$z w$</span> ' * 3 + "$\\color{#ddd}{x} + y$"
+    maths = (
+        "$q_i^\\top k_j$ " * 100
+        + '<span style="color:#ccc">$z w$</span> ' * 3
+        + "$\\color{#ddd}{x} + y$ "
+        + '<span style="color:#eee">$\\text{注意力}$</span>'  # characters MathJax's fonts lack: drawn as text
+    )
+    broken = "<p>$\\foo$ $\\frac{a}$ and $x^{$ left as it was</p>"  # an unknown macro, a TeX error, TeX never found
     # the first of these look-alikes is cut out of its box, so axe does not judge it: the second is judged
     clipped = (
         f'<div class="highlight" style="width:80px;overflow:hidden;white-space:nowrap"><pre>{"x" * 40}'
@@ -345,16 +355,22 @@ def test_axe_finds_poor_contrast_in_code_and_maths_where_look_alikes_are_checked
         page.goto((tmp_path / "contrast.html").as_uri())
         page.wait_for_function(MATHS_DONE, timeout=60_000)
         typeset = page.evaluate("document.querySelectorAll('mjx-container').length")
+        clean = page.evaluate(MATHS_ERRORS)
         _, violations = axe_violations(page, WCAG_21_AA)
         marked = page.evaluate("document.querySelectorAll('.axe-same-look').length")
+        (tmp_path / "broken.html").write_text(page_html.split("<main>")[0] + f"<main>{broken}</main>", encoding="utf-8")
+        page.goto((tmp_path / "broken.html").as_uri())
+        page.wait_for_function(MATHS_DONE, timeout=60_000)
+        errors = page.evaluate(MATHS_ERRORS)
     finally:
         page.close()
-    assert marked >= 800 and typeset == 104, "the look-alikes were grouped, the maths typeset"
+    assert marked >= 800 and typeset == 105 and clean == 0, "the look-alikes were grouped, the maths typeset"
+    assert errors == 3, "an unknown macro, a TeX error and TeX MathJax never found are each counted"
     (contrast,) = [v for v in violations if v.startswith("color-contrast")]
     # the faint token, the dark block's two looks (its first def and its first total), shown
     assert ", 4 elements," in contrast, contrast
     (faint_maths,) = [v for v in violations if v.startswith("maths-contrast")]
-    assert ", 4 elements," in faint_maths, faint_maths  # the three faint formulas, the faint x
+    assert ", 5 elements," in faint_maths, faint_maths  # the three faint formulas, the faint x, the faint Chinese
 
 
 def test_alt_and_lang_checks_can_fail(tmp_path):
