@@ -106,6 +106,7 @@ def _exporter():
     # nbconvert's lab template with the site's MathJax (tools/templates/course_page)
     exporter = HTMLExporter(template_name="course_page", extra_template_basedirs=[str(TEMPLATES)])
     exporter.mathjax_url = MATHJAX_URL
+    exporter.register_filter("clean_html", site_kit.own_html)
     return exporter
 
 
@@ -133,7 +134,10 @@ def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None):
 def _zh_index(exporter, outdir: Path, decks=(), twin=None) -> Path:
     """The Chinese course home, ``zh/index.html``, from ``README.zh.md`` (``site_kit.zh_home_markdown``)."""
     readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(site_kit.zh_home_markdown(readme, decks))])
+    home = nbformat.v4.new_markdown_cell(
+        site_kit.zh_home_markdown(readme, decks), id="zh-home"
+    )  # the same id each build
+    nb = nbformat.v4.new_notebook(cells=[home])
     title = site_kit.title(nb, "注意力：从硬性到软性")
     _write_page(exporter, nb, outdir / "index.html", title, footer=True, lang="zh", twin=twin)
     return outdir / "index.html"
@@ -225,7 +229,10 @@ def _build_pages(
     pages, written, runs = _edition(paths, outdir, "en", **edition)
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(glossary.read_text(encoding="utf-8"))])
+        text = glossary.read_text(encoding="utf-8")
+        nb = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell(text, id="glossary")]
+        )  # the same id each build
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
     zh_written, zh_runs = [], []

@@ -125,6 +125,7 @@ def _exporter():
         reveal_height="800",
     )
     exporter.mathjax_url = MATHJAX_URL
+    exporter.register_filter("clean_html", site_kit.own_html)
     return exporter
 
 
