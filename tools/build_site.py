@@ -134,9 +134,8 @@ def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None):
 def _zh_index(exporter, outdir: Path, decks=(), twin=None) -> Path:
     """The Chinese course home, ``zh/index.html``, from ``README.zh.md`` (``site_kit.zh_home_markdown``)."""
     readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
-    home = nbformat.v4.new_markdown_cell(
-        site_kit.zh_home_markdown(readme, decks), id="zh-home"
-    )  # the same id each build
+    # a fixed cell id: two builds write the same page
+    home = nbformat.v4.new_markdown_cell(site_kit.zh_home_markdown(readme, decks), id="zh-home")
     nb = nbformat.v4.new_notebook(cells=[home])
     title = site_kit.title(nb, "注意力：从硬性到软性")
     _write_page(exporter, nb, outdir / "index.html", title, footer=True, lang="zh", twin=twin)
@@ -225,27 +224,22 @@ def _build_pages(
     exporter = _exporter()
     zh_paths = zh_twins(paths)
     twins = {p.stem for p in zh_paths}
-    edition = dict(exporter=exporter, timeout=timeout, log=log, executed=executed, twins=twins)
+    if decks:
+        slide_decks.copy_reveal(outdir)
+    deck_options = dict(going_further=going_further, exporter=slide_decks.deck_exporter()) if decks else None
+    edition = dict(exporter=exporter, timeout=timeout, log=log, executed=executed, twins=twins, decks=deck_options)
     pages, written, runs = _edition(paths, outdir, "en", **edition)
     glossary = NOTEBOOK_DIR / "glossary.md"
     if glossary.exists():
         text = glossary.read_text(encoding="utf-8")
-        nb = nbformat.v4.new_notebook(
-            cells=[nbformat.v4.new_markdown_cell(text, id="glossary")]
-        )  # the same id each build
+        # a fixed cell id: two builds write the same page
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text, id="glossary")])
         _write_page(exporter, nb, outdir / "glossary.html", "Glossary and notation", footer=True)
         written.append(outdir / "glossary.html")
     zh_written, zh_runs = [], []
     if zh_paths:
         (outdir / "zh").mkdir(exist_ok=True)
         _, zh_written, zh_runs = _edition(zh_paths, outdir / "zh", "zh", **edition)
-    if decks:
-        written += slide_decks.write_decks(
-            runs, outdir, static=_static, log=log, going_further=going_further, twins=twins
-        )
-        zh_written += slide_decks.write_decks(
-            zh_runs, outdir / "zh", static=_static, log=log, going_further=going_further, lang="zh", twins=twins
-        )
     deck_stems = {path.stem for path, _ in runs} if decks else ()
     home_twin = "zh/index.html" if zh_paths else None
     _index(pages, outdir, {p.stem: p for p in paths}, deck_stems, twin=home_twin)
@@ -255,11 +249,12 @@ def _build_pages(
     return [outdir / "index.html", *written]
 
 
-def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed, twins):
+def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed, twins, decks):
     """The pages of one edition (``lang``) into ``outdir`` (the site, or its ``zh/``), frames into the site's
-    shared ``frames/``; return (index rows, pages written, (path, run) pairs for the decks)."""
+    shared ``frames/``, and with ``decks`` (``write_decks``' options, or None) each page's deck as soon as its page;
+    return (index rows, pages then decks written, (path, run) pairs)."""
     site = outdir if lang == "en" else outdir.parent
-    pages, written, runs = [], [], []
+    pages, written, runs, deck_files = [], [], [], []
     for path in paths:
         run = executed(path) if executed is not None else execute_page(path, timeout)
         if run.problems:
@@ -283,7 +278,11 @@ def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed
             f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU), {len(images)} distinct, "
             f"{new_bytes / 1e6:.1f} MB new; kernel peak {'?' if peak is None else f'{peak:.0f} MB'} -> {shown}.html"
         )
-    return pages, written, runs
+        if decks is not None:  # now, not after the last run: little is left to do once the last run is in
+            deck_files += slide_decks.write_decks(
+                [(path, run)], outdir, static=_static, log=log, lang=lang, twins=twins, **decks
+            )
+    return pages, written + deck_files, runs
 
 
 def main(argv=None):

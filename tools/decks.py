@@ -37,6 +37,7 @@ __all__ = [
     "copy_reveal",
     "deck_html",
     "write_decks",
+    "deck_exporter",
     "external_resources",
 ]
 
@@ -111,7 +112,8 @@ def copy_reveal(outdir: Path) -> Path:
     return folder
 
 
-def _exporter():
+def deck_exporter():
+    """nbconvert's exporter for the decks (the course's reveal template, the site's MathJax), made once per build."""
     from nbconvert import SlidesExporter
 
     exporter = SlidesExporter(
@@ -135,7 +137,7 @@ def deck_html(nb, title: str, exporter=None, *, lang: str = "en", twin: str | No
     ``lang="zh"``: a deck of the Chinese edition (in ``zh/``, sharing reveal.js and the frames one folder up);
     ``twin``: the address of the same deck in the other edition (``site_kit.finish_page``).
     """
-    exporter = exporter or _exporter()
+    exporter = exporter or deck_exporter()
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
@@ -151,7 +153,7 @@ external_resources = site_kit.external_resources  # what the tests call on a dec
 
 
 def write_decks(
-    pages, outdir: Path, *, static, log=print, going_further: bool = False, lang: str = "en", twins=()
+    pages, outdir: Path, *, static, log=print, going_further: bool = False, lang: str = "en", twins=(), exporter=None
 ) -> list[Path]:
     """Write each notebook's deck into ``outdir`` from its page's run; return the decks written.
 
@@ -161,12 +163,11 @@ def write_decks(
     ``static(nb, explorers, uid)`` turns executed outputs into static-page outputs, as for the pages. Check
     cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
     ``lang="zh"``: the Chinese edition's decks, in the site's ``zh/`` (``outdir``), sharing the site's reveal.js
-    one folder up; ``twins``: the stems whose deck in the other edition is linked (``site_kit.edition_switch``).
+    one folder up (:func:`copy_reveal` puts it there); ``twins``: the stems whose deck in the other edition is
+    linked (``site_kit.edition_switch``); ``exporter``: :func:`deck_exporter`'s, to reuse one.
     """
     outdir = Path(outdir)
-    if lang == "en":
-        copy_reveal(outdir)
-    exporter = _exporter()
+    exporter = exporter or deck_exporter()
     written = []
     for path, page_run in pages:
         path = Path(path)
