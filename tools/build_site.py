@@ -104,9 +104,10 @@ def _exporter():
     from nbconvert import HTMLExporter
 
     # nbconvert's lab template with the site's MathJax (tools/templates/course_page)
-    exporter = HTMLExporter(template_name="course_page", extra_template_basedirs=[str(TEMPLATES)])
+    exporter = HTMLExporter(
+        template_name="course_page", extra_template_basedirs=[str(TEMPLATES)], filters={"clean_html": site_kit.own_html}
+    )
     exporter.mathjax_url = MATHJAX_URL
-    exporter.register_filter("clean_html", site_kit.own_html)
     return exporter
 
 
@@ -289,9 +290,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
-    parser.add_argument(
-        "--no-slides", action="store_true", help="pages only, no slide decks (each notebook then runs once)"
-    )
+    parser.add_argument("--no-slides", action="store_true", help="pages only, no slide decks")
     parser.add_argument("--further", action="store_true", help="the slide decks keep the 'Going further' sections")
     args = parser.parse_args(argv)
     try:

@@ -125,9 +125,9 @@ def deck_exporter():
         reveal_number="c/t",
         reveal_width="1280",
         reveal_height="800",
+        filters={"clean_html": site_kit.own_html},
     )
     exporter.mathjax_url = MATHJAX_URL
-    exporter.register_filter("clean_html", site_kit.own_html)
     return exporter
 
 
@@ -162,9 +162,10 @@ def write_decks(
     the explorers keep the layout they were designed for, and the deck's style sheet enlarges them).
     ``static(nb, explorers, uid)`` turns executed outputs into static-page outputs, as for the pages. Check
     cells are left out, and so are the "Going further" sections unless ``going_further`` (:func:`lecture_cells`).
-    ``lang="zh"``: the Chinese edition's decks, in the site's ``zh/`` (``outdir``), sharing the site's reveal.js
-    one folder up (:func:`copy_reveal` puts it there); ``twins``: the stems whose deck in the other edition is
-    linked (``site_kit.edition_switch``); ``exporter``: :func:`deck_exporter`'s, to reuse one.
+    The caller copies reveal.js into the site first (:func:`copy_reveal`). ``lang="zh"``: the Chinese edition's
+    decks, in the site's ``zh/`` (``outdir``), sharing the site's reveal.js one folder up; ``twins``: the stems
+    whose deck in the other edition is linked (``site_kit.edition_switch``); ``exporter``: :func:`deck_exporter`'s,
+    to reuse one.
     """
     outdir = Path(outdir)
     exporter = exporter or deck_exporter()

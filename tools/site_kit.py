@@ -114,11 +114,12 @@ MATHJAX_CONFIG = (
 )
 
 
-def own_html(html: str) -> str:
-    """nbconvert's ``clean_html`` filter for the course's own notebooks, pages and decks alike: their prose, code and
-    outputs come from this repository, so nothing is sanitised. (bleach's pass over every cell was the slowest step
-    of the export, and it changed nothing in these pages.)"""
-    return html
+def own_html(html) -> str:
+    """nbconvert's ``clean_html`` filter for the course's own notebooks, pages and decks alike. With ``sanitize_html``
+    off (its default) nbconvert's templates still pass each code cell's highlighted source (and raw cells, and SVG
+    sent as bytes) through bleach; Markdown and outputs never were. The source is this repository's own, and bleach
+    changed nothing in it: it is passed on as it is (bytes decoded, as ``clean_html`` does)."""
+    return html.decode("utf-8") if isinstance(html, bytes) else str(html)
 
 
 def local_links(page: str, href, lang: str = "en") -> str:
