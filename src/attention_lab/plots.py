@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from attention_lab.figure_text import describe_figures_in_ipython
 
 from ._checks import check_flag
+from ._drawing import DRAWING
 from .i18n import get_language
 
 __all__ = [
@@ -171,8 +172,10 @@ def token_heatmap(
     return image
 
 
+@functools.cache
 def _ipympl_classes():
-    """ipympl's canvas and manager, imported without letting ipympl switch pyplot's backend.
+    """ipympl's canvas (each event from its view handled under :data:`DRAWING`) and manager, imported without
+    letting ipympl switch pyplot's backend.
 
     ``import ipympl`` calls ``matplotlib.use('module://ipympl.backend_nbagg')`` when matplotlib is already
     imported; the course keeps the inline backend for static figures, so the backend is put back.
@@ -182,7 +185,13 @@ def _ipympl_classes():
 
     if mpl.get_backend() != before:
         mpl.use(before)
-    return Canvas, FigureManager
+
+    class LockedCanvas(Canvas):
+        def handle_event(self, event):  # every message of the view: draw, refresh, resize, mouse
+            with DRAWING:
+                return super().handle_event(event)
+
+    return LockedCanvas, FigureManager
 
 
 def interactive_figure(figsize, *, dpi=80, interactive=True):

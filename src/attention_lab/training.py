@@ -19,6 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._checks import check_count
+from ._drawing import DRAWING
 from .figure_text import describe
 from .i18n import N_, _
 from .plots import CYCLE, buffer_png
@@ -67,8 +68,9 @@ class LiveLoss:
         self.handle = display(self._image(), display_id=True) if show else None
 
     def _png(self) -> bytes:
-        self.figure.canvas.draw()
-        return buffer_png(self.figure.canvas)
+        with DRAWING:  # an explorer may be drawing a frame on another thread (_drawing.py)
+            self.figure.canvas.draw()
+            return buffer_png(self.figure.canvas)
 
     def _image(self) -> Image:
         """The current picture, with an alt text from the figure's labels (the static pages show it)."""

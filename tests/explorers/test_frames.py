@@ -4,6 +4,7 @@ import io
 import json
 import shutil
 import subprocess
+import threading
 
 import explorer_inputs as small
 import ipywidgets as widgets
@@ -12,7 +13,7 @@ import pytest
 from helpers import pixels
 from PIL import Image
 
-from attention_lab.explorers import TemperatureExplorer
+from attention_lab.explorers import KernelExplorer, TemperatureExplorer
 from attention_lab.explorers.base import NOTE_KERNEL
 from attention_lab.explorers.controls import widget_bundle
 from attention_lab.explorers.frames import SCRIPT, FrameCache, explorer_html
@@ -67,6 +68,39 @@ def test_a_frame_drawn_once_is_kept_and_bad_requests_are_ignored():
     for bad in ["99,0", "5", "a,b", None, "5,0,0", "-1,0"]:
         explorer._on_frame_request(explorer.view, {"frame": bad}, [])
     assert len(sent.messages) == 2
+
+
+def test_frames_asked_while_the_view_redraws_on_another_thread_stay_whole():
+    """ipykernel 7 hands a widget message to the main thread or to a subshell's: frame requests and the ipympl
+    view's redraws can be handled at once. Each frame is still its position's picture, and nothing raises."""
+    explorer = KernelExplorer.example()  # mathtext in its texts: matplotlib has one parser for every figure
+    sent = Sent(explorer.view)
+    explorer.view.front_end = "browser"
+    here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
+    keys = [",".join(str(j if i == bandwidth else k) for i, k in enumerate(here)) for j in range(0, 40, 3)]
+    alone = {key: decoded(explorer.frame([int(k) for k in key.split(",")])) for key in keys}  # one thread
+    explorer.frames = FrameCache()  # forget them: each is drawn again below
+    errors, done = [], threading.Event()
+
+    def view_redraws():  # the hidden ipympl view asking for full redraws, as it does on its messages
+        while not done.wait(0.002):  # a message every few ms, not a thread that never lets go
+            try:
+                explorer.canvas.handle_event({"type": "draw"})
+            except Exception as error:  # noqa: BLE001 - any error is the finding
+                errors.append(error)
+
+    thread = threading.Thread(target=view_redraws)
+    thread.start()
+    try:
+        for key in keys:
+            explorer._on_frame_request(explorer.view, {"frame": key}, [])
+    finally:
+        done.set()
+        thread.join()
+    assert not errors, errors[:3]
+    assert [content["frame"] for content, _ in sent.messages] == keys  # every request answered
+    for content, buffers in sent.messages:
+        assert np.array_equal(decoded(buffers[0]), alone[content["frame"]]), content["frame"]
 
 
 def test_in_the_fast_path_set_moves_the_browser_not_the_kernels_canvas():

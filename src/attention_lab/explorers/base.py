@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .._drawing import DRAWING
 from ..i18n import N_, _, get_language, speaking
 from ..plots import buffer_png, in_language_fonts, interactive_figure
 from .controls import check_control_value, describe_control, index_of, positions_or_none, tooltip_trait, widget_bundle
@@ -104,16 +105,17 @@ class Explorer(FastPath):
         self._set_values(values or {})
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
         canvas_widget = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
-        self.animated = self._build()
-        for artist in self.animated:
-            artist.set_animated(True)
-        self._background, self._background_for = None, None
-        self.canvas.mpl_connect("draw_event", self._on_full_draw)
-        self.update()
-        # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
-        # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
-        FigureCanvasAgg.draw(self.canvas)
-        self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
+        with DRAWING:  # another explorer may be drawing a frame on another thread (_drawing.DRAWING)
+            self.animated = self._build()
+            for artist in self.animated:
+                artist.set_animated(True)
+            self._background, self._background_for = None, None
+            self.canvas.mpl_connect("draw_event", self._on_full_draw)
+            self.update()
+            # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
+            # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
+            FigureCanvasAgg.draw(self.canvas)
+            self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
         if canvas_widget:
             view, self._image = self.canvas, None
         else:  # no ipympl: show a PNG that is re-rendered on each change
@@ -201,11 +203,12 @@ class Explorer(FastPath):
         ``compress_level``: :func:`~.frames.frame_png`'s, for a frame drawn now.
         """
         key = ",".join(str(int(i)) for i in index)
-        png = self.frames.get(key)
-        if png is None:
-            values = {name: self._positions[name][i][1] for name, i in zip(self.controls, index, strict=True)}
-            png = self._frame_at(values, compress_level=compress_level)
-            self.frames.put(key, png)
+        with DRAWING:  # a frame request and the ipympl view's redraw may come on two threads (_drawing.DRAWING)
+            png = self.frames.get(key)
+            if png is None:
+                values = {name: self._positions[name][i][1] for name, i in zip(self.controls, index, strict=True)}
+                png = self._frame_at(values, compress_level=compress_level)
+                self.frames.put(key, png)
         return png
 
     def _frame_at(self, values: dict, timings: dict | None = None, compress_level: int = 1) -> bytes:
@@ -237,7 +240,8 @@ class Explorer(FastPath):
         current = {name: control.value for name, control in self.controls.items()}
         checked = {name: check_control_value(name, self.controls[name], v) for name, v in values.items()}
         timings: dict = {}
-        self._frame_at({**current, **checked}, timings)
+        with DRAWING:
+            self._frame_at({**current, **checked}, timings)
         return timings
 
     def _static_values(self) -> tuple:
@@ -269,22 +273,23 @@ class Explorer(FastPath):
     # -- the kernel path -----------------------------------------------------------------------------
     def redraw(self):
         """Blit: background bitmap + changing artists, then send the changed pixels to the browser."""
-        if self._background_for != self._static_values():
-            self.full_redraw()
-            return
-        self.canvas.restore_region(self._background)
-        self._draw_animated()
-        if getattr(self.canvas, "syncing_data_url", False):
-            return  # ipympl with no browser view connected yet: it will request a full frame when it connects
-        self.canvas.blit(self.figure.bbox)
-        if self._image is not None:  # the fallback view: encode the already-blitted pixels, no full redraw
-            self._image.value = buffer_png(self.canvas, LIVE_PNG)
+        with DRAWING:
+            if self._background_for != self._static_values():
+                self.full_redraw()
+                return
+            self.canvas.restore_region(self._background)
+            self._draw_animated()
+            if getattr(self.canvas, "syncing_data_url", False):
+                return  # ipympl with no browser view connected yet: it will request a full frame when it connects
+            self.canvas.blit(self.figure.bbox)
+            if self._image is not None:  # the fallback view: encode the already-blitted pixels, no full redraw
+                self._image.value = buffer_png(self.canvas, LIVE_PNG)
 
     def _on_change(self, change):
         if self._fast():  # the browser shows the frame; the kernel draws only what it is asked for
             self.view.index = self.index()
             return
-        with speaking(self.language):
+        with DRAWING, speaking(self.language):
             self.update()
             if any(change["owner"] is self.controls[name] for name in self.static_controls):
                 self.full_redraw()
@@ -293,12 +298,14 @@ class Explorer(FastPath):
 
     def full_redraw(self):
         """Redraw everything and capture a new background: for changes to artists that are not animated."""
-        self.canvas.draw()  # fires draw_event: new background, then the animated artists on top
-        if self._image is not None:
-            self._image.value = buffer_png(self.canvas, LIVE_PNG)
+        with DRAWING:
+            self.canvas.draw()  # fires draw_event: new background, then the animated artists on top
+            if self._image is not None:
+                self._image.value = buffer_png(self.canvas, LIVE_PNG)
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget, plus a PNG of the figure as it is now: what a saved notebook or HTML page shows."""
         bundle = widget_bundle(self.widget, **kwargs)
-        bundle["image/png"] = buffer_png(self.canvas)
+        with DRAWING:  # the pixels as they are, not half-way through a draw on another thread
+            bundle["image/png"] = buffer_png(self.canvas)
         return bundle
