@@ -85,7 +85,8 @@ def in_language_fonts(draw):
 
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        with mpl.rc_context({"font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY}):
+        # rcParams are global: an explorer drawing a frame on another thread must not see them changed (_drawing.py)
+        with DRAWING, mpl.rc_context({"font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY}):
             return draw(*args, **kwargs)
 
     return wrapper
@@ -187,7 +188,7 @@ def _ipympl_classes():
         mpl.use(before)
 
     class LockedCanvas(Canvas):
-        def handle_event(self, event):  # every message of the view: draw, refresh, resize, mouse
+        def handle_event(self, event):  # the view's events matplotlib handles: draw, refresh, resize, mouse, keys
             with DRAWING:
                 return super().handle_event(event)
 

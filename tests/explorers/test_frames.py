@@ -1,10 +1,12 @@
 """The explorers' frames: the fast path (kept in the browser, drawn by the kernel once) and its one front end."""
 
 import io
+import itertools
 import json
 import shutil
 import subprocess
 import threading
+import time
 
 import explorer_inputs as small
 import ipywidgets as widgets
@@ -13,6 +15,7 @@ import pytest
 from helpers import pixels
 from PIL import Image
 
+from attention_lab.diagrams import multi_head
 from attention_lab.explorers import KernelExplorer, TemperatureExplorer
 from attention_lab.explorers.base import NOTE_KERNEL
 from attention_lab.explorers.controls import widget_bundle
@@ -70,9 +73,37 @@ def test_a_frame_drawn_once_is_kept_and_bad_requests_are_ignored():
     assert len(sent.messages) == 2
 
 
-def test_frames_asked_while_the_view_redraws_on_another_thread_stay_whole():
-    """ipykernel 7 hands a widget message to the main thread or to a subshell's: frame requests and the ipympl
-    view's redraws can be handled at once. Each frame is still its position's picture, and nothing raises."""
+def _meanwhile(work, action):
+    """Run ``action()`` while another thread calls ``work()`` every few ms (a widget message on the kernel's other
+    thread); return the errors ``work`` raised and how many calls began while ``action`` ran."""
+    errors, calls, done, started = [], [], threading.Event(), threading.Event()
+
+    def other_thread():
+        while not done.wait(0.002):  # a message every few ms, not a thread that never lets go
+            calls.append(started.is_set())
+            try:
+                work()
+            except Exception as error:  # noqa: BLE001 - any error is the finding
+                errors.append(error)
+
+    thread = threading.Thread(target=other_thread, daemon=True)
+    thread.start()
+    try:
+        started.set()
+        action()
+    finally:
+        started.clear()
+        done.set()
+        thread.join(timeout=60)
+    assert not thread.is_alive(), "the other thread never finished: a deadlock"
+    return errors, sum(calls)
+
+
+@pytest.mark.parametrize("meanwhile", ["the view redraws", "a diagram is drawn"])
+def test_frames_asked_while_another_thread_draws_stay_whole(meanwhile):
+    """ipykernel 7 hands a widget message to the main thread or to a subshell's: frame requests can be handled
+    while the ipympl view redraws, or while a cell draws a diagram. Each frame is still its position's picture,
+    every request is answered, and nothing raises on either thread."""
     explorer = KernelExplorer.example()  # mathtext in its texts: matplotlib has one parser for every figure
     sent = Sent(explorer.view)
     explorer.view.front_end = "browser"
@@ -80,27 +111,64 @@ def test_frames_asked_while_the_view_redraws_on_another_thread_stay_whole():
     keys = [",".join(str(j if i == bandwidth else k) for i, k in enumerate(here)) for j in range(0, 40, 3)]
     alone = {key: decoded(explorer.frame([int(k) for k in key.split(",")])) for key in keys}  # one thread
     explorer.frames = FrameCache()  # forget them: each is drawn again below
-    errors, done = [], threading.Event()
+    diagram = multi_head()
+    work = {
+        "the view redraws": lambda: explorer.canvas.handle_event({"type": "draw"}),
+        "a diagram is drawn": diagram.png,
+    }[meanwhile]
 
-    def view_redraws():  # the hidden ipympl view asking for full redraws, as it does on its messages
-        while not done.wait(0.002):  # a message every few ms, not a thread that never lets go
-            try:
-                explorer.canvas.handle_event({"type": "draw"})
-            except Exception as error:  # noqa: BLE001 - any error is the finding
-                errors.append(error)
-
-    thread = threading.Thread(target=view_redraws)
-    thread.start()
-    try:
+    def ask_every_frame():
         for key in keys:
             explorer._on_frame_request(explorer.view, {"frame": key}, [])
-    finally:
-        done.set()
-        thread.join()
+
+    errors, overlapping = _meanwhile(work, ask_every_frame)
     assert not errors, errors[:3]
+    assert overlapping > 0, "the other thread drew nothing while the frames were asked for"
     assert [content["frame"] for content, _ in sent.messages] == keys  # every request answered
     for content, buffers in sent.messages:
         assert np.array_equal(decoded(buffers[0]), alone[content["frame"]]), content["frame"]
+
+
+def test_set_from_a_cell_while_frames_are_drawn_moves_the_real_control():
+    """A frame is drawn with stand-ins for the controls; ``set`` on the main thread meanwhile reaches the real one."""
+    explorer = KernelExplorer.example()
+    Sent(explorer.view)
+    explorer.view.front_end = "browser"
+    here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
+    real, positions = explorer.controls["bandwidth"], explorer._positions["bandwidth"]
+    lost, drawn, calls = [], [], itertools.count()
+
+    def request():
+        explorer.frames = FrameCache()
+        key = ",".join(str((k + 7) % len(positions) if i == bandwidth else k) for i, k in enumerate(here))
+        explorer._on_frame_request(explorer.view, {"frame": key}, [])
+        drawn.append(key)
+
+    def cell():  # until ten frames were drawn meanwhile
+        deadline = time.monotonic() + 30
+        while len(drawn) < 10 and time.monotonic() < deadline:
+            n = next(calls)
+            value = positions[n % len(positions)][1]
+            explorer.set(bandwidth=value)
+            if real.value != value:
+                lost.append(n)
+
+    errors, overlapping = _meanwhile(request, cell)
+    assert not errors and overlapping >= 10
+    assert not lost, f"set() reached a stand-in, not the slider, {len(lost)} times of {next(calls)}"
+
+
+def test_a_frame_is_right_after_the_view_redraws_at_another_static_position():
+    """A frame at another number of points moves the static artists; a full redraw of the view then captures them
+    as the background. The next frame at the reader's number of points is drawn on its own background."""
+    explorer = KernelExplorer.example()
+    here, n_train = explorer.index(), list(explorer.controls).index("n_train")
+    other = [(k + 1) % len(explorer._positions["n_train"]) if i == n_train else k for i, k in enumerate(here)]
+    fresh = decoded(explorer.frame(here))
+    explorer.frames = FrameCache()
+    explorer.frame(other)
+    explorer.canvas.handle_event({"type": "draw"})  # the hidden ipympl view redraws (a 'draw' message)
+    assert np.array_equal(decoded(explorer.frame(here)), fresh)
 
 
 def test_in_the_fast_path_set_moves_the_browser_not_the_kernels_canvas():

@@ -111,7 +111,7 @@ class Explorer(FastPath):
                 artist.set_animated(True)
             self._background, self._background_for = None, None
             self.canvas.mpl_connect("draw_event", self._on_full_draw)
-            self.update()
+            self._update()
             # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
             # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
             FigureCanvasAgg.draw(self.canvas)
@@ -154,25 +154,29 @@ class Explorer(FastPath):
         self._set_values(values)
 
     def _set_values(self, values: dict):
-        checked = {}
-        for name, value in values.items():
-            if name not in self.controls:
-                raise ValueError(f"unknown control {name!r}; this explorer has {sorted(self.controls)}")
-            checked[name] = check_control_value(name, self.controls[name], value)
-        for name, value in checked.items():
-            self.controls[name].value = value
+        with DRAWING:  # the real controls, not a frame's stand-ins (_frame_at) on another thread
+            checked = {}
+            for name, value in values.items():
+                if name not in self.controls:
+                    raise ValueError(f"unknown control {name!r}; this explorer has {sorted(self.controls)}")
+                checked[name] = check_control_value(name, self.controls[name], value)
+            for name, value in checked.items():
+                self.controls[name].value = value
 
     # -- positions and frames ------------------------------------------------------------------------
     def index(self) -> list[int]:
         """Where the controls are: each value's index among its control's positions (the nearest for a float)."""
-        return [index_of(self._positions[name], control.value) for name, control in self.controls.items()]
+        with DRAWING:  # the real controls, not a frame's stand-ins (_frame_at) on another thread
+            return [index_of(self._positions[name], control.value) for name, control in self.controls.items()]
 
     def manifest(self, offered: dict | None = None) -> dict:
         """The controls as the front end shows them: name, label, kind, the labels of the positions offered
         (``offered[name]``: indices into every position; default all), the current one, how many there are;
         and ``language``, the one its labels and frames speak (the page's notes follow it)."""
         entries = []
-        for name, control in self.controls.items():
+        with DRAWING:  # the real controls, not a frame's stand-ins (_frame_at) on another thread
+            controls = dict(self.controls)
+        for name, control in controls.items():
             every = self._positions[name]
             chosen = (offered or {}).get(name, range(len(every)))
             here = index_of(every, control.value)
@@ -217,7 +221,7 @@ class Explorer(FastPath):
         try:
             with speaking(self.language):
                 start = time.perf_counter()
-                self.update()
+                self._update()
                 computed = time.perf_counter()
                 self._draw_position()
                 drawn = time.perf_counter()
@@ -237,12 +241,17 @@ class Explorer(FastPath):
         ``compute_ms``: :meth:`update` (the artists' new data); ``draw_ms``: the background bitmap and the
         changing artists drawn on it; ``encode_ms``: the frame's PNG, what the browser receives.
         """
-        current = {name: control.value for name, control in self.controls.items()}
-        checked = {name: check_control_value(name, self.controls[name], v) for name, v in values.items()}
         timings: dict = {}
         with DRAWING:
+            current = {name: control.value for name, control in self.controls.items()}
+            checked = {name: check_control_value(name, self.controls[name], v) for name, v in values.items()}
             self._frame_at({**current, **checked}, timings)
         return timings
+
+    def _update(self):
+        """:meth:`update`, noting the static controls' values the artists now show (``_on_full_draw``'s label)."""
+        self.update()
+        self._artists_for = self._static_values()
 
     def _static_values(self) -> tuple:
         return tuple(self.controls[name].value for name in self.static_controls)
@@ -267,7 +276,7 @@ class Explorer(FastPath):
         if self.canvas.is_saving():
             return
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self._background_for = self._static_values()
+        self._background_for = self._artists_for  # what the static artists show (a frame's, maybe not the reader's)
         self._draw_animated()
 
     # -- the kernel path -----------------------------------------------------------------------------
@@ -290,7 +299,7 @@ class Explorer(FastPath):
             self.view.index = self.index()
             return
         with DRAWING, speaking(self.language):
-            self.update()
+            self._update()
             if any(change["owner"] is self.controls[name] for name in self.static_controls):
                 self.full_redraw()
             else:

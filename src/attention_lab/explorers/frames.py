@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import traitlets
 
+from .._drawing import DRAWING
 from ..i18n import N_, _, catalogue
 
 __all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView", "FastPath"]
@@ -242,8 +243,9 @@ class FastPath:
         """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
         if not self._is_position(change["new"]):
             return  # not a position of these controls (a stale front end): nothing to follow
-        values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
-        self._quietly(values)
+        with DRAWING:  # the real controls, not a frame's stand-ins (``_frame_at``) on another thread
+            values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
+            self._quietly(values)
 
     def _is_position(self, index) -> bool:
         sizes = [len(p) for p in self._positions.values()]
