@@ -125,25 +125,25 @@ def use_course_style(*, lecture: bool = False) -> None:
     static figure an alt text built from its labels (:func:`attention_lab.figure_text.describe`).
     """
     describe_figures_in_ipython()
-    if not lecture:
-        mpl.rcParams.update(course_style())
-        return
-    mpl.rcParams.update(course_style(scale=1.35))
-    mpl.rcParams.update(
-        {
-            "lines.linewidth": 3.2,
-            "lines.markersize": 9,
-            "axes.linewidth": 1.8,
-            "grid.alpha": 0.5,
-            "grid.linewidth": 1.0,
-            "text.color": "black",
-            "axes.labelcolor": "black",
-            "xtick.color": "black",
-            "ytick.color": "black",
-            "axes.titleweight": "bold",
-            "figure.dpi": 110,
-        }
-    )
+    style = course_style(scale=1.35 if lecture else 1.0)
+    if lecture:
+        style.update(
+            {
+                "lines.linewidth": 3.2,
+                "lines.markersize": 9,
+                "axes.linewidth": 1.8,
+                "grid.alpha": 0.5,
+                "grid.linewidth": 1.0,
+                "text.color": "black",
+                "axes.labelcolor": "black",
+                "xtick.color": "black",
+                "ytick.color": "black",
+                "axes.titleweight": "bold",
+                "figure.dpi": 110,
+            }
+        )
+    with DRAWING:  # rcParams are global: not in the middle of a frame drawn on another thread (_drawing.py)
+        mpl.rcParams.update(style)
 
 
 def lecture_mode(on: bool = True) -> None:

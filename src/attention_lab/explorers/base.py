@@ -173,9 +173,8 @@ class Explorer(FastPath):
         """The controls as the front end shows them: name, label, kind, the labels of the positions offered
         (``offered[name]``: indices into every position; default all), the current one, how many there are;
         and ``language``, the one its labels and frames speak (the page's notes follow it)."""
-        entries = []
         with DRAWING:  # the real controls, not a frame's stand-ins (_frame_at) on another thread
-            controls = dict(self.controls)
+            controls, entries = dict(self.controls), []
         for name, control in controls.items():
             every = self._positions[name]
             chosen = (offered or {}).get(name, range(len(every)))
@@ -216,6 +215,7 @@ class Explorer(FastPath):
         return png
 
     def _frame_at(self, values: dict, timings: dict | None = None, compress_level: int = 1) -> bytes:
+        """The frame at ``values``, drawn with stand-ins for the controls: the caller holds DRAWING."""
         controls = self.controls
         self.controls = {name: SimpleNamespace(value=value) for name, value in values.items()}
         try:
@@ -269,10 +269,7 @@ class Explorer(FastPath):
             self.figure.draw_artist(artist)
 
     def _on_full_draw(self, event):
-        """After any full draw (first show, resize): keep the background, add the moving artists.
-
-        Not after ``savefig``: it draws the animated artists too, so its picture is no background.
-        """
+        """After any full draw but savefig's (which draws the animated artists too): keep the background, add them."""
         if self.canvas.is_saving():
             return
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
