@@ -10,6 +10,7 @@ import uuid
 import nbformat
 import pytest
 from helpers import ROOT
+from playwright.sync_api import expect
 
 from tools import browser
 
@@ -103,7 +104,7 @@ def test_a_position_shown_once_comes_back_without_the_kernel(lab, page):
     try:
         # the fast path is the one shown, and says so; the kernel path's view is there, hidden
         assert "Fast path" in root.inner_text()
-        assert not page.locator(browser.FIGURE).first.is_visible()
+        expect(page.locator(browser.FIGURE).first).to_be_hidden(timeout=30_000)  # hidden by the kernel: a round trip
         manifest = json.loads(root.locator("script.live-manifest").text_content())
         control = [c["name"] for c in manifest["controls"]].index("bandwidth")
         start = manifest["controls"][control]["current"]

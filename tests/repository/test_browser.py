@@ -25,6 +25,7 @@ import nbformat
 import pytest
 from helpers import NOTEBOOKS, ROOT, ZH_NOTEBOOKS
 from nbcheck import static_problems
+from playwright.sync_api import expect
 
 from tools import browser
 
@@ -150,7 +151,10 @@ def check_explorers(page, stem: str, expected: int) -> None:
         root = outputs.nth(i).locator(".live-explorer")
         assert root.count() == 1, "a figure is displayed twice in one output"
         page.wait_for_function("r => r.dataset.path === 'browser'", arg=root.element_handle())
-        assert not outputs.nth(i).locator(browser.FIGURE).is_visible(), "the kernel path's view is shown too"
+        # the kernel hides it once the fast path's front end tells it that it runs: a round trip, so wait for it
+        expect(outputs.nth(i).locator(browser.FIGURE), "the kernel path's view is shown too").to_be_hidden(
+            timeout=30_000
+        )
         outputs.nth(i).scroll_into_view_if_needed()
         outputs.nth(i).screenshot(path=str(ARTIFACTS / f"{stem}-explorer-{k + 1}.png"))
 
