@@ -93,7 +93,7 @@ class Explorer(FastPath):
         """The explorer as its notebook builds it (the course's data); ``arguments`` go to the constructor."""
         raise NotImplementedError
 
-    @in_language_fonts  # the figure's words in the fonts of the language selected when it is built
+    @in_language_fonts  # the figure's words in the language's fonts; built holding _drawing.DRAWING, as it draws
     def __init__(self, controls: dict, *, interactive: bool = True, values: dict | None = None):
         """``values``: the controls' first values (from the constructor's arguments), checked like :meth:`set`.
 
@@ -105,17 +105,16 @@ class Explorer(FastPath):
         self._set_values(values or {})
         self.figure, self.canvas = interactive_figure(self.figsize, dpi=self.dpi, interactive=interactive)
         canvas_widget = isinstance(self.canvas, widgets.DOMWidget)  # False without ipympl: the PNG fallback view
-        with DRAWING:  # another explorer may be drawing a frame on another thread (_drawing.DRAWING)
-            self.animated = self._build()
-            for artist in self.animated:
-                artist.set_animated(True)
-            self._background, self._background_for = None, None
-            self.canvas.mpl_connect("draw_event", self._on_full_draw)
-            self._update()
-            # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
-            # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
-            FigureCanvasAgg.draw(self.canvas)
-            self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
+        self.animated = self._build()
+        for artist in self.animated:
+            artist.set_animated(True)
+        self._background, self._background_for = None, None
+        self.canvas.mpl_connect("draw_event", self._on_full_draw)
+        self._update()
+        # The one full draw: solves the constrained layout and captures the background. Agg only: nothing is
+        # sent, because the browser view does not exist yet (it asks for a full frame when it connects).
+        FigureCanvasAgg.draw(self.canvas)
+        self.figure.set_layout_engine("none")  # freeze the layout: no layout solver on later draws
         if canvas_widget:
             view, self._image = self.canvas, None
         else:  # no ipympl: show a PNG that is re-rendered on each change
