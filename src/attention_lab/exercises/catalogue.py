@@ -1,12 +1,13 @@
-"""The exercise tables' messages for the gettext catalogue: a Babel extractor (``babel.cfg``'s ``tables``).
+"""The exercise modules' messages for the gettext catalogue: a Babel extractor (``babel.cfg``'s ``tables``).
 
-The checks are tables (:mod:`.runner`, :mod:`.answers`): their messages are plain string literals in
-:class:`~.runner.Case`, :class:`~.runner.Mistake`, the table builders and the small helpers that build rows,
-translated when they are shown (:mod:`.feedback` and the runner call :func:`attention_lab.i18n._` on each
-before filling in its values), so the tables need no ``_()`` of their own. This extractor finds those
-literals, as ``pybabel extract`` finds ``_("...")`` elsewhere: every argument of a call in an exercise module
-that is words for the student (not code, not an option value, not a docstring's ``doc=``), with a module-level
-string constant passed as one, and so every ``_()`` call too. It reads the source; it imports nothing.
+The checks are tables (:mod:`.runner`, :mod:`.answers`) and small functions: their messages are plain string
+literals, translated when they are shown (:mod:`.feedback`, the runner and :func:`~.answers.check_choice` call
+:func:`attention_lab.i18n._` on each before filling in its values), so the tables need no ``_()`` of their own.
+This extractor finds those literals wherever they stand: an argument of a call, a module constant, a dict's
+values (a choice's options, a table of rates), an assignment inside a check. It takes every string literal of an
+exercise module that is words for the student, and every argument of ``_()`` whatever its length ("correct").
+It leaves out what a student never reads: docstrings, a check's ``doc=``, dict keys, and strings that are
+code (an option value such as "stable", a dtype, an einsum). It reads the source; it imports nothing.
 """
 
 from __future__ import annotations
@@ -17,42 +18,63 @@ import re
 __all__ = ["extract", "table_messages"]
 
 _NOT_SHOWN = {"doc"}  # keywords whose text the student never sees in feedback (a check's docstring)
+_MARKERS = {"_", "N_"}  # gettext's own marks: their argument is a message, one word or many
 
 
-def _texts(node, constants):
-    """The message strings a node holds: a literal, ``"...".format(...)``, a module constant, a dict's values."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        yield node.value
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        yield from _texts(node.func.value, constants)
-    elif isinstance(node, ast.Name) and node.id in constants:
-        yield constants[node.id]
-    elif isinstance(node, ast.Dict):  # a multiple choice's options: letter -> what is wrong with it
-        for value in node.values:
-            yield from _texts(value, constants)
-    elif isinstance(node, ast.IfExp):
-        yield from _texts(node.body, constants)
-        yield from _texts(node.orelse, constants)
+def _docstrings(tree) -> set[int]:
+    """The ids of the docstring nodes of the module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _never_shown(tree) -> set[int]:
+    """The ids of string nodes that are code, not words: docstrings, ``doc=`` values, dict keys, comparison
+    operands, subscripts and tuples of strings (a library's error texts to match)."""
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in _NOT_SHOWN:
+            skip |= {id(n) for n in ast.walk(node.value)}
+        elif isinstance(node, ast.Dict):
+            skip |= {id(k) for k in node.keys if k is not None}
+        elif isinstance(node, ast.Compare):
+            skip |= {id(n) for n in (node.left, *node.comparators)}
+        elif isinstance(node, ast.Subscript):
+            skip |= {id(n) for n in ast.walk(node.slice)}
+        elif isinstance(node, ast.Tuple) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
+            skip |= {
+                id(e) for e in node.elts
+            }  # a tuple of strings is a set of codes (a library's error texts to match)
+    return skip
+
+
+def _marked(tree) -> set[int]:
+    """The ids of the string arguments of ``_()`` and ``N_()`` calls."""
+    return {
+        id(argument)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _MARKERS
+        for argument in node.args
+    }
 
 
 def table_messages(source: str) -> list[tuple[int, str]]:
     """(line, message) for every message of the tables and checks in ``source``, in order of appearance."""
     tree = ast.parse(source)
-    constants = {
-        target.id: node.value.value
-        for node in tree.body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-        for target in node.targets
-        if isinstance(target, ast.Name)
+    skip, marked = _never_shown(tree), _marked(tree)
+    found = {
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+        if (id(node) in marked and re.search(r"[A-Za-z]", node.value)) or _words(node.value)
     }
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        chosen = [a for a in node.args if not isinstance(a, ast.Starred)]
-        chosen += [k.value for k in node.keywords if k.arg not in _NOT_SHOWN]
-        found += [(node.lineno, text) for argument in chosen for text in _texts(argument, constants) if _words(text)]
-    return sorted(set(found))
+    return sorted(found)
 
 
 def _words(text: str) -> bool:
@@ -60,7 +82,7 @@ def _words(text: str) -> bool:
     only code, an option value such as "stable" or a dtype is not translated)."""
     prose = re.sub(r"```.*?```|`[^`]*`|\{[^{}]*\}|<[^>]*>", " ", text, flags=re.S)  # code, placeholders, tags aside
     return (
-        re.search(r"\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b", prose) is not None
+        re.search(r"\b[A-Za-z]{2,}[,;:.]?\s+[A-Za-z]{2,}\b", prose) is not None
         and re.search(r"[A-Za-z]{3,}", prose) is not None
     )
 

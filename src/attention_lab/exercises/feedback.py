@@ -58,6 +58,10 @@ class Feedback:
             return "✏️ " + _("not attempted yet")
         return "✅ " + _("correct") if self.passed else "❌ " + _("not yet")
 
+    def _title(self):
+        """The exercise's name and its verdict, joined as the language joins them (a full-width colon in Chinese)."""
+        return _("{exercise}: {status}").format(exercise=self.exercise, status=self._status())
+
     def _more(self):
         names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
         if len(names) == 2:
@@ -65,12 +69,12 @@ class Feedback:
         return _("(Stuck? Call {call} on this feedback.)").format(call=names[0]) if names else ""
 
     def __repr__(self):
-        lines = [f"{self.exercise}: {self._status()}", *(f"  - {m}" for m in self.messages)]
+        lines = [self._title(), *(f"  - {m}" for m in self.messages)]
         return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self.steps else lines)
 
     def _repr_markdown_(self):
         body = "\n".join(f"- {m}" for m in self.messages)
-        return f"**{self.exercise}: {self._status()}**\n\n{body}" + (f"\n\n{self._more()}" if self.steps else "")
+        return f"**{self._title()}**\n\n{body}" + (f"\n\n{self._more()}" if self.steps else "")
 
     def _repr_html_(self):
         items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
@@ -79,7 +83,8 @@ class Feedback:
             for label, text in ((_("A further hint"), self._hint), (_("The fix"), self._fix))
             if text
         )
-        return f"<p><strong>{_html(self.exercise)}: {self._status()}</strong></p><ul>{items}</ul>{folded}"
+        title = _("{exercise}: {status}").format(exercise=_html(self.exercise), status=self._status())
+        return f"<p><strong>{title}</strong></p><ul>{items}</ul>{folded}"
 
 
 def _html(text: str) -> str:
