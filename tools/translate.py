@@ -13,7 +13,8 @@ Each English notebook ``notebooks/NN_name.ipynb`` that has a translation file ``
   ``al.set_language("zh")`` right after that line, so the library's figures and feedback speak Chinese;
 - relative links are rewritten for the folder one level down: ``glossary.md`` -> ``../glossary.md``,
   ``../README.md#a`` -> ``../../README.zh.md#a`` where the Chinese README has the anchor, else
-  ``../../README.md#a``; a link to another notebook stays when that notebook has a zh twin;
+  ``../../README.md#a``; a link to another notebook stays when that notebook has a zh twin, and a launch link
+  (Colab, Binder, the download) to a notebook with a zh twin opens that twin;
 - the launch block and the questions footer are written by ``tools/launch_buttons.py`` for the zh path, with a
   link back to the English twin (and ``launch_buttons`` links each English notebook to its zh twin).
 
@@ -227,11 +228,21 @@ def _readme_zh_anchors(root: Path) -> set[str] | None:
     return anchors
 
 
+# a launch link (Colab, Binder, the raw download) to a course notebook: ".../notebooks/NN_name.ipynb"
+_LAUNCH = re.compile(
+    r"^https://(?:colab\.research\.google\.com|mybinder\.org|github\.com)/.*?(/notebooks/)(\d\d_[\w-]+\.ipynb)"
+)
+
+
 def _relinked(text: str, twins: set[str], readme_anchors: set[str] | None) -> str:
-    """Relative links of a markdown cell written for ``notebooks/``, rewritten for ``notebooks/zh/``."""
+    """Links of a markdown cell written for ``notebooks/``, rewritten for ``notebooks/zh/``: relative links one folder
+    up (a notebook with a zh twin: the twin), and launch links (Colab, Binder, download) to the zh twin."""
 
     def one(match):
         opener, target = match.groups()
+        launch = _LAUNCH.search(target)
+        if launch and launch.group(2) in twins:  # a Colab, Binder or download link opens the zh twin
+            return opener + target[: launch.start(2)] + "zh/" + target[launch.start(2) :]
         if re.match(r"[a-z][a-z0-9+.\-]*:|#|/", target):  # absolute addresses and in-page anchors stay
             return match.group(0)
         path, _, anchor = target.partition("#")
