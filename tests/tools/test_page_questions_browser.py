@@ -80,3 +80,24 @@ def answer_wrong_then_right(chromium, site, lang, screenshot=None):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_page_question_answered_wrong_then_right(chromium, built_site, lang):
     answer_wrong_then_right(chromium, built_site[0], lang)
+
+
+def test_every_question_of_a_notebook_is_answerable_in_its_page(built_site):
+    """Each exercise whose check the pages know (``QUESTIONS``) has its question in its page, in both editions,
+    whose answers get different verdicts; each code exercise says where to run it."""
+    from helpers import NOTEBOOKS, ZH_NOTEBOOKS
+
+    from tools import page_questions
+
+    site = built_site[0]
+    for notebook in [*NOTEBOOKS, *ZH_NOTEBOOKS]:
+        page = (site / ("zh" if notebook.parent.name == "zh" else "") / f"{notebook.stem}.html").read_text("utf-8")
+        calls = page_questions.exercise_calls(json.loads(notebook.read_text(encoding="utf-8")))
+        asked = [c["check"] for c in calls if c["check"] in page_questions.QUESTIONS]
+        blocks = re.findall(r'<script class="pq-data" type="application/json">(.*?)</script>', page, re.S)
+        found = [json.loads(b)["q"] for b in blocks]
+        assert [q["check"] for q in found] == asked, notebook
+        for q in found:
+            records = q["answers"].values() if q["mode"] == "table" else q["answers"][q["fields"][0]["name"]].values()
+            assert len({json.dumps(r) for r in records}) > 1, (notebook.name, q["check"])
+        assert page.count('class="page-question pq-code"') == len(calls) - len(asked), notebook
