@@ -81,7 +81,7 @@ SOLUTION = {"kind": "solution"}  # not asked: the page calls the check with the 
 LEFT = {"kind": "left"}  # not asked: left as ``...`` (the check then says what to do in the notebook)
 
 # per check (its name in the notebook) and argument (the check's parameter): what the page asks for
-_GRID = [-1.0, 0.0, *_log_grid(0.01, 1e6, 4)]
+_GRID = [-1.0, 0.0, *_log_grid(0.01, 1e6, 10)]
 QUESTIONS = {
     "check_uniform_temperature": {"temperature": number([math.inf, *_GRID])},
     "check_reachable_outputs": {"reachable": choice(several=True, from_argument="candidates")},
