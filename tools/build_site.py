@@ -29,7 +29,7 @@ import nbformat
 
 from attention_lab.paths import repo_root
 from tools import decks as slide_decks
-from tools import live_pages, site_kit
+from tools import live_pages, page_questions, site_kit
 from tools.execute import Executed, execute
 from tools.explorer_frames import AFTER_NOTEBOOK
 from tools.lecture_figures import BEFORE_NOTEBOOK
@@ -52,7 +52,28 @@ def execute_page(path: Path, timeout: int = 600) -> Executed:
     suite shares these executions with its notebook harness; the frames come back apart from the notebook's
     outputs (``Executed.after_outputs``).
     """
-    return execute(path, timeout=timeout, before=BEFORE_NOTEBOOK, after=AFTER_NOTEBOOK)
+    after = AFTER_NOTEBOOK + page_questions.after_code(path)  # the frames, then the page's questions
+    return execute(path, timeout=timeout, before=BEFORE_NOTEBOOK, after=after)
+
+
+def _questions(nb, payload: dict | None, name: str, lang: str, page: str) -> int:
+    """Under each exercise cell, its question in the page (``page_questions``: the check's verdicts, exported in the
+    notebook's kernel) or, for a code exercise, what to write and where to run it; return the questions added."""
+    if not payload:
+        return 0
+    by_cell = {q["cell"]: q for q in payload["questions"]}
+    count = 0
+    for cell in nb.cells:
+        question = by_cell.get(cell.get("id"))
+        if cell.cell_type != "code" or question is None:
+            continue
+        if question["mode"] == "code":
+            block = page_questions.code_note_html(name, lang)
+        else:
+            count += 1
+            block = page_questions.question_html(question, f"{page}-question-{count}", lang, words=payload["words"])
+        cell.outputs.append(nbformat.v4.new_output("display_data", data={"text/html": block}))
+    return count
 
 
 def _static(nb, explorers: dict | None = None, page: str = "page"):
@@ -122,6 +143,7 @@ def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False, l
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     page = live_pages.install(_offline(site_kit.local_links(body, lambda stem: f"{stem}.html", lang)))
+    page = page_questions.install(page)  # (site_kit.finish_page points a zh page one folder up)
     path.write_text(site_kit.finish_page(page, footer=footer, lang=lang, twin=twin), encoding="utf-8")
 
 
@@ -221,6 +243,7 @@ def _build_pages(
     shutil.rmtree(outdir / "mathjax", ignore_errors=True)  # no file of an earlier copy left behind
     shutil.copytree(MATHJAX, outdir / "mathjax", ignore=shutil.ignore_patterns("README.md"))
     live_pages.copy_script(outdir)
+    page_questions.copy_script(outdir)
     site_kit.copy_assets(outdir)
     exporter = _exporter()
     zh_paths = zh_twins(paths)
@@ -265,6 +288,7 @@ def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
         site_kit.prepare_notebook(nb, path.name, lang)
+        _questions(nb, page_questions.questions_of(run.after_outputs), path.name, lang, path.stem)
         title = site_kit.title(nb, path.stem)
         twin = _twin(f"{path.stem}.html", lang, twins)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title, lang=lang, twin=twin)

@@ -316,7 +316,7 @@ EDITIONS = {
     "zh": {"folder": "zh/", "html_lang": "zh-CN", "switch": "中文", "label": "中文版"},
 }
 # what every edition shares, at the site's top: MathJax, the font, the explorers' script, frames, reveal.js
-SHARED_ASSETS = ("mathjax/", "fonts/", "frames/", "live_explorers.js", "reveal.js/")
+SHARED_ASSETS = ("mathjax/", "fonts/", "frames/", "live_explorers.js", "page_questions.js", "reveal.js/")
 _SHARED = "|".join(re.escape(a) for a in SHARED_ASSETS)
 
 

@@ -34,16 +34,35 @@ class Feedback:
     folded behind a click in HTML front ends and a call away in plain text: ``.hint()``, then ``.fix()``.
     """
 
-    def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None):
+    def __init__(self, exercise, passed, messages, attempted=True, hint=None, fix=None, mistake=None):
         # in the language the course speaks (attention_lab.i18n): a message with values was translated before
         # they were filled in, a plain one is translated here (a message the catalogue lacks stays as it is)
         self.exercise, self.passed, self.attempted = _(exercise), passed, attempted
         self.messages = [_(m) for m in ([messages] if isinstance(messages, str) else messages)]  # one, or several
         self._hint, self._fix = (_(s) if s else s for s in (hint, fix))
         self.steps = tuple(s for s in (self._hint, self._fix) if s)
+        # which known mistake this is, the same in every language and for every value (a table row's untranslated
+        # words); None when the check did not name one
+        self.mistake = mistake
 
     def __bool__(self):
         return self.passed
+
+    def record(self, html: bool = False) -> dict:
+        """The verdict as data (what the static pages and the gradebook read): ``exercise``, ``passed``,
+        ``attempted``, ``messages``, ``hint`` and ``fix`` ("" when absent), in the language it is shown in;
+        ``html``: each text as the notebook's HTML shows it (code spans and blocks)."""
+        shown = _html if html else str
+        return {
+            "exercise": self.exercise,
+            "passed": bool(self.passed),
+            "attempted": bool(self.attempted),
+            "messages": [shown(m) for m in self.messages],
+            "hint": shown(self._hint) if self._hint else "",
+            "fix": shown(self._fix) if self._fix else "",
+            "status": self._status(),
+            "mistake": self.mistake,
+        }
 
     def hint(self):
         """The second step: a further hint (still not the answer)."""
@@ -127,19 +146,41 @@ def exercise(name):
             if not isinstance(title, str):
                 title = check.__name__.removeprefix("check_").replace("_", " ")
             if args and unanswered(args[0]):
+                _record_for_grading(check.__name__, not_attempted(title))
                 return not_attempted(title)
             try:
                 with quiet():
                     feedback = check(title, *args, **kwargs)
             except (Exception, SystemExit) as error:  # noqa: BLE001 - the last guard: feedback, never an exception
-                return Feedback(title, False, _("Your answer could not be checked: {error}. Look at its type and shape, fix it, and run the cell again.").format(error=_one_line(error)))  # fmt: skip
+                feedback = Feedback(title, False, _("Your answer could not be checked: {error}. Look at its type and shape, fix it, and run the cell again.").format(error=_one_line(error)))  # fmt: skip
             if not isinstance(feedback, Feedback):  # pragma: no cover - a check that forgot to return its verdict
                 return Feedback(title, False, _("This answer could not be checked (the check gave no verdict)."))
+            _record_for_grading(check.__name__, feedback)
             return feedback
 
         return checked
 
     return decorate
+
+
+GRADING_RECORD = "ATTENTION_LAB_GRADING_RECORD"  # the environment variable the gradebook sets (tools/grade.py)
+
+
+def _record_for_grading(check: str, feedback: Feedback) -> None:
+    """With the environment variable ``ATTENTION_LAB_GRADING_RECORD`` set to a file (the gradebook sets it in the
+    kernel it runs a submission in), append the verdict to it as one JSON line; otherwise nothing. The student
+    sees the same feedback either way."""
+    import json
+    import os
+
+    path = os.environ.get(GRADING_RECORD)
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(json.dumps({"check": check, **feedback.record()}, ensure_ascii=False) + "\n")
+    except (OSError, TypeError, ValueError):  # a record that cannot be written must not cost the student anything
+        pass
 
 
 @contextlib.contextmanager

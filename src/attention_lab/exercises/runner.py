@@ -69,7 +69,7 @@ class Mistake:
             else t.format(**fill)
             for t in (_(self.says), _(self.hint) if self.hint else "")
         )
-        return Feedback(title, False, [says], hint=hint, fix=self.fix or fix)
+        return Feedback(title, False, [says], hint=hint, fix=self.fix or fix, mistake=self.says)
 
 
 def lead(where: str, sentence: str) -> str:

@@ -1,0 +1,172 @@
+// The questions of the static pages (tools/page_questions.py): the reader's answer looked up among the verdicts
+// the notebook's own check gave at build time, shown as the notebook shows them (the diagnosis and the question,
+// then the hint and the fix behind a click). Nothing is computed from the answer but its lookup, and nothing is
+// sent anywhere.
+(function () {
+  "use strict";
+
+  function readNumber(text) {
+    var t = String(text).trim().toLowerCase().replace(/\s+/g, "").replace(/^np\.|^math\./, "");
+    if (/^[+]?(inf|infinity|∞)$/.test(t)) return Infinity;
+    if (/^-(np\.|math\.)?(inf|infinity|∞)$/.test(t)) return -Infinity;
+    var fraction = t.match(/^([-+]?[\d.]+(?:e[-+]?\d+)?)\/([-+]?[\d.]+(?:e[-+]?\d+)?)$/);
+    if (fraction) {
+      var d = Number(fraction[2]);
+      return d === 0 ? NaN : Number(fraction[1]) / d;
+    }
+    return t === "" ? NaN : Number(t);
+  }
+
+  function scale(x) {  // numbers compared on a log-like scale: 0.01 is nearer 0.02 than 1 is to 2
+    if (!isFinite(x)) return x > 0 ? 1e9 : -1e9;
+    return Math.sign(x) * Math.log1p(Math.abs(x) * 100);
+  }
+
+  // the indices of the options for this number: [the matching one] or all, nearest first (unmatched)
+  function matchNumber(field, value) {
+    for (var i = 0; i < field.options.length; i++) {
+      var p = readNumber(field.options[i]);
+      var tol = (field.tolerance || 0) + (field.relative || 0) * Math.abs(p);
+      if (p === value || Math.abs(p - value) <= tol) return [[i], true];
+    }
+    var order = field.options.map(function (_, j) { return j; });
+    order.sort(function (a, b) {
+      return Math.abs(scale(readNumber(field.options[a])) - scale(value)) -
+        Math.abs(scale(readNumber(field.options[b])) - scale(value));
+    });
+    return [order, false];
+  }
+
+  function matchList(field, values) {
+    function distance(i) {
+      var d = 0;
+      for (var k = 0; k < values.length; k++) d += Math.pow(field.options[i][k] - values[k], 2);
+      return d;
+    }
+    var order = field.options.map(function (_, j) { return j; });
+    order.sort(function (a, b) { return distance(a) - distance(b); });
+    return [distance(order[0]) < 1e-18 ? [order[0]] : order, distance(order[0]) < 1e-18];
+  }
+
+  function el(tag, cls, html) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (html !== undefined) node.innerHTML = html;
+    return node;
+  }
+
+  function escapeText(text) {
+    var d = document.createElement("div");
+    d.textContent = text;
+    return d.innerHTML;
+  }
+
+  function show(box, record, notes, words) {
+    box.innerHTML = "";
+    notes.forEach(function (note) { box.appendChild(el("p", "pq-note", escapeText(note))); });
+    box.appendChild(el("p", "pq-status", "<strong>" + escapeText(record.exercise + ": " + record.status) + "</strong>"));
+    var list = el("ul", "pq-messages");
+    record.messages.forEach(function (m) { list.appendChild(el("li", "", m)); });
+    box.appendChild(list);
+    [["hint", record.hint], ["fix", record.fix]].forEach(function (step) {
+      if (!step[1]) return;
+      var details = el("details", "pq-" + step[0]);
+      details.appendChild(el("summary", "", escapeText(words[step[0]])));
+      details.appendChild(el("div", "", step[1]));
+      box.appendChild(details);
+    });
+    box.focus();
+  }
+
+  function problem(box, text) {
+    box.innerHTML = "";
+    box.appendChild(el("p", "pq-problem", escapeText(text)));
+    box.focus();
+  }
+
+  // one field's answer: {keys: candidate keys, nearest first; shown: the value each stands for; matched} or {problem}
+  function fieldKeys(form, field, index, words) {
+    var kind = field.kind;
+    if (kind === "choice" || kind === "positions") {
+      var boxes = form.querySelectorAll('[data-field="' + index + '"] input');
+      var chosen = [];
+      for (var i = 0; i < boxes.length; i++) if (boxes[i].checked) chosen.push(field.options[i]);
+      if (!chosen.length && kind === "choice") return { problem: words.choose };
+      return { keys: [chosen.join(kind === "positions" ? "," : "")], matched: true };
+    }
+    var text = form.querySelector('[data-field="' + index + '"] input').value;
+    var found;
+    if (kind === "numbers") {
+      var parts = text.replace(/[\[\]()]/g, "").split(/[,，\s]+/).filter(function (x) { return x !== ""; });
+      var values = parts.map(readNumber);
+      if (values.length !== field.length || values.some(function (v) { return !isFinite(v); })) {
+        return { problem: words.unreadable_list.replace("{n}", field.length) };
+      }
+      found = matchList(field, values);
+    } else {
+      var value = readNumber(text);
+      if (isNaN(value)) return { problem: words.unreadable };
+      found = matchNumber(field, value);
+    }
+    return {
+      keys: found[0].map(function (j) { return field.keys[j]; }),
+      shown: found[0].map(function (j) {
+        var o = field.options[j];
+        return Array.isArray(o) ? "[" + o.join(", ") + "]" : o;
+      }),
+      matched: found[1]
+    };
+  }
+
+  function lookup(q, field, keys, i) {
+    return q.mode === "table" ? q.answers[JSON.stringify(keys)] : q.answers[field.name][keys[i]];
+  }
+
+  function answer(form) {
+    var data = JSON.parse(form.querySelector(".pq-data").textContent);
+    var q = data.q, words = data.words, box = form.querySelector(".pq-feedback");
+    var got = [];
+    for (var i = 0; i < q.fields.length; i++) {
+      var one = fieldKeys(form, q.fields[i], i, words);
+      if (one.problem) { problem(box, one.problem); return; }
+      got.push(one);
+    }
+    // a number that matches none of the values takes the nearest value whose verdict is "not yet": a pass only
+    // for an answer the check itself passed
+    var keys = got.map(function (g) { return g.keys[0]; }), notes = [];
+    got.forEach(function (g, i) {
+      if (g.matched) return;
+      for (var c = 0; c < g.keys.length; c++) {
+        keys[i] = g.keys[c];
+        var r = lookup(q, q.fields[i], keys, i);
+        if (r && !r.passed) break;
+      }
+      notes.push(words.nearest.replace("{value}", g.shown[c < g.keys.length ? c : 0]));
+    });
+    if (q.mode === "table") {
+      var record = q.answers[JSON.stringify(keys)];
+      if (record) show(box, record, notes, words);
+      return;
+    }
+    // one verdict per argument, the others right: the wrong ones' messages, in order
+    var records = q.fields.map(function (field, i) { return q.answers[field.name][keys[i]]; });
+    var wrong = records.filter(function (r) { return !r.passed; });
+    if (!wrong.length) { show(box, records[0], notes, words); return; }
+    var messages = [];
+    wrong.forEach(function (r) { messages = messages.concat(r.messages); });
+    show(box, Object.assign({}, wrong[0], { messages: messages }), notes, words);
+  }
+
+  function start() {
+    var forms = document.querySelectorAll("form.page-question");
+    for (var i = 0; i < forms.length; i++) {
+      forms[i].addEventListener("submit", function (event) {
+        event.preventDefault();
+        answer(event.currentTarget);
+      });
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
