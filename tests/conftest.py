@@ -13,7 +13,7 @@
   back) instead of waiting idle. Runs are shared under their path in the repository (a second folder of
   notebooks gets its own). The cross-worker "run once, share the result" machinery is ``run_once.py``.
 - ``--durations-file PATH``: the time per test file and the slowest tests, written at the end (CI publishes it).
-- ``interactive``: an explorer test run with the ipympl canvas and with the PNG fallback view.
+- ``interactive``: an explorer test run built for the notebook and built headless.
 - ``chromium``: pytest-playwright's ``browser`` fixture, launching Debian's Chromium once per worker (skipped
   without one, a failure under CI).
 - Markers from fixtures: a test that uses ``executed`` or ``built_site`` (directly or through another fixture)
@@ -136,9 +136,9 @@ def wheel(tmp_path_factory):
     return path
 
 
-@pytest.fixture(params=[True, False], ids=["ipympl", "png-fallback"])
+@pytest.fixture(params=[True, False], ids=["interactive", "headless"])
 def interactive(request):
-    """Run an explorer test with the ipympl canvas and with the PNG fallback view."""
+    """Run an explorer test built for the notebook (its front end and fallback) and built headless."""
     return request.param
 
 

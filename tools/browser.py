@@ -37,11 +37,11 @@ CHROMIUM_ARGS = [
 ]
 INSTALL_HINT = "install Debian's Chromium with: apt-get install -y chromium (as root)"
 
-# CSS selectors in JupyterLab 4 / ipywidgets 8 / ipympl
+# CSS selectors in JupyterLab 4 / ipywidgets 8
 OUTPUT = ".jp-OutputArea-output"
 STDERR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-FIGURE = ".jupyter-matplotlib"
-CANVAS = ".jupyter-matplotlib-canvas-div canvas"
+FIGURE = ".widget-image"  # an explorer's fallback: the picture the kernel draws where the front end cannot load
+CANVAS = ".live-figure"  # the figure an explorer's front end shows
 SLIDER_HANDLE = ".widget-slider .noUi-handle"
 DIALOG = ".jp-Dialog"
 # a code cell's execution prompt; a collapsed cell shows a placeholder prompt instead, which never gets a count

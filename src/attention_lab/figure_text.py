@@ -13,7 +13,6 @@ import re
 
 from matplotlib.figure import Figure
 
-from ._drawing import DRAWING
 from .i18n import _
 
 __all__ = ["describe", "describe_figures_in_ipython"]
@@ -66,8 +65,8 @@ def describe_figures_in_ipython() -> bool:
     """Give every figure the inline backend shows an ``alt`` text (:func:`describe`); False outside IPython.
 
     Wraps the PNG formatter registered for ``Figure`` (``%matplotlib inline`` registers it) so that it returns
-    ``(png, {"alt": describe(fig)})``; IPython puts the second part into the output's metadata. The PNG is drawn
-    holding :data:`~attention_lab._drawing.DRAWING`. Safe to call again: a wrapped formatter is not wrapped twice.
+    ``(png, {"alt": describe(fig)})``; IPython puts the second part into the output's metadata.
+    Safe to call again: a wrapped formatter is not wrapped twice.
     """
     try:
         from IPython import get_ipython
@@ -79,14 +78,13 @@ def describe_figures_in_ipython() -> bool:
     formatter = shell.display_formatter.formatters["image/png"]
     try:
         png = formatter.lookup_by_type(Figure)
-    except KeyError:  # no inline backend (e.g. ipympl only): nothing to describe
+    except KeyError:  # no inline backend: nothing to describe
         return False
     if getattr(png, "_describes_figures", False):
         return True
 
     def png_with_alt(fig, *args, **kwargs):
-        with DRAWING:  # an explorer may be drawing a frame on another thread (_drawing.py)
-            data = png(fig, *args, **kwargs)
+        data = png(fig, *args, **kwargs)
         if data is None or isinstance(data, tuple):
             return data
         return data, {"alt": describe(fig)}

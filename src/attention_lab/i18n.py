@@ -26,7 +26,6 @@ The catalogues are extracted and compiled with Babel (CONTRIBUTING.md, "Updating
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import gettext
 import os
 from pathlib import Path
@@ -51,13 +50,6 @@ LANGUAGES = ("en", "zh")
 ENVIRONMENT = "ATTENTION_LAB_LANG"
 
 _state: dict = {"language": "en", "catalogue": gettext.NullTranslations()}
-# Inside ``speaking``: that block's language, on its thread only (an explorer may draw a frame on a widget
-# thread while the main thread speaks the process's language). None: the process's language, ``_state``.
-_speaking: contextvars.ContextVar = contextvars.ContextVar("speaking", default=None)
-
-
-def _now() -> dict:
-    return _speaking.get() or _state
 
 
 def _normalise(language, name: str) -> str:
@@ -92,36 +84,36 @@ def set_language(language: str) -> None:
 
 @contextlib.contextmanager
 def speaking(language: str):
-    """Speak ``language`` inside the ``with`` block only, and on this thread only, then the language before it
-    again (an explorer draws its later frames in the language it was built in, whatever the process speaks by
-    then, and on whichever thread the kernel hands it the request)."""
+    """Speak ``language`` inside the ``with`` block only, then the language before it again (an explorer draws
+    its later frames in the language it was built in, whatever the process speaks by then)."""
     short = _normalise(language, "language")
-    token = _speaking.set({"language": short, "catalogue": catalogue(short)})
+    before = dict(_state)
+    _state["language"], _state["catalogue"] = short, catalogue(short)
     try:
         yield
     finally:
-        _speaking.reset(token)
+        _state.update(before)
 
 
 def get_language() -> str:
     """The language the library speaks now: ``"en"`` or ``"zh"``."""
-    return _now()["language"]
+    return _state["language"]
 
 
 def _(message: str) -> str:
     """``message`` in the current language (unchanged in English, or when it has no translation)."""
-    return _now()["catalogue"].gettext(message)
+    return _state["catalogue"].gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a message that fits the count ``n``, in the current language."""
-    return _now()["catalogue"].ngettext(singular, plural, n)
+    return _state["catalogue"].ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, where the same English words mean something else elsewhere:
     ``context`` tells the two apart (``pgettext("legend", "training")``: the training points, not the process)."""
-    return _now()["catalogue"].pgettext(context, message)
+    return _state["catalogue"].pgettext(context, message)
 
 
 def N_(message: str) -> str:

@@ -1,9 +1,7 @@
 """Figure plumbing: the course style, colour-blind-safe colours, and figures for explorers.
 
 Static figures in the notebooks use plain matplotlib (the inline backend, so they survive as images in a
-saved notebook or an HTML page). Explorers get an interactive ipympl canvas from
-:func:`interactive_figure`, created without pyplot so it is displayed exactly once, where the explorer
-puts it.
+saved notebook or an HTML page). Explorers draw on a plain Agg canvas of their own (``explorers/base.py``).
 """
 
 from __future__ import annotations
@@ -12,19 +10,15 @@ import dataclasses
 import functools
 import io
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
 from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from attention_lab.figure_text import describe_figures_in_ipython
 
 from ._checks import check_flag
-from ._drawing import DRAWING
 from .i18n import get_language
 
 __all__ = [
@@ -34,7 +28,6 @@ __all__ = [
     "use_course_style",
     "lecture_mode",
     "token_heatmap",
-    "interactive_figure",
     "buffer_png",
     "font_family",
     "in_language_fonts",
@@ -85,8 +78,7 @@ def in_language_fonts(draw):
 
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        # rcParams are global: an explorer drawing a frame on another thread must not see them changed (_drawing.py)
-        with DRAWING, mpl.rc_context({"font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY}):
+        with mpl.rc_context({"font.family": CJK_FIRST if get_language() == "zh" else FONT_FAMILY}):
             return draw(*args, **kwargs)
 
     return wrapper
@@ -142,8 +134,7 @@ def use_course_style(*, lecture: bool = False) -> None:
                 "figure.dpi": 110,
             }
         )
-    with DRAWING:  # rcParams are global: not in the middle of a frame drawn on another thread (_drawing.py)
-        mpl.rcParams.update(style)
+    mpl.rcParams.update(style)
 
 
 def lecture_mode(on: bool = True) -> None:
@@ -171,57 +162,6 @@ def token_heatmap(
     if colorbar_label is not None:
         ax.figure.colorbar(image, ax=ax, label=colorbar_label)
     return image
-
-
-@functools.cache
-def _ipympl_classes():
-    """ipympl's canvas (each event from its view handled under :data:`DRAWING`) and manager, imported without
-    letting ipympl switch pyplot's backend.
-
-    ``import ipympl`` calls ``matplotlib.use('module://ipympl.backend_nbagg')`` when matplotlib is already
-    imported; the course keeps the inline backend for static figures, so the backend is put back.
-    """
-    before = mpl.get_backend()
-    from ipympl.backend_nbagg import Canvas, FigureManager
-
-    if mpl.get_backend() != before:
-        mpl.use(before)
-
-    class LockedCanvas(Canvas):
-        def handle_event(self, event):  # the view's events matplotlib handles: draw, refresh, resize, mouse, keys
-            with DRAWING:
-                return super().handle_event(event)
-
-    return LockedCanvas, FigureManager
-
-
-def interactive_figure(figsize, *, dpi=80, interactive=True):
-    """A figure for an explorer: an ipympl canvas widget when ``interactive``, else a plain Agg canvas.
-
-    Returns ``(figure, canvas)``. Without ipympl the canvas is a plain Agg canvas even when ``interactive``
-    (explorers check for a widget canvas and show PNGs instead). The ipympl canvas is configured for
-    projection: no toolbar, header, footer or resize handle, so the figure is all the reader sees. Made
-    without pyplot, so it is not shown until the explorer displays it (and then only once).
-    """
-    figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-    if interactive:
-        try:
-            Canvas, FigureManager = _ipympl_classes()
-        except ImportError:  # no ipympl (a bare Colab runtime): a plain canvas; the explorer then shows PNGs
-            interactive = False
-    if interactive:
-        canvas = Canvas(figure)
-        with warnings.catch_warnings():  # ipympl's toolbar trips a traitlets DeprecationWarning (not ours to fix)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            FigureManager(canvas, 0)
-        canvas.header_visible = False
-        canvas.footer_visible = False
-        canvas.toolbar_visible = False
-        canvas.resizable = False
-        canvas.capture_scroll = False
-    else:
-        canvas = FigureCanvasAgg(figure)
-    return figure, canvas
 
 
 def buffer_png(canvas, compress_level: int = 6) -> bytes:

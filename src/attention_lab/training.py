@@ -19,7 +19,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._checks import check_count
-from ._drawing import DRAWING
 from .figure_text import describe
 from .i18n import N_, _
 from .plots import CYCLE, buffer_png
@@ -68,9 +67,8 @@ class LiveLoss:
         self.handle = display(self._image(), display_id=True) if show else None
 
     def _png(self) -> bytes:
-        with DRAWING:  # an explorer may be drawing a frame on another thread (_drawing.py)
-            self.figure.canvas.draw()
-            return buffer_png(self.figure.canvas)
+        self.figure.canvas.draw()
+        return buffer_png(self.figure.canvas)
 
     def _image(self) -> Image:
         """The current picture, with an alt text from the figure's labels (the static pages show it)."""

@@ -21,7 +21,7 @@ from .i18n import _
 __all__ = ["PACKAGES", "supported_ranges", "installed_versions", "outside_range", "report"]
 
 # what a notebook imports, in the order a reader looks for them
-PACKAGES = ("numpy", "torch", "matplotlib", "ipywidgets", "ipympl", "ipykernel")
+PACKAGES = ("numpy", "torch", "matplotlib", "ipywidgets", "anywidget", "ipykernel")
 
 
 def supported_ranges() -> dict[str, str]:

@@ -64,16 +64,16 @@ def _snapshots():
 SNAPSHOTS = _snapshots()
 
 FACTORIES = {
-    "lookup": lambda **kw: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, interactive=False, **kw),
-    "temperature": lambda **kw: TemperatureExplorer(ALPHA, VALUES, interactive=False, **kw),
-    "gumbel": lambda **kw: GumbelExplorer(ALPHA, n_draws=50, interactive=False, **kw),
-    "kernel": lambda **kw: KernelExplorer({50: DATA}, interactive=False, **{"n_train": 50, **kw}),
-    "training": lambda **kw: TrainingScrubber(SNAPSHOTS, DATA, interactive=False, **kw),
-    "dimension": lambda **kw: DimensionExplorer(SAMPLE, interactive=False, **kw),
-    "alignment": lambda **kw: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, interactive=False, **kw),
-    "positional": lambda **kw: PositionalEncodingExplorer(16, 8, interactive=False, **kw),
-    "heads": lambda **kw: HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, interactive=False, **kw),
-    "sampling": lambda **kw: SamplingExplorer(LOGITS, TOKENS, interactive=False, **kw),
+    "lookup": lambda **kw: LookupExplorer(KEYS, VALUES, LABELS, QUERIES, **{"interactive": False, **kw}),
+    "temperature": lambda **kw: TemperatureExplorer(ALPHA, VALUES, **{"interactive": False, **kw}),
+    "gumbel": lambda **kw: GumbelExplorer(ALPHA, n_draws=50, **{"interactive": False, **kw}),
+    "kernel": lambda **kw: KernelExplorer({50: DATA}, **{"interactive": False, "n_train": 50, **kw}),
+    "training": lambda **kw: TrainingScrubber(SNAPSHOTS, DATA, **{"interactive": False, **kw}),
+    "dimension": lambda **kw: DimensionExplorer(SAMPLE, **{"interactive": False, **kw}),
+    "alignment": lambda **kw: AlignmentExplorer(SOURCES, OUTPUTS, ALIGNMENTS, **{"interactive": False, **kw}),
+    "positional": lambda **kw: PositionalEncodingExplorer(16, 8, **{"interactive": False, **kw}),
+    "heads": lambda **kw: HeadExplorer(HEAD_WEIGHTS, HEAD_TOKENS, **{"interactive": False, **kw}),
+    "sampling": lambda **kw: SamplingExplorer(LOGITS, TOKENS, **{"interactive": False, **kw}),
 }
 # (explorer, control, a valid value different from the start); each control is also a constructor argument
 CONTROLS = [

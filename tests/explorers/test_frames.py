@@ -1,7 +1,7 @@
 """The explorers' frames: the fast path (kept in the browser, drawn by the kernel once) and its one front end."""
 
+import asyncio
 import io
-import itertools
 import json
 import shutil
 import subprocess
@@ -41,7 +41,7 @@ def decoded(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
 
 
-def test_the_fast_path_hides_the_kernel_view_once_its_front_end_runs():
+def test_the_front_end_hides_the_fallback_once_it_runs():
     explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
     kernel = explorer.widget.children[1]
     assert kernel.layout.display != "none" and NOTE_KERNEL in kernel.children[-1].value  # says which path
@@ -73,118 +73,76 @@ def test_a_frame_drawn_once_is_kept_and_bad_requests_are_ignored():
     assert len(sent.messages) == 2
 
 
-def _meanwhile(work, action):
-    """Run ``action()`` while another thread calls ``work()`` every few ms (a widget message on the kernel's other
-    thread); return the errors ``work`` raised and how many calls began while ``action`` ran."""
-    errors, calls, done, started = [], [], threading.Event(), threading.Event()
-
-    def other_thread():
-        while not done.wait(0.002):  # a message every few ms, not a thread that never lets go
-            calls.append(started.is_set())
-            try:
-                work()
-            except Exception as error:  # noqa: BLE001 - any error is the finding
-                errors.append(error)
-
-    thread = threading.Thread(target=other_thread, daemon=True)
-    started.set()  # before the thread starts: its first call counts
-    thread.start()
-    try:
-        action()
-    finally:
-        started.clear()
-        done.set()
-        thread.join(timeout=60)
-    assert not thread.is_alive(), "the other thread never finished: a deadlock"
-    return errors, sum(calls)
+def live_views(explorer) -> list:
+    """Every widget of the explorer's display that the kernel draws for on its own: neither a box, nor one of
+    its controls, nor words, nor the fallback's picture (which the kernel sets, never the other way round)."""
+    passive = {"VBoxModel", "HBoxModel", "HTMLModel", "ImageModel"}
+    found, todo = [], [explorer.widget]
+    while todo:
+        widget = todo.pop()
+        todo += getattr(widget, "children", ())
+        if widget._model_name not in passive and all(widget is not c for c in explorer.controls.values()):
+            found.append(widget)
+    return found
 
 
-def test_frames_asked_while_the_view_redraws_on_another_thread_stay_whole():
-    """ipykernel 7 hands a widget message to the main thread or to a subshell's: frame requests can be handled
-    while the ipympl view redraws. Each frame is still its position's picture, every request is answered, and
-    nothing raises on either thread."""
-    explorer = KernelExplorer.example()  # mathtext in its texts: matplotlib has one parser for every figure
-    sent = Sent(explorer.view)
-    explorer.view.front_end = "browser"
-    here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
-    keys = [",".join(str(j if i == bandwidth else k) for i, k in enumerate(here)) for j in range(0, 40, 7)]
-    alone = {key: decoded(explorer.frame([int(k) for k in key.split(",")])) for key in keys}  # one thread
-    explorer.frames = FrameCache()  # forget them: each is drawn again below
+@pytest.mark.parametrize("name", small.FACTORIES)
+def test_an_explorer_shows_one_live_view_its_front_end(name):
+    """One front end (the frame view) and one fallback (a picture): a second live view (ipympl's canvas, say)
+    would draw on the kernel's other thread while the front end asks for frames."""
+    explorer = small.FACTORIES[name](interactive=True)
+    assert live_views(explorer) == [explorer.view]
 
-    def ask_every_frame():
-        for key in keys:
-            explorer._on_frame_request(explorer.view, {"frame": key}, [])
 
-    errors, overlapping = _meanwhile(lambda: explorer.canvas.handle_event({"type": "draw"}), ask_every_frame)
-    assert not errors, errors[:3]
-    assert overlapping > 0, "the other thread began no drawing while the frames were asked for"
-    assert [content["frame"] for content, _ in sent.messages] == keys  # every request answered
-    for content, buffers in sent.messages:
+def test_a_frame_asked_on_another_thread_waits_for_the_cell_and_both_draw_whole():
+    """ipykernel 7 may hand a widget message to a subshell's thread while a cell draws its own figure: the
+    frame is drawn on the cells' thread once the cell ends, so the frames and the cell's figure are whole."""
+    makers = (multi_head, transformer_block, encoder_decoder, nadaraya_watson_pooling)
+    drawn_alone = [decoded(make().png()) for make in makers]
+
+    async def kernel():  # the kernel's main thread: its event loop runs the cells
+        explorer = KernelExplorer.example()  # built in a cell (mathtext in its texts: one parser for every figure)
+        sent, threads = Sent(explorer.view), []
+        send = explorer.view.send
+        explorer.view.send = lambda *a, **k: (threads.append(threading.current_thread()), send(*a, **k))
+        explorer.view.front_end = "browser"
+        here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
+        keys = [",".join(str(j if i == bandwidth else k) for i, k in enumerate(here)) for j in range(0, 40, 7)]
+        alone = {key: decoded(explorer.frame([int(k) for k in key.split(",")])) for key in keys}
+        explorer.frames = FrameCache()  # forget them: each is drawn again below
+
+        def ask_every_frame():  # widget messages on another thread, while the cell below draws
+            for key in keys:
+                explorer._on_frame_request(explorer.view, {"frame": key}, [])
+
+        asker = threading.Thread(target=ask_every_frame)
+        asker.start()
+        drawn_meanwhile = [decoded(make().png()) for make in makers]  # the cell
+        asker.join(timeout=60)
+        assert not sent.messages, "a frame was drawn while the cell ran"
+        deadline = time.monotonic() + 60
+        while len(sent.messages) < len(keys) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # the cell has ended: the loop draws the frames asked meanwhile
+        return alone, sent.messages, threads, drawn_meanwhile
+
+    alone, messages, threads, drawn_meanwhile = asyncio.run(kernel())
+    assert [content["frame"] for content, _ in messages] == list(alone)  # every request answered, in order
+    assert all(thread is threading.main_thread() for thread in threads)
+    for content, buffers in messages:
         assert np.array_equal(decoded(buffers[0]), alone[content["frame"]]), content["frame"]
+    for meanwhile, before in zip(drawn_meanwhile, drawn_alone, strict=True):
+        assert np.array_equal(meanwhile, before)
 
 
-def test_a_cell_draws_diagrams_while_frames_are_drawn_on_another_thread():
-    """The reader runs a cell with diagrams while the explorer above draws frames ahead: both draw whole."""
-    explorer = KernelExplorer.example()
-    sent = Sent(explorer.view)
-    explorer.view.front_end = "browser"
-    here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
-    steps = itertools.count()
-
-    def request():
-        explorer.frames = FrameCache()
-        j = next(steps) % len(explorer._positions["bandwidth"])
-        explorer._on_frame_request(
-            explorer.view, {"frame": ",".join(str(j if i == bandwidth else k) for i, k in enumerate(here))}, []
-        )
-
-    def cell():
-        for make in (multi_head, transformer_block, encoder_decoder, nadaraya_watson_pooling):
-            assert make().png()[:8] == b"\x89PNG\r\n\x1a\n"
-
-    errors, overlapping = _meanwhile(request, cell)
-    assert not errors and overlapping >= 1 and len(sent.messages) >= overlapping  # every request answered
-
-
-def test_set_from_a_cell_while_frames_are_drawn_moves_the_real_control():
-    """A frame is drawn with stand-ins for the controls; ``set`` on the main thread meanwhile reaches the real one."""
-    explorer = KernelExplorer.example()
-    Sent(explorer.view)
-    explorer.view.front_end = "browser"
-    here, bandwidth = explorer.index(), list(explorer.controls).index("bandwidth")
-    real, positions = explorer.controls["bandwidth"], explorer._positions["bandwidth"]
-    lost, drawn, calls = [], [], itertools.count()
-
-    def request():
-        explorer.frames = FrameCache()
-        key = ",".join(str((k + 7) % len(positions) if i == bandwidth else k) for i, k in enumerate(here))
-        explorer._on_frame_request(explorer.view, {"frame": key}, [])
-        drawn.append(key)
-
-    def cell():  # until ten frames were drawn meanwhile
-        deadline = time.monotonic() + 30
-        while len(drawn) < 10 and time.monotonic() < deadline:
-            n = next(calls)
-            value = positions[n % len(positions)][1]
-            explorer.set(bandwidth=value)
-            if real.value != value:
-                lost.append(n)
-
-    errors, overlapping = _meanwhile(request, cell)
-    assert not errors and len(drawn) >= 10 and overlapping >= 1
-    assert not lost, f"set() reached a stand-in, not the slider, {len(lost)} times of {next(calls)}"
-
-
-def test_a_frame_is_right_after_the_view_redraws_at_another_static_position():
-    """A frame at another number of points moves the static artists; a full redraw of the view then captures them
-    as the background. The next frame at the reader's number of points is drawn on its own background."""
+def test_a_frame_is_right_after_a_frame_at_another_static_position():
+    """A frame at another number of points moves the static artists and draws a new background; the next frame
+    at the reader's number of points is drawn on its own background again."""
     explorer = KernelExplorer.example()
     here, n_train = explorer.index(), list(explorer.controls).index("n_train")
     other = [(k + 1) % len(explorer._positions["n_train"]) if i == n_train else k for i, k in enumerate(here)]
     fresh = decoded(explorer.frame(here))
     explorer.frames = FrameCache()
     explorer.frame(other)
-    explorer.canvas.handle_event({"type": "draw"})  # the hidden ipympl view redraws (a 'draw' message)
     assert np.array_equal(decoded(explorer.frame(here)), fresh)
 
 
@@ -213,22 +171,23 @@ def test_the_frame_cache_drops_the_oldest_first_within_its_budget():
     assert cache.get("a") is None and cache.get("b") and cache.get("c") and cache.bytes == 20 and len(cache) == 2
 
 
-def test_an_explorer_built_without_a_canvas_widget_has_the_kernel_path_only():
+def test_an_explorer_built_headless_has_the_fallback_only():
     explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
     assert explorer.view is not None
     headless = small.shared("temperature")
-    assert headless.view is None and headless.widget is headless._kernel_view
+    assert headless.view is None and headless.widget is headless.fallback
 
 
-def test_without_anywidget_the_kernel_path_is_shown_and_says_so(monkeypatch):
+def test_without_anywidget_the_fallback_is_shown_and_says_so(monkeypatch):
     from attention_lab.explorers import base
 
     monkeypatch.setattr(base, "FrameView", None)
     explorer = TemperatureExplorer(small.ALPHA, small.VALUES)
-    assert explorer.view is None and explorer.widget is explorer._kernel_view
-    assert explorer.canvas in explorer.widget.children and NOTE_KERNEL in explorer.widget.children[-1].value
-    explorer.set(temperature=0.1)  # the kernel path draws
-    assert explorer.controls["temperature"].value == 0.1
+    assert explorer.view is None and explorer.widget is explorer.fallback
+    assert explorer.picture in explorer.widget.children and NOTE_KERNEL in explorer.widget.children[-1].value
+    before = explorer.picture.value
+    explorer.set(temperature=0.1)  # the kernel draws the picture again
+    assert explorer.controls["temperature"].value == 0.1 and explorer.picture.value != before
 
 
 def test_manifest_and_block_describe_every_position():

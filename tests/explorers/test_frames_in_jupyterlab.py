@@ -102,7 +102,7 @@ def test_a_position_shown_once_comes_back_without_the_kernel(lab, page):
     code = "from attention_lab.explorers import KernelExplorer\nexplorer = KernelExplorer.example()\nexplorer"
     path, root = open_explorer(lab, page, code)
     try:
-        # the fast path is the one shown, and says so; the kernel path's view is there, hidden
+        # the fast path is the one shown, and says so; the fallback is there, hidden
         assert "Fast path" in root.inner_text()
         expect(page.locator(browser.FIGURE).first).to_be_hidden(timeout=30_000)  # hidden by the kernel: a round trip
         manifest = json.loads(root.locator("script.live-manifest").text_content())

@@ -151,12 +151,12 @@ def test_explorer_input_errors():
         TemperatureExplorer(ALPHA, V2[:3], interactive=False)
 
 
-def test_explorer_is_displayed_as_one_widget_with_its_canvas():
+def test_explorer_is_displayed_as_one_widget_with_its_picture():
     explorer = TemperatureExplorer(ALPHA, V2)
     bundle = explorer._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle
-    fast, kernel = explorer.widget.children  # the fast path's frame view, then the kernel path's view
-    assert fast is explorer.view and explorer.canvas in kernel.children and explorer.canvas.toolbar_visible is False
+    assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
+    front_end, fallback = explorer.widget.children  # the frame view, then the fallback (controls and a picture)
+    assert front_end is explorer.view and explorer.picture in fallback.children
 
 
 def test_static_small_multiples():

@@ -142,7 +142,7 @@ def open_in_lab(page, lab, relative_path: str) -> None:
 def check_explorers(page, stem: str, expected: int) -> None:
     """Each explorer's figure is shown exactly once, through the fast path (frames kept in the browser), with
     described controls; every slider of every explorer moves its figure on screen."""
-    # the kernel path's view (its ipympl canvas) is there, hidden, for a front end that cannot load the fast one
+    # the fallback (the kernel's picture) is there, hidden, for a front end that cannot load the frame view
     explorers = page.locator(f"{browser.OUTPUT} .live-explorer")
     assert explorers.count() == expected == page.locator(browser.FIGURE).count()
     outputs = page.locator(browser.OUTPUT)
@@ -152,9 +152,7 @@ def check_explorers(page, stem: str, expected: int) -> None:
         assert root.count() == 1, "a figure is displayed twice in one output"
         page.wait_for_function("r => r.dataset.path === 'browser'", arg=root.element_handle())
         # the kernel hides it once the fast path's front end tells it that it runs: a round trip, so wait for it
-        expect(outputs.nth(i).locator(browser.FIGURE), "the kernel path's view is shown too").to_be_hidden(
-            timeout=30_000
-        )
+        expect(outputs.nth(i).locator(browser.FIGURE), "the fallback is shown too").to_be_hidden(timeout=30_000)
         outputs.nth(i).scroll_into_view_if_needed()
         outputs.nth(i).screenshot(path=str(ARTIFACTS / f"{stem}-explorer-{k + 1}.png"))
 

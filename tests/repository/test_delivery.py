@@ -59,7 +59,7 @@ def test_environment_yml_builds_the_cpu_course_on_binder():
     names = {entry.split("=")[0] for entry in env["dependencies"] if isinstance(entry, str)}
     pip = next(entry["pip"] for entry in env["dependencies"] if isinstance(entry, dict))
     assert "pytorch-cpu" in names and not names & {"pytorch", "pytorch-gpu", "cudatoolkit", "cuda-version"}
-    assert {"numpy", "matplotlib", "ipywidgets", "ipympl", "jupyterlab", "ipykernel"} <= names
+    assert {"numpy", "matplotlib", "ipywidgets", "anywidget", "jupyterlab", "ipykernel"} <= names
     assert "-e ." in pip, "the project itself must be installed (pip: -e .)"
     imported = set()
     for path in NOTEBOOKS:

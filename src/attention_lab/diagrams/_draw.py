@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from PIL import Image
 
-from .._drawing import DRAWING
 from ..plots import COLORS, font_family
 
 FONT_SIZE = 15.0  # points; the course's lecture mode draws its base text at 14.85 (11 x 1.35)
@@ -53,7 +52,6 @@ class Diagram:
         # savefig puts the figure's layout engine back through rcParams: under the course style (constrained
         # layout on) a figure without one would come back with one, and warn at its next drawing
         with (
-            DRAWING,  # an explorer may be drawing a frame on another thread (_drawing.py)
             io.BytesIO() as buffer,
             mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}),
         ):

@@ -174,10 +174,10 @@ class AlignmentExplorer(Explorer):
         # one full redraw); a step of the slider redraws just the bars, the outline and the title.
         return [*self.bars, self.step_title, self.row_box]
 
-    def update(self):
-        i = self.controls["example"].value
+    def update(self, example, step):
+        i = example
         source, output, alignment = self.sources[i], self.outputs[i], self.alignments[i]
-        t = min(self.controls["step"].value, len(output) - 1)
+        t = min(step, len(output) - 1)
         padded = np.full((self.n_out, self.n_in), np.nan)
         padded[: alignment.shape[0], : alignment.shape[1]] = alignment
         self.image.set_data(np.ma.masked_invalid(padded))

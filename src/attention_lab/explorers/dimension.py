@@ -129,8 +129,7 @@ class DimensionExplorer(Explorer):
         ax.set_title(_("how spread the weights are"))
         return [self.hist_raw, self.hist_scaled, self.hist_title, *self.bars_raw, *self.bars_scaled, self.now]
 
-    def update(self):
-        d = self.controls["d"].value
+    def update(self, d):
         raw, scaled = self.sample.scores(d, False), self.sample.scores(d, True)
         self.hist_raw.set_ydata(np.histogram(raw, BINS, density=True)[0])
         self.hist_scaled.set_ydata(np.histogram(scaled, BINS, density=True)[0])

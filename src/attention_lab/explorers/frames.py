@@ -18,21 +18,18 @@ oldest dropped first (a frame is 10-30 KB: about a thousand positions fit).
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import json
-import warnings
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 import traitlets
 
-from .._drawing import DRAWING
-from ..i18n import N_, _, catalogue
+from ..i18n import N_, catalogue
 
-__all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView", "FastPath"]
+__all__ = ["BUDGET_BYTES", "SCRIPT", "STYLE", "frame_png", "FrameCache", "explorer_html", "FrameView", "NOTE_BROWSER"]
 
 BUDGET_BYTES = 20_000_000  # frames kept per explorer, in the browser and in the kernel
 SCRIPT = Path(__file__).with_name("frames.js")
@@ -182,7 +179,7 @@ def explorer_html(manifest: dict, uid: str, src: str | None = None, note: str | 
 
 try:  # a runtime that installed the course without its dependencies (Colab's --no-deps) may lack anywidget
     import anywidget
-except ImportError:  # then every explorer shows its kernel path
+except ImportError:  # then every explorer shows its fallback
     FrameView = None
 else:
 
@@ -191,7 +188,7 @@ else:
 
         ``html``: the block; ``index``: the controls' position (set by the front end once the hand rests, and by
         the kernel when ``explorer.set`` moves a control); ``front_end``: "browser" once the front end runs (until
-        then, and where it cannot load, the explorer's kernel view is the one shown).
+        then, and where it cannot load, the explorer's fallback is the one shown).
         """
 
         _esm = SCRIPT.read_text(encoding="utf-8") + "\nexport default { render };\n"
@@ -201,62 +198,3 @@ else:
         front_end = traitlets.Unicode("kernel").tag(sync=True)
 
     FrameView = _FrameView
-
-
-class FastPath:
-    """The explorer's side of the fast path (mixed into :class:`~.base.Explorer`): its frame view, and the
-    answers to the front end's requests. It reads the explorer's ``frame``, ``index``, ``manifest``, controls and
-    their ``_positions``; the explorer keeps ``view`` (None on the kernel path) and ``_kernel_view``."""
-
-    def _frame_view(self):
-        first = base64.b64encode(self.frame(self.index())).decode("ascii")
-        block = explorer_html(
-            self.manifest(), f"explorer-{id(self):x}", src=f"data:image/png;base64,{first}", note=_(NOTE_BROWSER)
-        )
-        with warnings.catch_warnings():  # anywidget on ipywidgets 7 trips a traitlets DeprecationWarning (not ours)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            view = FrameView(html=block, index=self.index())
-        view.on_msg(self._on_frame_request)
-        view.observe(self._on_front_end, names="front_end")
-        view.observe(self._on_index, names="index")
-        return view
-
-    def _fast(self) -> bool:
-        return self.view is not None and self.view.front_end == "browser"
-
-    def _on_frame_request(self, view, content, buffers):
-        """The front end wants the frame ``content["frame"]`` ("i,j,..."): draw it (or take it as kept) and send it."""
-        key = content.get("frame") if isinstance(content, dict) else None
-        try:
-            index = [int(part) for part in str(key).split(",")]
-        except ValueError:
-            return
-        if not self._is_position(index):
-            return  # not a position of these controls: nothing to draw
-        view.send({"frame": key}, buffers=[self.frame(index)])
-
-    def _on_front_end(self, change):
-        """The fast path's front end runs: hide the kernel path's view (it stays, unused, for a reload)."""
-        self._kernel_view.layout.display = "none" if change["new"] == "browser" else None
-
-    def _on_index(self, change):
-        """The reader's hand rests at a position: the controls follow, quietly (the browser has its frame)."""
-        if not self._is_position(change["new"]):
-            return  # not a position of these controls (a stale front end): nothing to follow
-        with DRAWING:  # the real controls, not a frame's stand-ins (``_frame_at``) on another thread
-            values = {name: self._positions[name][i][1] for name, i in zip(self.controls, change["new"], strict=True)}
-            self._quietly(values)
-
-    def _is_position(self, index) -> bool:
-        sizes = [len(p) for p in self._positions.values()]
-        return len(index) == len(sizes) and all(0 <= i < n for i, n in zip(index, sizes, strict=True))
-
-    def _quietly(self, values: dict):
-        for control in self.controls.values():
-            control.unobserve(self._on_change, names="value")
-        try:
-            for name, value in values.items():
-                self.controls[name].value = value
-        finally:
-            for control in self.controls.values():
-                control.observe(self._on_change, names="value")

@@ -93,8 +93,7 @@ class GumbelExplorer(Explorer):
         ax.set_title(_("hard samples follow softmax"))
         return [self.image, self.samples_title, self.mean_marks]
 
-    def update(self):
-        temperature = self.controls["temperature"].value
+    def update(self, temperature):
         self.image.set_data(self.relaxed_at[temperature])
         self.samples_title.set_text(_("relaxed samples, T = {T}").format(T=temperature_label(temperature)))
         self.mean_marks.set_data(np.arange(self.alpha.size), self.mean_relaxed_at[temperature])

@@ -145,8 +145,8 @@ class HeadExplorer(Explorer):
         # redraws the two heatmaps and the titles.
         return [self.image, self.example_title, self.mean_image, self.mean_title]
 
-    def update(self):
-        layer, head, e = (self.controls[name].value for name in ("layer", "head", "example"))
+    def update(self, layer, head, example):
+        e = example
         weights = self.weights[e, layer, head]
         self.image.set_data(weights)
         self.mean_image.set_data(self.mean[layer, head])

@@ -182,9 +182,8 @@ class KernelExplorer(Explorer):
             self.profile_title,
         ]
 
-    def update(self):
-        h, kernel, n = (self.controls[name].value for name in ("bandwidth", "kernel", "n_train"))
-        x = self.controls["query"].value
+    def update(self, bandwidth, kernel, n_train, query):
+        h, n, x = bandwidth, n_train, query
         data = self.datasets[n]
         y_hat, weights, mse = self.compute(h, kernel, n)
         self.points.set_data(data.x_train, data.y_train)

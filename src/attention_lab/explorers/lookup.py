@@ -158,8 +158,7 @@ class LookupExplorer(Explorer):
             self.lookup_marks,
         ]
 
-    def update(self):
-        query, temperature = self.controls["query"].value, self.controls["temperature"].value
+    def update(self, query, temperature):
         alpha, lam, out = self.compute(query, temperature)
         q = self.queries[query]
         self.query_marker.set_data([q[0]], [q[1]])

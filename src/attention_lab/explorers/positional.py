@@ -108,8 +108,8 @@ class PositionalEncodingExplorer(Explorer):
         self.dot_title = ax.set_title("")
         return [self.column, self.row, self.curve, self.dot, self.curve_title, self.dots, self.dot_title]
 
-    def update(self):
-        i, p = self.controls["dimension"].value, self.controls["position"].value
+    def update(self, dimension, position):
+        i, p = dimension, position
         r = i // 2  # the pair of dimension i: its angular frequency is omega_r
         wavelength = 2 * np.pi / self.frequencies[r]
         self.column.set_xdata([i, i])

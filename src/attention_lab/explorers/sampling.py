@@ -157,8 +157,8 @@ class SamplingExplorer(Explorer):
         )
         return [*self.bars, self.title, self.text]
 
-    def update(self):
-        temperature, k, p = (self.controls[name].value for name in ("temperature", "top_k", "top_p"))
+    def update(self, temperature, top_k, top_p):
+        k, p = top_k, top_p
         probs = self.distribution(temperature, k, p)
         for bar, height in zip(self.bars, probs[self.order], strict=True):
             bar.set_height(height)

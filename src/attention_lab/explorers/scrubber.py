@@ -122,8 +122,8 @@ class TrainingScrubber(Explorer):
         self.curve_title = ax.set_title("")
         return [self.curve, self.fit_title, self.image, self.now, self.curve_title]
 
-    def update(self):
-        s = self.snapshots[self.controls["epoch"].value]
+    def update(self, epoch):
+        s = self.snapshots[epoch]
         d = self.data
         self.curve.set_data(d.x_test, s["y_hat"])
         w = s["w"]

@@ -186,8 +186,7 @@ class TemperatureExplorer(Explorer):
         self.path.set_data(path[:, 0], path[:, 1])
         self._normaliser_drawn = normaliser
 
-    def update(self):
-        temperature, normaliser = self.controls["temperature"].value, self.controls["normaliser"].value
+    def update(self, temperature, normaliser):
         if normaliser != self._normaliser_drawn:
             self._draw_normaliser_curves(normaliser)
         lam = self.weights_at[normaliser][temperature]
