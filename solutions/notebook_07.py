@@ -1,9 +1,6 @@
 """Reference answers for notebooks/07_self_attention.ipynb."""
 
 import numpy as np
-import torch
-
-from attention_lab.nn import MultiHeadAttention
 
 
 def self_attention(X, W_q, W_k, W_v):
@@ -34,28 +31,3 @@ def split_heads(x, num_heads):
 # Exercise 3's second part: reshape refills (1, 2, 4, 3) in memory order, so head 0 takes the first 12 numbers,
 # the 6 features of position 0 and the 6 of position 1.
 POSITIONS_IN_HEAD_0 = [0, 1]
-
-
-PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS = 0.0
-
-
-class PreLNBlock(torch.nn.Module):
-    def __init__(self, d_model, num_heads, d_ff):
-        super().__init__()
-        self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
-        self.attention = MultiHeadAttention(d_model, num_heads)
-        self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
-
-    def forward(self, x, mask=None):
-        y = self.norm1(x)  # (b, n, d_model): the attention reads a normalised copy
-        x = x + self.attention(y, y, y, mask)  # the residual path carries x itself
-        return x + self.ffn(self.norm2(x))  # (b, n, d_model)
-
-
-def train_step(model, optimizer, inputs, targets):
-    logits = model(inputs)  # (batch, n, vocab): a prediction at every position
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return loss.item()

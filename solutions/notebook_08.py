@@ -1,32 +1,29 @@
-"""Reference answers for notebooks/08_transformers_read_and_write.ipynb."""
+"""Reference answers for notebooks/08_transformer_block.ipynb."""
 
-import numpy as np
+import torch
 
+from attention_lab.nn import MultiHeadAttention
 
-def top_p(probs, p_top):
-    order = np.argsort(-probs, kind="stable")  # most likely first, ties by index
-    ranked = probs[order]
-    keep = np.zeros(probs.shape, dtype=bool)
-    keep[order] = np.cumsum(ranked) - ranked < p_top  # the mass before each token is still below p_top
-    kept = np.where(keep, probs, 0.0)
-    return kept / kept.sum()
+PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS = 0.0
 
 
-def reheat(p, temperature):
-    z = np.log(p) / temperature  # the logits up to a constant, divided by T
-    e = np.exp(z - z.max())
-    return e / e.sum()  # = p^(1/T) / sum p^(1/T)
+class PreLNBlock(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
+
+    def forward(self, x, mask=None):
+        y = self.norm1(x)  # (b, n, d_model): the attention reads a normalised copy
+        x = x + self.attention(y, y, y, mask)  # the residual path carries x itself
+        return x + self.ffn(self.norm2(x))  # (b, n, d_model)
 
 
-def kv_cache_bytes_per_token(n_layers, d_model, num_heads, bytes_per_number):
-    return 2 * n_layers * d_model * bytes_per_number  # a key and a value per layer, d_model numbers each
-
-
-def window_mask(n, window):
-    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
-    return (offset >= 0) & (offset < window)  # query i reads keys i - window + 1, ..., i
-
-
-# The decoder's self-attention keys of past positions are fixed by the causal mask (cached, one row per step);
-# the cross-attention keys come from the encoder's output, which does not change: computed once.
-CROSS_ATTENTION_CACHE = "C"
+def train_step(model, optimizer, inputs, targets):
+    logits = model(inputs)  # (batch, n, vocab): a prediction at every position
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()

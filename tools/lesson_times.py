@@ -176,7 +176,7 @@ def main(argv=None) -> int:
     mode.add_argument("--write", action="store_true", help="store the times in the notebooks and the README")
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a time is out of date")
     parser.add_argument("--readme", type=Path, default=ROOT / "README.md", help="the README with the notebook table")
-    parser.add_argument("notebooks", nargs="*", type=Path, help="these notebooks (default: notebooks/01..08)")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="these notebooks (default: notebooks/01..09)")
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if NUMBERED.match(p.name))
     try:

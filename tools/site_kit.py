@@ -445,7 +445,7 @@ Transformer;</li>
 <li>put cross-attention inside an encoder-decoder Transformer, generate text with greedy decoding, temperature,
 top-k and top-p sampling, and explain the KV cache and what the causal mask buys at generation time.</li>
 </ul>
-<p>Prerequisites: Python and numpy, a little calculus; for notebooks 04-08 a first look at PyTorch.</p>
+<p>Prerequisites: Python and numpy, a little calculus; for notebooks 04-09 a first look at PyTorch.</p>
 
 <h2>The notebooks, in order</h2>
 <table>

@@ -1,4 +1,4 @@
-"""Choosing the next token from a language model's logits: greedy, temperature, top-k, top-p (notebook 08).
+"""Choosing the next token from a language model's logits: greedy, temperature, top-k, top-p (notebook 09).
 
 The logits are scores alpha_i over the vocabulary, one per token, on the last axis of an array of any
 shape (one row per sequence of a batch). The distribution a sampler draws from is notebook 02's softmax:

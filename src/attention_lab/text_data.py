@@ -1,4 +1,4 @@
-"""The course's text for generation (notebook 08): the opening of Shakespeare's *Coriolanus*, shipped in ``data/``.
+"""The course's text for generation (notebook 09): the opening of Shakespeare's *Coriolanus*, shipped in ``data/``.
 
 ``data/shakespeare.txt`` is the beginning of ``data/tinyshakespeare/input.txt`` of the public repository
 karpathy/char-rnn (commit d1d7aa34fdb3626174bce1d753e6cc6845ce7087), a compilation of Shakespeare's plays:

@@ -1,9 +1,9 @@
-"""Watching a model learn (notebooks 04, 06 and 07): a loss curve that draws itself, snapshots, a training step.
+"""Watching a model learn (notebooks 04, 06 and 08): a loss curve that draws itself, snapshots, a training step.
 
 - :class:`LiveLoss` is a progress display: show it before the training loop, call ``live.update(epoch,
   train=..., test=...)`` inside it, and the curve grows in place (at most a few redraws a second).
 - :func:`snapshot` records what a Nadaraya-Watson model does at one epoch: w, predictions and weights.
-- :func:`train_step` is one step of training a token model (notebook 07 has the student write it first).
+- :func:`train_step` is one step of training a token model (notebook 08 has the student write it first).
 
 The epoch scrubber that replays the snapshots is :class:`attention_lab.explorers.TrainingScrubber`.
 """

@@ -21,7 +21,7 @@ from attention_lab.diagrams import course, lookup
 
 # the glossary's symbols each diagram must show (mathtext as written in the labels)
 NOTATION = {
-    "course_map": ["01", "08", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
+    "course_map": ["01", "09", r"\sum_i \lambda_i v_i", "$T$", "$h$", r"w = 1/h", r"a(q, k)", r"s_{t-1}", r"Q = XW_q"],
     "three_steps": [r"q", r"k_1", r"\alpha_1", r"\lambda_1", r"v_1", r"\sum_i \lambda_i v_i", "$T$"],
     "hard_vs_soft": [
         r"q",
@@ -103,9 +103,9 @@ PLACES = {
     "scoring_functions": ("05", "## 1. Five ways to score a key"),
     "encoder_decoder": ("06", "## 2. A context per output step"),
     "multi_head": ("07", "## 5. Multi-head attention"),
-    "transformer_block": ("07", "## 7. The Transformer block"),
+    "transformer_block": ("08", "## 1. The Transformer block"),
     "self_vs_cross": ("07", "## 1. Self-attention is attention pooling over the sequence itself"),
-    "generation_loop": ("08", "## 4. Generation: a character model that writes"),
+    "generation_loop": ("09", "## 4. Generation: a character model that writes"),
 }
 
 

@@ -1,4 +1,4 @@
-"""The shipped text of notebook 08: exactly the documented subset, and the command that derives it."""
+"""The shipped text of notebook 09: exactly the documented subset, and the command that derives it."""
 
 import hashlib
 import subprocess

@@ -437,7 +437,7 @@ CATALOGUES = {
 
 
 def _catalogues_of(module: str) -> dict:
-    """Notebooks 05-08 keep their catalogues, (the student's function, the words), next to their other tests."""
+    """Notebooks 05-09 keep their catalogues, (the student's function, the words), next to their other tests."""
     import importlib.util
     from pathlib import Path
 
@@ -456,8 +456,8 @@ for _module in (
     "test_exercises_05",
     "test_exercises_06",
     "test_exercises_07",
-    "test_exercises_07_build",
     "test_exercises_08",
+    "test_exercises_09",
 ):
     CATALOGUES.update(_catalogues_of(_module))
 ENTRIES = [(check, *entry) for check, entries in CATALOGUES.items() for entry in entries]

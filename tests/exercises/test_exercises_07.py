@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from helpers import garbage_test, load_solution, raises, stub, stub_test, text
+from helpers import garbage_test, load_solution, raises, stub_test, text
 
 from attention_lab import exercises as ex
 
@@ -25,7 +25,6 @@ def test_reference_answers_pass(nb07):
     assert ex.check_head_score_variance(nb07.head_score_variance).passed
     assert ex.check_split_heads(nb07.split_heads).passed
     assert ex.check_tempting_reshape(nb07.POSITIONS_IN_HEAD_0).passed
-    assert ex.check_no_position_prediction(nb07.PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS).passed
 
 
 def test_the_variance_formula_is_right_by_simulation(nb07):
@@ -45,7 +44,7 @@ def test_split_heads_reference_matches_the_library(nb07):
     np.testing.assert_allclose(nb07.split_heads(x.numpy(), 3), MultiHeadAttention(12, 3).split_heads(x).numpy())
 
 
-test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_no_position_prediction])
+test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [])
 
 
 GARBAGE = [
@@ -72,31 +71,6 @@ def test_nan_answers_are_named_as_nan():
     assert "NaN" in text(ex.check_self_attention(lambda *a: np.full((5, 2), np.nan)))
     assert "NaN" in text(ex.check_head_score_variance(lambda *a: float("nan")))
     assert "boom" in text(ex.check_split_heads(raises))
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        None,
-        ...,
-        "0.1",
-        {"p": 0},
-        [0.1, 0.2],
-        float("nan"),
-        float("inf"),
-        -0.2,
-        1.5e9,
-        1j,
-        torch.tensor(0.0, requires_grad=True),
-        stub,
-        np.array([[0.0]]),
-    ],
-)
-def test_prediction_garbage_gets_feedback(answer):
-    feedback = ex.check_no_position_prediction(answer)
-    assert isinstance(text(feedback), str)
-    if answer is not None and answer is not ...:
-        assert feedback.messages
 
 
 # --- typical mistakes, each with its own hint ------------------------------------------------------------
@@ -202,24 +176,6 @@ SPLIT = [
 CATALOGUES = {"check_head_score_variance": VARIANCE, "check_split_heads": SPLIT}
 
 
-@pytest.mark.parametrize(
-    ("prediction", "passed", "hint"),
-    [
-        (0.0, True, "permutation-equivariant"),
-        (0.01, True, "4! * 2^4"),
-        (np.float32(0.03), True, "next cell"),
-        (0.5, False, "Too optimistic"),
-        (1.0, False, "Too optimistic"),
-        (30, False, "fraction between 0 and 1"),
-        (-0.1, False, "between 0 and 1"),
-        (torch.tensor(0.0), True, "equivariant"),
-    ],
-)
-def test_prediction_feedback(prediction, passed, hint):
-    feedback = ex.check_no_position_prediction(prediction)
-    assert feedback.passed is passed and hint in text(feedback), text(feedback)
-
-
 def test_feedback_never_prints_the_expected_numbers(nb07):
     """A wrong answer's feedback must not contain the reference result's numbers."""
     rng = np.random.default_rng(70)
@@ -230,4 +186,3 @@ def test_feedback_never_prints_the_expected_numbers(nb07):
     assert f"{expected[0, 0]:.3f}" not in message and f"{expected[0, 0]:.2f}" not in message
     message = text(ex.check_head_score_variance(lambda *a: 0.0))
     assert "d_k sigma^4" not in message and "sigma^4" not in message
-    assert "0.0" not in text(ex.check_no_position_prediction(0.7))

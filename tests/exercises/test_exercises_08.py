@@ -1,263 +1,347 @@
-"""Notebook 08's exercise checks: the reference answers pass (and agree with the library), and each catalogue
-entry, a function a student plausibly writes instead, is rejected and named where the check names it."""
+"""Notebook 08's exercises: the pre-LN block as an nn.Module, the training step of the tiny model, and the
+prediction for a model without positions.
+
+Each catalogue entry is a block or a step a student plausibly writes instead; each is rejected, and named
+where the check names it (the words the first message must contain)."""
 
 import numpy as np
 import pytest
 import torch
-from helpers import garbage_test, load_solution, raises, stub_test, text
+from helpers import load_solution, stub, stub_test, text
 
 from attention_lab import exercises as ex
-from attention_lab import next_token_distribution, softmax
+from attention_lab.nn import MultiHeadAttention, PositionWiseFFN
+from attention_lab.training import train_step
+
+F = torch.nn.functional
 
 
-@pytest.fixture(scope="module")
-def nb08():
-    return load_solution("notebook_08")
+class Block(torch.nn.Module):
+    """The parts every catalogue block shares; ``forward`` is each entry's mistake."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
+
+    def att(self, y, mask):
+        return self.attention(y, y, y, mask)
 
 
-FUNCTION_CHECKS = [ex.check_top_p, ex.check_reheat, ex.check_kv_cache_bytes, ex.check_window_mask]
+def block(forward, base=Block):
+    return type(forward.__name__, (base,), {"forward": forward})
 
 
-def test_reference_answers_pass(nb08):
-    assert ex.check_top_p(nb08.top_p).passed
-    assert ex.check_reheat(nb08.reheat).passed
-    assert ex.check_kv_cache_bytes(nb08.kv_cache_bytes_per_token).passed
-    assert ex.check_window_mask(nb08.window_mask).passed
-    assert ex.check_cross_attention_cache(nb08.CROSS_ATTENTION_CACHE).passed
+def post_ln(self, x, mask=None):
+    x = self.norm1(x + self.att(x, mask))
+    return self.norm2(x + self.ffn(x))
 
 
-def test_reference_answers_agree_with_the_library(nb08):
-    rng = np.random.default_rng(8)
-    for _ in range(20):
-        alpha = rng.normal(size=9) * 2
-        p = softmax(alpha)
-        for p_top in (0.2, 0.5, 0.9, 1.0):
-            np.testing.assert_allclose(nb08.top_p(p, p_top), next_token_distribution(alpha, top_p=p_top), atol=1e-12)
-        for temperature in (0.3, 2.0):
-            np.testing.assert_allclose(
-                nb08.reheat(p, temperature), next_token_distribution(alpha, temperature), atol=1e-12
-            )
+def residual_of_ln(self, x, mask=None):
+    x = self.norm1(x)
+    x = x + self.att(x, mask)
+    x = self.norm2(x)
+    return x + self.ffn(x)
 
 
-def test_the_memory_formula_is_what_the_library_holds(nb08):
-    from attention_lab.nn import CharTransformer
+def ln_overwrites_x(self, x, mask=None):  # a reader's block: the first half's residual carries LN(x)
+    x = self.norm1(x)
+    x = x + self.attention(x, x, x, mask)
+    return x + self.ffn(self.norm2(x))
 
-    torch.manual_seed(0)
-    net = CharTransformer(7, 16, d_model=24, num_heads=3, num_layers=3, d_ff=32)
+
+def ln_overwrites_x_in_ffn_half(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    x = self.norm2(x)
+    return x + self.ffn(x)
+
+
+def no_residual_attention(self, x, mask=None):
+    x = self.att(self.norm1(x), mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def no_residual_ffn(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return self.ffn(self.norm2(x))
+
+
+def no_residuals(self, x, mask=None):
+    return self.ffn(self.norm2(self.att(self.norm1(x), mask)))
+
+
+def ffn_half_post_ln(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return self.norm2(x + self.ffn(x))
+
+
+def one_norm(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return x + self.ffn(self.norm1(x))
+
+
+def no_norm2(self, x, mask=None):
+    x = x + self.att(self.norm1(x), mask)
+    return x + self.ffn(x)
+
+
+def parallel(self, x, mask=None):
+    return x + self.att(self.norm1(x), mask) + self.ffn(self.norm2(x))
+
+
+def keys_not_normalised(self, x, mask=None):
+    x = x + self.attention(self.norm1(x), x, x, mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def mask_ignored(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.attention(y, y, y)
+    return x + self.ffn(self.norm2(x))
+
+
+def ffn_first(self, x, mask=None):
+    x = x + self.ffn(self.norm1(x))
+    return x + self.att(self.norm2(x), mask)
+
+
+def extra_final_norm(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.att(y, mask)
+    return self.norm2(x + self.ffn(self.norm2(x)))
+
+
+class WithDropout(Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x, mask=None):
+        y = self.norm1(x)
+        x = x + self.drop(self.att(y, mask))
+        return x + self.drop(self.ffn(self.norm2(x)))
+
+
+class OwnNames(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.ln_1, self.ln_2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads)
+        self.mlp = PositionWiseFFN(d_model, d_ff)
+
+    def forward(self, x, mask=None):
+        y = self.ln_1(x)
+        x = x + self.attn(y, y, y, mask)
+        return x + self.mlp(self.ln_2(x))
+
+
+class SizesSwapped(Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.ffn = torch.nn.Sequential(
+            torch.nn.Linear(d_model, d_model), torch.nn.ReLU(), torch.nn.Linear(d_model, d_model)
+        )
+
+    forward = load_solution("notebook_08").PreLNBlock.forward
+
+
+def _right_forward(self, x, mask=None):
+    y = self.norm1(x)
+    x = x + self.att(y, mask)
+    return x + self.ffn(self.norm2(x))
+
+
+class Unpicklable(Block):
+    def forward(self, x, mask=None):
+        return x[..., :4]  # the wrong shape
+
+
+BLOCKS = [  # (the block, the words its first message must contain)
+    (block(post_ln), "post-LN"),
+    (block(residual_of_ln), "adds the attention's output to LN(x)"),
+    (block(ln_overwrites_x), "adds the attention's output to LN(x)"),
+    (block(ln_overwrites_x_in_ffn_half), "adds the FFN's output to LN2"),
+    (block(no_residual_attention), "attention half has no residual"),
+    (block(no_residual_ffn), "feed-forward half has no residual"),
+    (block(no_residuals), "not the pre-LN block's"),
+    (block(ffn_half_post_ln), "normalises after its residual sum"),
+    (block(one_norm), "same layer normalisation"),
+    (block(no_norm2), "second layer normalisation is missing"),
+    (block(parallel), "side by side"),
+    (block(keys_not_normalised), "keys and values from x itself"),
+    (block(mask_ignored), "the mask never reaches"),
+    (block(ffn_first), "not the pre-LN block's"),
+    (block(extra_final_norm), "not the pre-LN block's"),
+    (WithDropout, "two different outputs"),
+    (OwnNames, "named differently"),
+    (SizesSwapped, "Which size did you pass where"),
+    (Unpicklable, "shape"),
+]
+CATALOGUES = {"check_transformer_block": BLOCKS}
+
+
+@pytest.mark.parametrize(("cls", "words"), BLOCKS, ids=[b[0].__name__ for b in BLOCKS])
+def test_block_check_names_each_mistake(cls, words):
+    feedback = ex.check_transformer_block(cls)
+    assert not feedback.passed and words in text(feedback), text(feedback)
+    assert "self.norm1(x)\nx = x +" not in " ".join(feedback.messages)  # the first step never holds the fix
+
+
+def test_right_blocks_pass():
+    assert ex.check_transformer_block(load_solution("notebook_08").PreLNBlock).passed
+    assert ex.check_transformer_block(block(_right_forward)).passed
+
+    class LibraryParts(torch.nn.Module):  # PositionWiseFFN's names (ffn.net.0) are fine too
+        def __init__(self, d_model, num_heads, d_ff):
+            super().__init__()
+            self.attention, self.ffn = MultiHeadAttention(d_model, num_heads), PositionWiseFFN(d_model, d_ff)
+            self.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+
+        forward = _right_forward
+        att = Block.att
+
+    assert ex.check_transformer_block(LibraryParts).passed
+
+
+def test_unfinished_block_is_not_attempted():
+    class Stub(torch.nn.Module):
+        def __init__(self, d_model, num_heads, d_ff):
+            super().__init__()
+
+        def forward(self, x, mask=None): ...
+
+    assert not ex.check_transformer_block(Stub).attempted
+    assert not ex.check_transformer_block(...).attempted
+    feedback = ex.check_transformer_block(lambda x: x)
+    assert not feedback.passed and "class itself" in text(feedback)
+
+
+# --- the training step ------------------------------------------------------------------------------------------
+
+
+def step(order="zbs", loss=lambda logits, targets: F.cross_entropy(logits.reshape(-1, 6), targets.reshape(-1))):
+    def train_step(model, optimizer, inputs, targets):
+        value = loss(model(inputs), targets)
+        for c in order:
+            {"z": optimizer.zero_grad, "b": value.backward, "s": optimizer.step}[c]()
+        return value.item()
+
+    return train_step
+
+
+def under_no_grad(model, optimizer, inputs, targets):
     with torch.no_grad():
-        _, cache = net.step(torch.randint(0, 7, (1, 5)))
-    assert cache.nbytes() == 5 * nb08.kv_cache_bytes_per_token(3, 24, 3, 4)
+        logits = model(inputs)
+    loss = F.cross_entropy(logits.reshape(-1, 6), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
 
 
-def test_a_window_as_long_as_the_sequence_is_the_causal_mask(nb08):
-    from attention_lab.nn import causal_mask
-
-    assert np.array_equal(nb08.window_mask(7, 7), causal_mask(7).numpy())
-    assert np.array_equal(nb08.window_mask(7, 1), np.eye(7, dtype=bool))
+def returns_nothing(model, optimizer, inputs, targets):
+    step()(model, optimizer, inputs, targets)
 
 
-# --- top-p ---------------------------------------------------------------------------------------------------
+def returns_tensor(model, optimizer, inputs, targets):  # right, but the loss tensor itself is returned
+    loss = F.cross_entropy(model(inputs).reshape(-1, 6), targets.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
 
 
-def nucleus(keep_rule, renormalise=True, order=lambda p: np.argsort(-p, kind="stable"), unsort=True):
-    def top_p(probs, p_top):
-        idx = order(probs)
-        ranked = probs[idx]
-        keep_sorted = keep_rule(np.cumsum(ranked), ranked, p_top)
-        if not unsort:
-            kept = np.where(keep_sorted, ranked, 0.0)
-            return kept / kept.sum()
-        keep = np.zeros(probs.size, dtype=bool)
-        keep[idx] = keep_sorted
-        kept = np.where(keep, probs, 0.0)
-        return kept / kept.sum() if renormalise else kept
-
-    return top_p
-
-
-def own_probability(probs, p_top):
-    kept = np.where(probs >= p_top, probs, 0.0)
-    return kept / kept.sum()
-
-
-def by_count(probs, p_top):
-    keep = np.zeros(probs.size, dtype=bool)
-    keep[np.argsort(-probs, kind="stable")[: max(1, round(p_top * probs.size))]] = True
-    return np.where(keep, probs, 0.0) / probs[keep].sum()
-
-
-def searchsorted_plus_one(probs, p_top):  # "the index where the sum reaches p, plus one": one too many at equality
-    order = np.argsort(-probs, kind="stable")
-    cut = np.searchsorted(np.cumsum(probs[order]), p_top, side="right") + 1
-    keep = np.zeros(probs.size, dtype=bool)
-    keep[order[:cut]] = True
-    return np.where(keep, probs, 0.0) / probs[keep].sum()
-
-
-def argmax_count(probs, p_top):  # right, except where the float sum of the probabilities falls short of p_top = 1
-    order = np.argsort(-probs, kind="stable")
-    n = np.argmax(np.cumsum(probs[order]) >= p_top) + 1
-    kept = np.zeros_like(probs)
-    kept[order[:n]] = probs[order[:n]]
-    return kept / kept.sum()
-
-
-TOP_P = [  # (a student's top_p, the words its first message must contain)
-    (argmax_count, "never reaches 1"),
-    (nucleus(lambda c, r, p: c <= p), "one token too few"),
-    (nucleus(lambda c, r, p: c < p), "one token too few"),
-    (nucleus(lambda c, r, p: c - r <= p), "one token too many"),
-    (searchsorted_plus_one, "one token too many"),
-    (nucleus(lambda c, r, p: c - r < p, renormalise=False), "sums to less than 1"),
-    (nucleus(lambda c, r, p: c - r < p, order=np.argsort), "least likely token up"),
-    (nucleus(lambda c, r, p: c - r < p, unsort=False), "sorted order"),
-    (own_probability, "own probability is at least p_top"),
-    (by_count, "fixed share p_top"),
-    (nucleus(lambda c, r, p: c - r < p, order=lambda p: np.argsort(p, kind="stable")[::-1]), "ties"),
-    (nucleus(lambda c, r, p: c - r < p, order=lambda p: np.argsort(-np.round(p, 6), kind="stable")), "not the nucleus"),
-    (lambda probs, p: probs, "not the nucleus"),
-    (lambda probs, p: nucleus(lambda c, r, q: c - r < q)(probs, p)[None, :], "shape"),
+STEPS = [
+    (step("bzs"), "no update happened"),
+    (step("zb"), "no update happened"),
+    (step("zs"), "no update happened"),
+    (step("bs"), "added to the ones before"),
+    (step("szb"), "ran before backward()"),
+    (step("zsb"), "no update happened"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg.reshape(-1, 6), t.reshape(-1), reduction="sum")), "sum or the mean"),
+    (
+        step(loss=lambda lg, t: F.cross_entropy(torch.softmax(lg, -1).reshape(-1, 6), t.reshape(-1))),
+        "softmax is applied twice",
+    ),
+    (step(loss=lambda lg, t: F.nll_loss(lg.reshape(-1, 6), t.reshape(-1))), "log-probabilities"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg[:, -1], t[:, -1])), "only the last position"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg.transpose(0, 1).reshape(-1, 6), t.reshape(-1))), "different orders"),
+    (step(loss=lambda lg, t: F.cross_entropy(lg, t)), "reads dimension 1"),
+    (under_no_grad, "no gradient to follow back"),
+    (step("zbbs"), "backward() ran twice"),
+    (step(loss=lambda lg, t: F.mse_loss(lg, F.one_hot(t, 6).double())), "not in one of the usual ways"),
+    (returns_nothing, "returns None"),
+    (lambda *a: torch.as_tensor(step()(*a)), "as a tensor"),
+    (returns_tensor, "as a tensor"),
 ]
+CATALOGUES["check_train_step"] = STEPS
 
 
-@pytest.mark.parametrize(("fn", "words"), TOP_P, ids=[str(i) for i in range(len(TOP_P))])
-def test_top_p_check_names_each_mistake(fn, words):
-    feedback = ex.check_top_p(fn)
+@pytest.mark.parametrize(("fn", "words"), STEPS, ids=[str(i) for i in range(len(STEPS))])
+def test_train_step_check_names_each_mistake(fn, words):
+    feedback = ex.check_train_step(fn)
     assert not feedback.passed and words in text(feedback), text(feedback)
-    assert "cumsum" not in " ".join(feedback.messages)  # the first step never hands over the fix
+    assert "optimizer.zero_grad()\nloss.backward()" not in " ".join(feedback.messages)
 
 
-# --- reheat --------------------------------------------------------------------------------------------------
+def test_right_steps_pass():
+    assert ex.check_train_step(load_solution("notebook_08").train_step).passed
+    assert ex.check_train_step(train_step).passed  # the library's step, which notebook 08 trains with afterwards
+    assert ex.check_train_step(step("bsz")).passed  # zero_grad after the step is right too
+    transposed = step(loss=lambda lg, t: F.cross_entropy(lg.transpose(1, 2), t))  # classes on dim 1: also right
+    assert ex.check_train_step(transposed).passed
 
 
-def power_then_normalise(p, temperature):  # right in exact arithmetic; underflows to 0 / 0 at T = 0.001
-    w = p ** (1 / temperature)
-    return w / w.sum()
+# --- exercise 3: predict the accuracy without positions ---------------------------------------------------
 
 
-REHEAT = [
-    (lambda p, t: p**t / np.sum(p**t), "power T"),
-    (lambda p, t: p ** (1 / t), "does not sum to 1"),
-    (lambda p, t: softmax(p / t), "probabilities as logits"),
-    (lambda p, t: p / t / np.sum(p / t), "gives p back"),
-    (lambda p, t: np.log(p) / t, "tempered logits"),
-    (lambda p, t: softmax(-np.log(p) / t), "sign of the logits"),
-    (power_then_normalise, "NaN or inf"),
-    (lambda p, t: np.exp(np.log(p) / t) / np.exp(np.log(p) / t).sum(), "NaN or inf"),
-    (lambda p, t: softmax(np.log(p) * t), "power T"),  # = p^T / sum p^T
-    (lambda p, t: softmax(np.log(p + 1e-9) / t), "not the distribution at this temperature"),
-]
+@pytest.mark.parametrize(
+    ("prediction", "passed", "hint"),
+    [
+        (0.0, True, "permutation-equivariant"),
+        (0.01, True, "4! * 2^4"),
+        (np.float32(0.03), True, "next cell"),
+        (0.5, False, "Too optimistic"),
+        (1.0, False, "Too optimistic"),
+        (30, False, "fraction between 0 and 1"),
+        (-0.1, False, "between 0 and 1"),
+        (torch.tensor(0.0), True, "equivariant"),
+    ],
+)
+def test_prediction_feedback(prediction, passed, hint):
+    feedback = ex.check_no_position_prediction(prediction)
+    assert feedback.passed is passed and hint in text(feedback), text(feedback)
 
 
-@pytest.mark.parametrize(("fn", "words"), REHEAT, ids=[str(i) for i in range(len(REHEAT))])
-def test_reheat_check_names_each_mistake(fn, words):
-    feedback = ex.check_reheat(fn)
-    assert not feedback.passed and words in text(feedback), text(feedback)
-    assert "z.max()" not in " ".join(feedback.messages)
-
-
-# --- the cache's memory --------------------------------------------------------------------------------------
-
-KV = [
-    (lambda n, d, h, b: n * d * b, "keys only"),
-    (lambda n, d, h, b: 2 * n * d * h * b, "grows with the number of heads"),
-    (lambda n, d, h, b: 2 * n * d / h * b, "one head's share"),
-    (lambda n, d, h, b: 2 * d * b, "one layer's cache"),
-    (lambda n, d, h, b: 2 * n * d, "count of numbers"),
-    (lambda n, d, h, b: 3 * n * d * b, "queries too"),
-    (lambda n, d, h, b: 2 * n * (d // h) * b, "one head's share"),
-    (lambda n, d, h, b: 2 * (n + 1) * d * b, "gives"),  # a layer too many (the embedding counted)
-    (lambda n, d, h, b: [2 * n * d * b], "shape"),
-]
-
-
-@pytest.mark.parametrize(("fn", "words"), KV, ids=[str(i) for i in range(len(KV))])
-def test_kv_cache_bytes_check_names_each_mistake(fn, words):
-    feedback = ex.check_kv_cache_bytes(fn)
-    assert not feedback.passed and words in text(feedback), text(feedback)
-
-
-# --- the sliding window ----------------------------------------------------------------------------------------
-
-
-def band(low, high, dtype=bool):
-    def window_mask(n, window):
-        offset = np.arange(n)[:, None] - np.arange(n)[None, :]
-        return ((offset >= low(window)) & (offset <= high(window))).astype(dtype)
-
-    return window_mask
-
-
-WINDOW = [
-    (band(lambda w: 0, lambda w: w), "one key too many"),
-    (lambda n, w: np.triu(np.tril(np.ones((n, n))), -w), "one key too many"),
-    (band(lambda w: -(w - 1), lambda w: w - 1), "both sides"),
-    (lambda n, w: np.abs(np.arange(n)[:, None] - np.arange(n)[None, :]) < w, "both sides"),
-    (band(lambda w: -(w - 1), lambda w: 0), "points into the future"),
-    (lambda n, w: np.tril(np.ones((n, n), dtype=bool)), "plain causal mask"),
-    (band(lambda w: 1, lambda w: w), "does not read its own key"),
-    (lambda n, w: ~band(lambda w: 0, lambda w: w - 1)(n, w), "may NOT read"),
-    (lambda n, w: np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w), "same for every query"),
-    (lambda n, w: np.where(band(lambda w: 0, lambda w: w - 1)(n, w), 0.0, -np.inf), "additive float mask"),
-    (lambda n, w: np.tril(np.ones((n, n)), -w), "which keys j should be True"),
-    (lambda n, w: band(lambda w: 0, lambda w: w - 1)(n + 1, w), "shape"),
-]
-
-
-@pytest.mark.parametrize(("fn", "words"), WINDOW, ids=[str(i) for i in range(len(WINDOW))])
-def test_window_mask_check_names_each_mistake(fn, words):
-    feedback = ex.check_window_mask(fn)
-    assert not feedback.passed and words in text(feedback), text(feedback)
-    assert "offset" not in " ".join(feedback.messages)
-
-
-def test_window_masks_as_floats_and_tensors_pass(nb08):
-    assert ex.check_window_mask(band(lambda w: 0, lambda w: w - 1, dtype=float)).passed
-    assert ex.check_window_mask(lambda n, w: torch.ones(n, n, dtype=torch.bool).tril().triu(-(w - 1))).passed
-
-
-CATALOGUES = {
-    "check_top_p": TOP_P,
-    "check_reheat": REHEAT,
-    "check_kv_cache_bytes": KV,
-    "check_window_mask": WINDOW,
-}
-
-
-# --- the prediction --------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("answer", "words"), [("A", "causal mask"), ("b", "its keys"), (" d) ", "appended")])
-def test_a_wrong_prediction_is_explained_for_its_option_only(answer, words):
-    feedback = ex.check_cross_attention_cache(answer)
-    assert not feedback.passed and feedback.attempted and words in text(feedback)
-    assert len(feedback.messages) == 1 and "encoder's output E" not in text(feedback)
-    assert ex.check_cross_attention_cache("c)").passed
-
-
-@pytest.mark.parametrize("answer", [42, ["B", "C"], "B and C", "", b"B", 1.5, "E"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        None,
+        ...,
+        "0.1",
+        {"p": 0},
+        [0.1, 0.2],
+        float("nan"),
+        float("inf"),
+        -0.2,
+        1.5e9,
+        1j,
+        torch.tensor(0.0, requires_grad=True),
+        stub,
+        np.array([[0.0]]),
+    ],
+)
 def test_prediction_garbage_gets_feedback(answer):
-    feedback = ex.check_cross_attention_cache(answer)
-    assert not feedback.passed and feedback.messages
+    feedback = ex.check_no_position_prediction(answer)
+    assert isinstance(text(feedback), str)
+    if answer is not None and answer is not ...:
+        assert feedback.messages
 
 
-# --- stubs and garbage ------------------------------------------------------------------------------------
+test_prediction_stub_is_not_attempted = stub_test([], [ex.check_no_position_prediction])
 
 
-test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, [ex.check_cross_attention_cache])
-
-GARBAGE = [
-    lambda *a: "text",
-    lambda *a: {"a": 1},
-    lambda *a: np.full(7, np.nan),
-    lambda *a: np.full(7, np.inf),
-    lambda *a: np.zeros((2, 2, 2)),
-    lambda *a: np.ones(7) * 1j,
-    lambda *a: torch.ones(7, requires_grad=True),
-    lambda *a: [[1, 2], [3]],
-    lambda *a: True,
-    raises,
-    42,
-    "not a function",
-]
-test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
+def test_prediction_reference_passes_and_never_shows_the_number():
+    assert ex.check_no_position_prediction(load_solution("notebook_08").PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS).passed
+    assert "0.0" not in text(ex.check_no_position_prediction(0.7))  # never the expected number

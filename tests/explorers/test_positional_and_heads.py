@@ -1,4 +1,4 @@
-"""Notebook 07's explorers, headless: every control position redraws in place (new pixels, no new artists),
+"""Notebooks 07 and 08's explorers, headless: every control position redraws in place (new pixels, no new artists),
 the artists show the right numbers, and the static twins draw what the explorers do."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Notebook 08's sampling explorer, headless: every control position redraws in place (new pixels, no new
+"""Notebook 09's sampling explorer, headless: every control position redraws in place (new pixels, no new
 artists), the bars are the library's distribution, the text is the continuation asked for, and the static
 twin draws the same distributions."""
 

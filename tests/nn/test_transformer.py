@@ -1,4 +1,4 @@
-"""Notebook 07's torch pieces: positional encoding, causal mask, MultiHeadAttention against PyTorch's own,
+"""Notebooks 07 and 08's torch pieces: positional encoding, causal mask, MultiHeadAttention against PyTorch's own,
 the Transformer block against torch.nn.TransformerEncoderLayer, and a short training run that learns."""
 
 import math

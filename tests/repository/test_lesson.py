@@ -17,7 +17,7 @@
 4. Check cells carry the metadata CONTRIBUTING.md describes: ``tags`` with ``check``,
    ``jupyter.source_hidden``, slide type ``skip``, a first line ``# Check: ...``; and a code cell opening
    with ``# Check:`` is tagged ``check``.
-5. "Going further": every numbered notebook (01-08) has a ``## Going further: `` section; every cell of such
+5. "Going further": every numbered notebook (01-09) has a ``## Going further: `` section; every cell of such
    a section (up to the next ``## `` heading that is not Going further) is tagged ``going-further`` and no
    cell outside is; after the first such section no numbered core section (``## N. ...``) starts, except the
    Exercises section.
@@ -50,7 +50,7 @@ MAX_ASSERTS_PER_NOTEBOOK = 12
 
 # numbers the prose quotes that are neither findings nor in code: (notebook number, text): reason
 ALLOWED = {
-    ("08", "10%"): "the held-out share, the rest of the 90% split (0.9 in the code)",
+    ("09", "10%"): "the held-out share, the rest of the 90% split (0.9 in the code)",
     ("04", "10.2"): "a section number of Dive into Deep Learning (a citation, not a finding)",
     ("04", "11.2"): "a section number of Dive into Deep Learning 1.0 (a citation, not a finding)",
 }
@@ -407,13 +407,13 @@ RESERVED = {
     r"\Delta": {"02"},  # the probability simplex; 07's offset is \delta
     "J": {"02"},  # 02's expected loss; 05's Jacobian is written with partial derivatives
     "L": {"02"},  # L_i, 02's loss of choosing key i; sequence length is n, the layers n_layers
-    r"\gamma": {"07", "08"},  # layer normalisation's gain
-    r"\beta": {"07", "08"},  # layer normalisation's shift; 02's slope is b, 03's smoothness \nu
-    "s": {"01", "06", "07", "08"},  # the decoder state (01 and 07 name 06's s_{t-1}); a variance is sigma^2 or Var
+    r"\gamma": {"08", "09"},  # layer normalisation's gain
+    r"\beta": {"08", "09"},  # layer normalisation's shift; 02's slope is b, 03's smoothness \nu
+    "s": {"01", "06", "07", "09"},  # the decoder state (01 and 07 name 06's s_{t-1}); a variance is sigma^2 or Var
     "b": {"02"},  # 02's position slope; a layer's biases are b_1, b_2 (names, see LAYER_NAMED)
     "f": {"03", "04"},  # the true regression function only
     r"\delta": {"07"},  # 07's offset between positions (a Kronecker delta would be a second meaning)
-    "m": {"07", "08"},  # a head index only
+    "m": {"07", "09"},  # a head index only
 }
 LAYER_NAMED = {"W", "b"}  # W_1, b_2: the weights and biases of layer 1, 2 (names, not indices of a family)
 PROBABILITY = re.compile(r"P(?=\\big\(|\\left\(|\()")  # P(y | x), P\big(...): the probability operator
@@ -694,11 +694,11 @@ def test_every_symbol_of_the_notebooks_is_in_the_glossary_once():
     assert not problems, "\n".join(problems)
 
 
-def test_notebook_08_symbols_are_in_the_glossary():
-    """The part of the test above that holds in this branch already (08's symbols); the rest waits for 00-07."""
-    path = next(p for p in NOTEBOOKS if p.name.startswith("08_"))
-    problems = glossary_problems(GLOSSARY.read_text(encoding="utf-8"), {"08": notebook_symbols(_load(path))})
-    assert not [p for p in problems if p.startswith("notebook 08")], problems
+def test_notebook_09_symbols_are_in_the_glossary():
+    """The part of the test above that holds in this branch already (09's symbols); the rest waits for 00-08."""
+    path = next(p for p in NOTEBOOKS if p.name.startswith("09_"))
+    problems = glossary_problems(GLOSSARY.read_text(encoding="utf-8"), {"09": notebook_symbols(_load(path))})
+    assert not [p for p in problems if p.startswith("notebook 09")], problems
 
 
 def test_writing_the_times_leaves_them_true():

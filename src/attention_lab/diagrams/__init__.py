@@ -7,7 +7,7 @@ shows by calling it in a cell, e.g. ``al.diagrams.three_steps()``. The labels us
 ======================  ========  ===============================================================
 function                notebook  shows
 ======================  ========  ===============================================================
-course_map              00        notebooks 01-08 as a path, each box naming its notebook
+course_map              00        notebooks 01-09 as a path, each box naming its notebook
 three_steps             01        score -> softmax -> weighted sum
 hard_vs_soft            02        one-hot weights (pick one value) against softmax weights (blend)
 nadaraya_watson_pooling 03        kernel weights over keys on the x-axis for one query
@@ -15,9 +15,9 @@ leave_one_out           04        the keys a training point sees: all n (itself 
 scoring_functions       05        the additive score against the scaled dot product
 encoder_decoder         06        Bahdanau's decoder step: the previous decoder state is the query
 multi_head              07        project, split, attend, concatenate, project
-transformer_block       07        the pre-LN block with its residual connections
+transformer_block       08        the pre-LN block with its residual connections
 self_vs_cross           07        where Q, K, V come from in self- and in cross-attention
-generation_loop         08        autoregressive generation: score, sample, append, again
+generation_loop         09        autoregressive generation: score, sample, append, again
 ======================  ========  ===============================================================
 """
 

@@ -1,4 +1,4 @@
-"""Diagrams of generation: the loop that writes one token at a time (notebook 08)."""
+"""Diagrams of generation: the loop that writes one token at a time (notebook 09)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ALT_TEXT = {
 
 
 def generation_loop() -> Diagram:
-    """Autoregressive generation: read the tokens, score the next one, sample it, append it (notebook 08)."""
+    """Autoregressive generation: read the tokens, score the next one, sample it, append it (notebook 09)."""
     figure, ax = canvas(13.5, 4.5)
     y = 3.35
     box(ax, (1.55, y), _("$y_1, \\dots, y_t$:\nthe prompt, then\neach token written"), "plain", width=2.9, height=1.35)

@@ -1,5 +1,5 @@
 """Diagrams of models: the encoder-decoder with attention (notebook 06); multi-head attention, the Transformer
-block, and self- vs cross-attention (07)."""
+block (08), and self- vs cross-attention (07)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def multi_head() -> Diagram:
 
 
 def transformer_block() -> Diagram:
-    """The course's pre-LN Transformer block, with its two residual connections (notebook 07)."""
+    """The course's pre-LN Transformer block, with its two residual connections (notebook 08)."""
     figure, ax = canvas(10.6, 7.4)
     x = 2.6
     text(ax, (x, 0.35), _("input $x$: $(n, d_{\\mathrm{model}})$"))

@@ -1,4 +1,4 @@
-"""Exercise checks of notebook 07, self-attention and the Transformer (reference answers: ``solutions/notebook_07.py``).
+"""Exercise checks of notebook 07, self-attention (reference answers: ``solutions/notebook_07.py``).
 
 As everywhere, a check explains a wrong answer in words and never prints the expected numbers.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from ..i18n import _
 from ..normalisers import softmax
-from .answers import check_positions, read_number
+from .answers import check_positions
 from .feedback import Feedback, exercise
 from .runner import Case, Mistake, implement
 
@@ -21,7 +21,6 @@ __all__ = [
     "check_head_score_variance",
     "check_split_heads",
     "check_tempting_reshape",
-    "check_no_position_prediction",
 ]
 
 
@@ -200,22 +199,4 @@ def check_tempting_reshape(title, positions_in_head_0) -> Feedback:
         success=_("Positions {truth} only. reshape keeps the numbers in memory order: head 0 receives the first n d_k = {count} numbers, whole rows of positions {truth}, cut into {n} 'positions' of d_k features each. Head 0 never sees the other positions; no error warns you, because the shape is right. Splitting the last axis (reshape to (b, n, heads, d_k)) and then moving the heads axis forward keeps every position in every head.").format(truth=sorted(truth), count=n * d_model // num_heads, n=n),
         hint="Label each feature of x with its position, do the reshape, and print head 0.",
         fix=_("positions_in_head_0 = {truth}").format(truth=sorted(truth)))
-    # fmt: on
-
-
-@exercise("predict: reversal without positional encoding")
-def check_no_position_prediction(title, prediction) -> Feedback:
-    """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
-    value, why = read_number(prediction, "Your prediction")
-    if why is not None or callable(prediction):
-        return Feedback(title, False, why or "Write your prediction as a number between 0 and 1, not a function.")
-    if 1 < value <= 100:
-        return Feedback(title, False, "An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%).")
-    if not 0 <= value <= 1:
-        return Feedback(title, False, "An accuracy lies between 0 and 1.")
-    # fmt: off
-    if value <= 0.05:
-        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under one in a hundred. Run the next cell to measure it.")
-    return Feedback(title, False, "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Section 2 of this notebook has the test.)", hint="Section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
-        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.")
     # fmt: on

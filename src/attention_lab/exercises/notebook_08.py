@@ -1,219 +1,302 @@
-"""Exercise checks of notebook 08, generation and the KV cache (reference answers: ``solutions/notebook_08.py``)."""
+"""Exercise checks of notebook 08, the Transformer block and its training: the pre-LN block, the training step
+and the prediction for a model without positions (reference answers: ``solutions/notebook_08.py``). The block is
+checked against the library's ``TransformerBlock`` with the same parameters; the step against three steps of the
+library's ``training.train_step``, with SGD and with Adam.
+"""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..normalisers import softmax
-from .answers import multiple_choice
-from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function, implement
+from ..i18n import _
+from .answers import read_number
+from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
+from .runner import Case, Mistake, check_function, raised, show
 
-__all__ = ["check_top_p", "check_reheat", "check_kv_cache_bytes", "check_window_mask", "check_cross_attention_cache"]
+__all__ = ["check_transformer_block", "check_train_step", "check_no_position_prediction"]
 
-
-# --- exercise 1: top-p ---------------------------------------------------------------------------------------------
-
-
-def _nucleus(probs, p_top, rule, descending=True):
-    """The distribution kept by ``rule(mass_before, ranked, p_top)`` over the tokens sorted by probability
-    (most likely first, ties to the smaller index), renormalised."""
-    order = np.argsort(-probs if descending else probs, kind="stable")
-    ranked = probs[order]
-    keep = np.zeros(probs.size, dtype=bool)
-    keep[order] = rule(np.cumsum(ranked) - ranked, ranked, p_top)
-    kept = np.where(keep, probs, 0.0)
-    return kept / kept.sum()
+BLOCK_SIZES = (8, 2, 16)  # d_model, num_heads, d_ff of the block the check builds
+_PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, Linear)"
+_FORWARD_FIX = "```\ny = self.norm1(x)\nx = x + self.attention(y, y, y, mask)\nreturn x + self.ffn(self.norm2(x))\n```"
+_INIT_FIX = "```\nself.norm1, self.norm2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)\nself.attention = MultiHeadAttention(d_model, num_heads)\nself.ffn = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),\n                               torch.nn.Linear(d_ff, d_model))\n```"  # fmt: skip
 
 
-def top_p_reference(probs, p_top):
-    return _nucleus(probs, p_top, lambda before, ranked, p: before < p)
+def reference_block():
+    """The library's pre-LN block in float64, every parameter random and seeded (the LN gains and shifts too,
+    so that a block that uses one LN for both halves, or none, shows)."""
+    import torch
+
+    from ..nn import TransformerBlock
+
+    with torch.random.fork_rng():
+        torch.manual_seed(7)
+        block = TransformerBlock(*BLOCK_SIZES).double()
+        with torch.no_grad():
+            for p in block.parameters():
+                p.copy_(0.5 * torch.randn_like(p) + (1.0 if p.dim() == 1 else 0.0))
+    return block
 
 
-# near-ties 0.25 - 1e-12 < 0.25 < 0.25 + 1e-12 at indices 1, 3, 4 (ranked by value, so against index order); exact
-# ties in TIES, whose two largest have a mass of exactly 0.75 (binary fractions: no rounding); tiny entries in TINY
-PROBS = np.array([0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03])
-TIES = np.array([0.125, 0.375, 0.125, 0.375])
-TINY = np.array([1 - 2e-300, 1e-300, 1e-300])
-_TOP_P_FIX = '```\norder = np.argsort(-probs, kind="stable")\nranked = probs[order]\nkeep = np.zeros(probs.shape, bool)\nkeep[order] = np.cumsum(ranked) - ranked < p_top\nkept = np.where(keep, probs, 0.0)\nreturn kept / kept.sum()\n```'
+_SAME_FORM = "Both halves have the form input + sub-layer(LN(input))."
+_SECOND_HALF = "The second half is the first with the FFN for the attention and norm2 for norm1."
+_KEEP_X = "Keep x and its normalised copy in two variables: the sub-layer reads the copy, the sum uses x."
+_LN_RESIDUAL = "{where} your residual connection adds the attention's output to LN(x), not to x. What should travel unchanged along the residual path?"  # fmt: skip
 
 
-def _same_keep(got, keep):
-    return np.array_equal(np.asarray(got) > 0, keep)
+def _block_mistakes(ref):
+    """The blocks students write instead of the pre-LN one, built from the library block's parts."""
+    A, F, N1, N2 = ref.attention, ref.ffn, ref.norm1, ref.norm2
 
+    def att(z, m):
+        return A(z, z, z, m)
 
-def _top_count(probs, count):
-    keep = np.zeros(probs.size, dtype=bool)
-    keep[np.argsort(-probs, kind="stable")[:count]] = True
-    return np.where(keep, probs, 0.0) / probs[keep].sum()
-
-
-def _ties_broken_wrong(got, probs, p_top):
-    """True when ``got`` keeps the right number of tokens, or one more, but not the smaller-index ones of a tie."""
-    right = top_p_reference(probs, p_top) > 0
-    kept = np.asarray(got) > 0
-    return (
-        not np.array_equal(kept, right)
-        and kept.sum() in (right.sum(), right.sum() + 1)
-        and np.all(np.isin(probs[kept], probs[right]))
-    )
-
-
-# fmt: off
-check_top_p = implement("top-p (nucleus) filtering", [
-    Case((PROBS, 0.6), "For probs [0.05, 0.25 - 1e-12, 0.02, 0.25, 0.25 + 1e-12, 0.15, 0.03] at p_top = 0.6"),
-    Case((PROBS, 0.3), "For the same probs at p_top = 0.3 (near-ties: 0.25 - 1e-12, 0.25, 0.25 + 1e-12)"),
-    Case((PROBS, 0.5), "For the same probs at p_top = 0.5 (the mass before the third token is a hair above 0.5)"),
-    Case((TIES, 0.25), "For probs [0.125, 0.375, 0.125, 0.375] at p_top = 0.25 (a tie at the top)"),
-    Case((TIES, 0.75), "For the same probs at p_top = 0.75 (the two 0.375s reach 0.75 exactly)"),
-    Case((TIES, 0.8), "For the same probs at p_top = 0.8 (the third token breaks a tie)"),
-    Case((TINY, 0.999), "For probs [1 - 2e-300, 1e-300, 1e-300] at p_top = 0.999 (tiny entries)"),
-    Case((PROBS, 1.0), "At p_top = 1"),
-    Case((np.array([0.2, 0.7, 0.1]), 1.0), "For probs [0.2, 0.7, 0.1] at p_top = 1"),
-], top_p_reference, [
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked <= q), says="{where} you keep one token too few: the token whose probability makes the running sum reach p_top is dropped, so the kept mass is below p_top. Is the token that crosses p_top inside the nucleus?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before + ranked < q), says="{where} you keep one token too few: a token is kept only while the running sum, its own probability included, stays below p_top. Which token makes the mass reach p_top, and is it kept?", hint="Decide for each token from the mass of the tokens *before* it in the ranking, not including it."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before <= q), says="{where} you keep one token too many: when the running sum reaches p_top exactly, the next token is kept too. Once the kept mass is at least p_top, is another token needed?", hint="The nucleus is the fewest tokens whose mass is at least p_top: compare the mass before a token with p_top strictly."),
-    Mistake(
-        "{where} yours is {got}: it drops tokens that p_top = 1 keeps. In floating point 0.7 + 0.2 + 0.1 is 0.9999999999999999, so the running sum never reaches 1: what does your code keep when no token makes the sum reach p_top?", hint="np.argmax of an all-False array is 0. p_top = 1 keeps every token with nonzero probability: decide from the mass *before* each token, which stays below 1.",
-        when=lambda got, probs, p: (
-            np.cumsum(-np.sort(-probs))[-1] < p and (np.asarray(got) > 0).sum() < (probs > 0).sum()
-        ),
-    ),
-    Mistake(wrong=lambda probs, p: np.where(top_p_reference(probs, p) > 0, probs, 0.0), says="{where} the tokens kept are right, but the result sums to less than 1. What must a distribution sum to?", hint="Divide by the kept mass."),
-    Mistake(wrong=lambda probs, p: _nucleus(probs, p, lambda before, ranked, q: before < q, descending=False), says="{where} you summed from the least likely token up. From which end does the nucleus start?", hint="The nucleus holds the most likely tokens."),
-    Mistake(wrong=lambda probs, p: np.sort(top_p_reference(probs, p))[::-1], says="{where} the kept probabilities are right but in sorted order, most likely first. Where does each probability belong in the result?", hint="The result is indexed like probs: token i's probability at index i."),
-    Mistake(when=lambda got, probs, p: _same_keep(got, probs >= p) and not _same_keep(got, top_p_reference(probs, p) > 0), says="{where} you keep the tokens whose own probability is at least p_top. What decides the nucleus: each token's probability, or the mass of the most likely tokens together?", hint="Rank the tokens, then add up their probabilities in that order."),
-    Mistake(wrong=lambda probs, p: _top_count(probs, max(1, int(round(p * probs.size)))), says="{where} you keep a fixed share p_top of the tokens (a top-k with k = p_top n). How many tokens does top-p keep?", hint="As many as it takes for their mass to reach p_top: it depends on the probabilities."),
-    Mistake(when=lambda got, probs, p: _ties_broken_wrong(got, probs, p), says="{where} two tokens tie, and yours keeps the later one (or both). The exercise's rule sends ties to the smaller index: which of the tied tokens comes first in the ranking?", hint="A stable sort keeps tied tokens in index order; np.argsort(probs)[::-1] reverses them."),
-], shape="one probability per token",
-    otherwise=Mistake("{where} your result is {got}: not the nucleus renormalised, and not one of the usual slips. Which tokens does yours keep, and what is the mass of the ones before the last kept token?", "Rank the tokens by probability (ties to the smaller index), add up the probabilities in that order, and keep a token while the mass before it is below p_top."),
-    success="The nucleus: the most likely tokens until their mass reaches p_top, the crossing token included, ties to the smaller index (checked at a tie, a near-tie, tiny entries and p_top = 1).",
-    fix=_TOP_P_FIX,
-    doc="Exercise: ``fn(probs, p_top)`` -> the distribution restricted to the nucleus (the fewest most likely tokens whose mass reaches p_top, the crossing token kept, ties to the smaller index), renormalised.")
-# fmt: on
-
-
-# --- exercise 2: from T = 1 to any T ----------------------------------------------------------------------------
-
-
-def reheat_reference(p, temperature):
-    return softmax(np.log(p), temperature)
-
-
-P_REHEAT = np.array([0.5, 0.25, 0.125, 0.0625, 0.0625])
-_REHEAT_FIX = "```\nz = np.log(p) / temperature\ne = np.exp(z - z.max())\nreturn e / e.sum()\n```"
-
-
-# fmt: off
-check_reheat = implement("from the distribution at T = 1 to any T", [
-    Case((P_REHEAT, 0.5), "For p = [0.5, 0.25, 0.125, 0.0625, 0.0625] at T = 0.5"),
-    Case((P_REHEAT, 2.0), "At T = 2"),
-    Case((P_REHEAT, 1.0), "At T = 1"),
-    Case((np.array([0.4, 0.4, 0.2]), 0.25), "For p = [0.4, 0.4, 0.2] (a tie) at T = 0.25"),
-    Case((np.array([0.999, 1e-200, 1e-3 - 1e-200]), 5.0), "For p = [0.999, 1e-200, 0.001] at T = 5"),
-    Case((P_REHEAT, 0.0005), "At T = 0.0005 (where 0.5^(1/T) underflows to 0)"),
-], reheat_reference, [
-    Mistake(wrong=lambda p, t: p**t / np.sum(p**t), says="{where} you raised p to the power T. The temperature divides the logits: what power of p does that give?", hint="softmax(alpha / T) is proportional to exp(alpha)^(1/T)."),
-    Mistake(wrong=lambda p, t: p ** (1 / t), says="{where} your result does not sum to 1 (it is {got}). What turns the tempered weights into a distribution?", hint="Every distribution here sums to 1."),
-    Mistake(wrong=lambda p, t: softmax(p / t), says="{where} you used the probabilities as logits. What are the logits of p, up to a constant that cancels?", hint="softmax(alpha) = p: take the log of both sides."),
-    Mistake(wrong=lambda p, t: p / t / np.sum(p / t), says="{where} you divided the probabilities by T and renormalised, which gives p back at every T. What does the temperature divide?", hint="The temperature acts on the logits, before the exponential."),
-    Mistake(wrong=lambda p, t: np.log(p) / t, says="{where} those are the tempered logits, not a distribution (they are negative). What is left to do?", hint="Logits become probabilities through a softmax."),
-    Mistake(wrong=lambda p, t: softmax(-np.log(p) / t), says="{where} the most likely token became the least likely: the sign of the logits is flipped. Is log p, up to a constant, the logit or minus the logit?", hint="A larger logit means a larger probability."),
-], shape="one probability per token",
-    not_finite=Mistake("{where} your result has NaN or inf. At this temperature, does any number in your computation underflow to 0 or overflow before you normalise?", "0.5^(1/0.0005) = 0.5^2000 is below the smallest float: a power of p, then a sum, gives 0 / 0. Work with the logits log p / T and subtract their maximum before exp, as 01's softmax does."),
-    otherwise=Mistake("{where} your result is {got}, not the distribution at this temperature. At T = 1, do you get p back?", "Recover logits from p (up to a constant), apply the temperature, then a softmax."),
-    success="p_i(T) is proportional to p_i^(1/T), computed from the logits log p / T with the maximum subtracted: at T = 0.5 a token twice as likely becomes four times as likely, and even T = 0.0005 does not underflow.",
-    fix=_REHEAT_FIX,
-    doc="Exercise: ``fn(p, temperature)`` -> softmax(log p / T) = p^(1/T) / sum p^(1/T), for T from 0.0005 to 5.")
-# fmt: on
-
-
-# --- exercise 3: the cache's memory -----------------------------------------------------------------------------
-
-
-def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
-    return 2.0 * n_layers * d_model * bytes_per_number
-
-
-# fmt: off
-check_kv_cache_bytes = implement("the KV cache's memory per position", [
-    Case((3, 64, 8, 4), "For 3 layers, d_model = 64, 8 heads, 4 bytes per number"),
-    Case((32, 4096, 32, 2), "For 32 layers, d_model = 4096, 32 heads, 2 bytes per number"),
-    Case((1, 8, 2, 1), "For 1 layer, d_model = 8, 2 heads, 1 byte per number"),
-], kv_cache_bytes_reference, [
-    Mistake.of(lambda n, d, h, b: n * d * b, "{where} you counted the keys only. What else does attention need of every past position?", "The output is a weighted sum of values."),
-    Mistake.of(lambda n, d, h, b: 2 * n * d * h * b, "{where} your count grows with the number of heads. How many numbers does one head keep per key, and how many do all heads keep together?", "d_k = d_model / num_heads."),
-    Mistake.of(lambda n, d, h, b: 2 * n * d / h * b, "{where} that is one head's share. Does every head keep its own keys and values?", "The heads together are d_model wide."),
-    Mistake.of(lambda n, d, h, b: 2 * d * b, "{where} that is one layer's cache. Does each layer attend to its own keys?", "Each layer projects its own input to keys and values."),
-    Mistake.of(lambda n, d, h, b: 2 * n * d, "{where} that is a count of numbers, not bytes. How large is one number?", "bytes_per_number is 4 for float32, 2 for 16-bit numbers."),
-    Mistake.of(lambda n, d, h, b: 3 * n * d * b, "{where} you cached queries too. Is a past position's query ever used again?", "A query is used once, when its own position is computed."),
-], otherwise=Mistake("{where} your formula gives {got} bytes. What does one new position add to the cache of one layer?", "Count per layer, then multiply by the layers and by the bytes of one number."),
-    success="Per position and layer the cache holds one key and one value of every head: num_heads x d_k = d_model numbers each, 2 n_layers d_model numbers in all. The number of heads does not matter; their total width does.",
-    fix="```\nreturn 2 * n_layers * d_model * bytes_per_number\n```",
-    doc="Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number.")
-# fmt: on
-
-
-# --- exercise 4: a model change, sliding-window attention ---------------------------------------------------------
-
-
-def window_mask_reference(n, window):
-    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # i - j, (n, n)
-    return ((offset >= 0) & (offset < window)).astype(float)  # query i reads keys i - window + 1, ..., i
-
-
-def _band(n, low, high):  # True where low <= i - j <= high
-    offset = np.arange(n)[:, None] - np.arange(n)[None, :]
-    return ((offset >= low) & (offset <= high)).astype(float)
-
-
-_WINDOW_FIX = "```\noffset = np.arange(n)[:, None] - np.arange(n)[None, :]   # i - j, (n, n)\nreturn (offset >= 0) & (offset < window)\n```"
-
-
-@exercise("a sliding-window mask (a model change)")
-def check_window_mask(title, fn) -> Feedback:
-    """Exercise: ``fn(n, window)`` -> the (n, n) mask, True where query i may read key j: i - window < j <= i
-    (window >= 1, so the diagonal keeps every row from being fully masked; a window >= n is the causal mask)."""
-
-    def as_numbers(n, window):  # booleans (or 0/1) as numbers, for the comparison
-        out = fn(n, window)
-        return out if out is None else np.asarray(out.numpy() if hasattr(out, "numpy") else out, dtype=float)
+    def pre(x, m, first=lambda x, m: x + att(N1(x), m)):  # the second half after ``first``
+        return (lambda h: h + F(N2(h)))(first(x, m))
 
     # fmt: off
-    return check_function(title, as_numbers, [
-        Case((5, 2), "For n = 5 and a window of 2"),
-        Case((6, 3), "For n = 6 and a window of 3"),
-        Case((5, 1), "For a window of 1 (each position reads itself only)"),
-        Case((4, 4), "For a window as long as the sequence"),
-        Case((3, 8), "For a window longer than the sequence (n = 3, window 8)"),
-        Case((1, 2), "For a sequence of one position"),
-    ], window_mask_reference, [
-        Mistake(wrong=lambda n, w: _band(n, 0, w), says="{where} each query reads one key too many: window + 1 keys, from i - window to i. With a window of 1, which keys may query i read?", hint="A window of w keys ending at i: i - w + 1, ..., i."),
-        Mistake(wrong=lambda n, w: _band(n, -(w - 1), w - 1), says="{where} query i reads keys on both sides of it, later positions included. What may a position of a language model never read?", hint="The window is the causal mask with the far past cut off."),
-        Mistake(wrong=lambda n, w: _band(n, -(w - 1), 0), says="{where} query i reads keys i, ..., i + window - 1: the window points into the future. Which way is the past along a row of the (query, key) mask?", hint="Rows are queries i, columns keys j; the past is j < i."),
-        Mistake(wrong=lambda n, w: _band(n, 0, n), says="{where} yours is the plain causal mask: the window does not limit anything. Which keys should fall out of query i's reach?", hint="Keys more than window - 1 positions back are masked too."),
-        Mistake(wrong=lambda n, w: _band(n, 1, w), says="{where} query i does not read its own key. Does the window include the query's own position?", hint="The causal mask allows j <= i, the diagonal included; so does the window."),
-        Mistake(wrong=lambda n, w: 1.0 - window_mask_reference(n, w), says="{where} yours marks the keys a query may NOT read. In this course, what does True mean in a mask (notebook 07)?", hint="True = may attend, the library's convention (PyTorch's nn.Transformer masks use the opposite)."),
-        Mistake(when=lambda got, n, w: np.allclose(got, np.tril(np.ones((n, n))) * (np.arange(n)[None, :] >= n - w)), says="{where} yours lets query i read only the last window keys of the whole sequence, the same for every query. Where does each query's window end?", hint="The window slides with the query: it ends at key i."),
-    ], shape="one row per query, one column per key",
-        not_finite=Mistake("{where} your mask holds -inf (or NaN): that is PyTorch's additive float mask. Which kind of mask does the course's attention take?", "A boolean mask, True = may attend."),
-        otherwise=Mistake("{where} your mask is {got}. For query i (row i), which keys j should be True?", "Write the condition on the offset i - j: not negative (causal) and below the window."),
-        success="Query i reads keys i - window + 1, ..., i: the causal mask with the far past cut off (Longformer's and Mistral's sliding window). Each layer reaches window - 1 positions back, so a stack of layers still sees further (07's exercise 2), and the cache needs only the last window positions of each layer.",
-        fix=_WINDOW_FIX)
+    return [
+        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(N1(x + att(x, m))),  # the paper's order
+            "{where} your block computes LN(x + sub-layer(x)), the paper's post-LN. In pre-LN, what does each sub-layer read, and is the sum normalised?", "Pre-LN: each sub-layer reads a normalised copy of x; its output is added to x itself."),
+        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # x = norm1(x) ...
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: N1(x) + att(N1(x), m)), _LN_RESIDUAL, _KEEP_X),  # ... in one half
+        Mistake.of(lambda x, m: (lambda h: N2(h) + F(N2(h)))(x + att(N1(x), m)), "{where} your feed-forward half adds the FFN's output to LN2 of its input, not to the input itself. What should travel unchanged along the residual path?", _KEEP_X),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: att(N1(x), m)), "{where} the attention half has no residual connection: its output replaces x. What does x + F(x) keep?", _SAME_FORM),
+        Mistake.of(lambda x, m: F(N2(x + att(N1(x), m))), "{where} the feed-forward half has no residual connection: what should the FFN's output be added to?", _SAME_FORM),
+        Mistake.of(lambda x, m: (lambda h: N2(h + F(h)))(x + att(N1(x), m)), "{where} the feed-forward half normalises after its residual sum. Where does pre-LN's second LN sit?", _SECOND_HALF),
+        Mistake.of(lambda x, m: (lambda h: h + F(N1(h)))(x + att(N1(x), m)), "{where} both halves go through the same layer normalisation, norm1. Which belongs to the FFN half?", "Each sub-layer has its own LN, with its own gain and shift (the check gives them different ones)."),
+        Mistake.of(lambda x, m: (lambda h: h + F(h))(x + att(N1(x), m)), "{where} the FFN reads h un-normalised: the second layer normalisation is missing. Where does it go?", _SECOND_HALF),
+        Mistake.of(lambda x, m: x + att(N1(x), m) + F(N2(x)), "{where} your attention and FFN both read the input, their outputs added side by side (GPT-J's parallel block). What does the FFN half read in the Transformer block?", "The FFN half starts from x after the attention half's residual sum."),
+        Mistake.of(lambda x, m: pre(x, m, lambda x, m: x + A(N1(x), x, x, m)), "{where} your queries come from LN(x) but the keys and values from x itself. Which tensor do all three read?", "Self-attention: queries, keys and values all come from the same normalised tensor."),
+        Mistake.of(lambda x, m: ref(x, None), "{where} your block gives the same output with the mask as without: the mask never reaches the attention. Which call inside forward should receive it?", "forward receives `mask`; MultiHeadAttention takes it as its fourth argument."),
+    ]
     # fmt: on
 
 
-# --- exercise 5: which keys can an encoder-decoder keep? ------------------------------------------------------------
+def _load_weights(block, ref):
+    """Copy the library block's weights into the student's by name (PositionWiseFFN's ``ffn.net.0`` may be the
+    student's ``ffn.0``): None, or a sentence saying why they do not fit."""
+    theirs, mapped = block.state_dict(), {}
+    for key, value in ref.state_dict().items():
+        name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
+        if name is None:
+            return _("The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {yours}). It needs four parts named {parts}: which is missing or named differently?").format(key=key, yours=", ".join(theirs) or "none", parts=_PARTS)  # fmt: skip
+        if tuple(theirs[name].shape) != tuple(value.shape):
+            return _("Your {name} has shape {mine}; the block's is {theirs} for d_model, num_heads, d_ff = {sizes}. Which size did you pass where?").format(name=name, mine=tuple(theirs[name].shape), theirs=tuple(value.shape), sizes=BLOCK_SIZES)  # fmt: skip
+        mapped[name] = value
+    extra = sorted(set(theirs) - set(mapped))
+    if extra:
+        return _("Your block has parameters the pre-LN block does not have: {extra}. It has four parts, {parts}: what is the extra one for?").format(extra=", ".join(extra), parts=_PARTS)  # fmt: skip
+    block.load_state_dict(mapped)
+    return None
+
+
+def _same_output(got, expected, *args):
+    import torch
+
+    return got.shape == expected.shape and bool(torch.allclose(got.double(), expected, rtol=1e-6, atol=1e-6))
+
+
+def _block_cases():
+    import torch
+
+    from ..nn import causal_mask
+
+    g = torch.Generator().manual_seed(70)
+    x = torch.randn(2, 5, BLOCK_SIZES[0], generator=g, dtype=torch.float64)  # (b, n, d_model)
+    padding = torch.tensor([True, True, True, False, False])[None, None, :].expand(2, 1, 5).clone()
+    padding[1] = False  # the second sequence has no valid position: every row of its weights is fully masked
+    return [
+        Case((x, None), "For a batch of 2 sequences of 5 positions (d_model = 8) and no mask,"),
+        Case((x, causal_mask(5)), "With the causal mask,"),
+        Case((x, padding), "With a padding mask whose second sequence has no valid key (fully masked rows),"),
+        Case((1000 * x, causal_mask(5)), "For inputs 1000 times larger (causal mask),"),
+        Case((x / 1000, causal_mask(5)), "For inputs 1000 times smaller (causal mask),"),
+    ]
+
+
+@exercise("a pre-LN Transformer block, written as an nn.Module")
+def check_transformer_block(title, cls) -> Feedback:
+    """Exercise: ``cls(d_model, num_heads, d_ff)`` is a pre-LN block (parts norm1, attention, norm2, ffn) whose
+    ``forward(x, mask=None)`` computes x + Attention(LN1(x)), then + FFN(LN2(.)). The check loads a random
+    library block's weights into it and compares outputs with and without masks (a fully masked row included)."""
+    import torch
+
+    if not isinstance(cls, type):
+        return Feedback(title, False, _("Pass your class itself (its name, no parentheses); got {got}.").format(got=show(cls)))  # fmt: skip
+    ref = reference_block()
+    try:
+        with torch.random.fork_rng():
+            block = cls(*BLOCK_SIZES)
+            x, _mask = _block_cases()[0].args
+            first = block.double()(x.clone())
+    except Exception as error:  # noqa: BLE001 - the student's class, built and called once
+        return Feedback(title, False, _("Building your block as `{name}(d_model=8, num_heads=2, d_ff=16)` and calling it on x of shape (2, 5, 8) raised {error}. Which part, or which line of forward, does that point to?").format(name=cls.__name__, error=raised(error)))  # fmt: skip
+    if unanswered(first):
+        return not_attempted(title)
+    problem = _load_weights(block, ref)
+    if problem is not None:
+        return Feedback(title, False, problem, hint=_("The four parts: {parts}.").format(parts=_PARTS), fix=_INIT_FIX)
+    with torch.no_grad(), torch.random.fork_rng():
+        a, b = block(x.clone()), block(x.clone())
+    if torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and not torch.equal(a, b):
+        # fmt: off
+        return Feedback(title, False, "Your block gives two different outputs for the same input: something random runs inside it (dropout, in training mode, which is the default). This block, like the tiny models, has none: what makes two calls differ?", hint="Dropout is active whenever the module is in training mode; the block asked for has no dropout.",
+            fix="Leave the Dropout layers out (or build them with p = 0).")
+        # fmt: on
+    with torch.no_grad():  # the student's block with the reference weights, against the library's
+        # fmt: off
+        return check_function(title, block, _block_cases(), ref, _block_mistakes(ref), tensor=True,
+            compare=_same_output,
+            shape="the input's shape (batch, n, d_model), so that blocks stack",
+            otherwise=Mistake("{where} your block's output is not the pre-LN block's, and not one of the usual slips (post-LN, a missing residual, one LN for both halves, the mask left out). Which of the two halves is already right, if you compare it with the formula x + Attention(LN(x))?", "Compute the first half alone with the check's weights and compare it with the library block's norm1 and attention; then the second half."),
+            success="Your block is the library's TransformerBlock: the same weights give the same output, with and without masks, for large and small inputs. From here on the notebook uses the library's class.",
+            fix=_FORWARD_FIX)
+        # fmt: on
+
+
+def _step_variant(order="zbs", loss="mean"):
+    """A training step that does its three calls in ``order`` (z = zero_grad, b = backward, s = step) with the loss
+    ``loss``: the training steps students write instead of the library's ``training.train_step``."""
+    import torch
+    import torch.nn.functional as F
+
+    def step(model, optimizer, inputs, targets):
+        logits = model(inputs)  # (b, n, vocab)
+        flat, labels = logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
+        value = {
+            "mean": lambda: F.cross_entropy(flat, labels),
+            "sum": lambda: F.cross_entropy(flat, labels, reduction="sum"),
+            "softmax_first": lambda: F.cross_entropy(torch.softmax(flat, -1), labels),
+            "nll_of_logits": lambda: F.nll_loss(flat, labels),
+            "last_position": lambda: F.cross_entropy(logits[:, -1], targets[:, -1]),
+            "misaligned": lambda: F.cross_entropy(logits.transpose(0, 1).reshape(flat.shape), labels),
+        }[loss]()
+        calls = {"z": optimizer.zero_grad, "b": value.backward, "s": optimizer.step}
+        for c in order:
+            calls[c]()
+        return value.item()
+
+    return step
+
+
+def _step_setup(optimizer):
+    import torch
+
+    from ..nn import TinyTransformer
+
+    with torch.random.fork_rng():
+        torch.manual_seed(5)
+        model = TinyTransformer(6, 5, d_model=8, num_heads=2, num_layers=1, d_ff=16).double()
+    g = torch.Generator().manual_seed(6)
+    inputs = torch.randint(0, 6, (3, 4, 5), generator=g)  # 3 batches of 4 sequences of 5 tokens
+    make = {"SGD": lambda p: torch.optim.SGD(p, lr=0.5), "Adam": lambda p: torch.optim.Adam(p, lr=0.05)}
+    return model, make[optimizer](model.parameters()), inputs, inputs.flip(-1)
+
+
+def _run_steps(step, optimizer):
+    """Three training steps with ``step`` from a fixed start: the three losses, then every parameter (flat)."""
+    import torch
+
+    model, opt, inputs, targets = _step_setup(optimizer)
+    losses = [float(step(model, opt, x, y)) for x, y in zip(inputs, targets, strict=True)]
+    return np.concatenate([losses, torch.cat([p.detach().flatten() for p in model.parameters()]).numpy()])
+
+
+def _reference_steps(optimizer):
+    from ..training import train_step
+
+    return _run_steps(train_step, optimizer)
+
 
 # fmt: off
-check_cross_attention_cache = multiple_choice("predict: which keys an encoder-decoder keeps while it writes", {
-    "A": "What in a decoder position's self-attention key depends on later output tokens, under the causal mask?",
-    "B": "The cross-attention query changes at every step; do its keys? What are they computed from?",
-    "C": "",
-    "D": "Under the causal mask, does a past decoder position's self-attention key change when a token is appended?",
-}, "C",
-    success="The decoder's self-attention is causal, so its keys and values of past positions never change: they are cached and grow by one row per step. The cross-attention keys and values are W_k E and W_v E, computed from the encoder's output E, which does not change while the decoder writes: they are computed once, before the first step, and only the query is new at each step.",
-    hint="Write down what each key is computed from: a decoder state at a past position, or the encoder's output.", fix="C: self-attention keys and values of past positions are cached (causal mask), the cross-attention ones come from the fixed encoder output and are computed once.",
-    doc="Exercise (predict, then check): A every key recomputed at each step; B self-attention keys kept, cross-attention keys recomputed; C self-attention keys kept and cross-attention keys computed once; D only the cross-attention keys kept.")
+_NO_UPDATE = "{where} your step leaves every parameter as it was: no update happened. Which of backward() and step() is missing, or what clears the gradients between them?"
+_STEP_HINT = "One step: the cross-entropy over every position of every sequence, zero the gradients, backward, step; return the loss as a number."
+_STEP_FIX = "```\nlogits = model(inputs)                                   # (batch, n, vocab)\nloss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\noptimizer.zero_grad()\nloss.backward()\noptimizer.step()\nreturn loss.item()\n```"
+_STEP_MISTAKES = [  # (order, loss, says, hint)
+    ("bzs", "mean", _NO_UPDATE, "zero_grad() sets the gradients to zero: after it, step() has nothing to apply."),
+    ("zb", "mean", _NO_UPDATE, "backward() only computes gradients; the optimizer's step() changes the parameters."),
+    ("zs", "mean", _NO_UPDATE, "step() uses the gradients stored in each parameter's .grad; what fills them?"),
+    ("bs", "mean", "{where} your first step is right, the later ones are not: each gradient is added to the ones before. What keeps earlier batches' gradients in .grad?", "PyTorch accumulates gradients in .grad until something sets them to zero."),
+    ("zbs", "sum", "{where} your losses are 20 times the mean cross-entropy (4 sequences x 5 positions), and SGD's steps too. Which loss does training use: the sum or the mean over the positions?", "F.cross_entropy averages by default (reduction='mean')."),
+    ("zbs", "softmax_first", "{where} your loss is computed from probabilities, not logits: the softmax is applied twice. What does F.cross_entropy expect as its input?", "F.cross_entropy = log_softmax + nll_loss: it takes raw scores."),
+    ("zbs", "nll_of_logits", "{where} your loss is the negative raw logit of the right token (nll_loss expects log-probabilities). What turns logits into log-probabilities?", "nll_loss(log_softmax(logits), targets) is cross_entropy(logits, targets)."),
+    ("zbs", "last_position", "{where} your loss uses only the last position of each sequence. Which positions have a target?", "The logits are (batch, n, vocab) and the targets (batch, n): every position has a target."),
+    ("zbs", "misaligned", "{where} your logits and targets are flattened in different orders, so position i's scores meet another position's target. How must both be laid out?", "Flatten both the same way, keeping the batch axis first."),
+]
+_STEP_ERRORS = [  # (words in torch's message, what it means for the student's step)
+    (("Expected target size", "Expected input batch_size", "Expected 2D"), "F.cross_entropy could not pair your logits with the targets: the model's logits are (batch, n, vocab) = (4, 5, 6), the targets (batch, n) = (4, 5), and cross_entropy reads dimension 1 of its input as the classes. How can each row of scores meet its one target?"),
+    (("does not require grad",), "Your loss has no gradient to follow back: was it computed under torch.no_grad(), or from a value taken out of the graph (.item(), .detach(), an argmax)?"),
+    (("modified by an inplace operation",), "backward() found the parameters changed since the forward pass: the optimizer's step() ran before backward(). Which of the two needs the other's result?"),
+    (("backward through the graph a second time",), "backward() ran twice on the same loss; each step needs one forward pass and one backward()."),
+]
 # fmt: on
+
+
+def _step_error(error, when) -> str:
+    """A training step's exception in the student's terms, and when it happened."""
+    said = next((says for words, says in _STEP_ERRORS if any(w in str(error) for w in words)), None)
+    return _("{said} ({when})").format(said=said or _("Your function raised {error}. What did that line get?").format(error=raised(error)), when=when)  # fmt: skip
+
+
+@exercise("the training step of the tiny model")
+def check_train_step(title, fn) -> Feedback:
+    """Exercise: ``fn(model, optimizer, inputs, targets)`` does one step (cross-entropy over every position, zero
+    the gradients, backward, step) and returns the loss. Three steps from a fixed start are compared with the
+    reference, parameter by parameter, with SGD (where the loss's scale shows) and with Adam."""
+    if unanswered(fn):
+        return not_attempted(title)
+    if not callable(fn):
+        return Feedback(title, False, _("Pass your function itself (its name, no parentheses); got {got}.").format(got=show(fn)))  # fmt: skip
+    model, opt, inputs, targets = _step_setup("SGD")
+    try:
+        with quiet():
+            loss = fn(model, opt, inputs[0], targets[0])
+    except Exception as error:  # noqa: BLE001 - a student's error, in words
+        return Feedback(title, False, _step_error(error, "Your step was called on a TinyTransformer and a batch of (4, 5) tokens."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
+    if unanswered(loss):
+        return Feedback(title, False, "Your step returns None: what should it return?", hint="The loss of the batch, as a number.", fix=_STEP_FIX)  # fmt: skip
+    number, why = read_number(loss, "The loss your step returns")
+    if why is not None:
+        return Feedback(title, False, why)
+    if hasattr(loss, "detach"):
+        # fmt: off
+        return Feedback(title, False, _("Your step returns the loss as a tensor ({got}, a {kind}), not as a number. What turns a one-element tensor into a Python float?").format(got=show(loss), kind=type(loss).__name__), hint="A returned tensor keeps its graph, the batch's whole computation, alive as long as it is stored.", fix="End the step with `return loss.item()`.")
+        # fmt: on
+    try:
+        with quiet():
+            _run_steps(fn, "SGD")
+    except Exception as error:  # noqa: BLE001 - an error in a later step (a graph used twice, ...)
+        return Feedback(title, False, _step_error(error, "In the second or third of three training steps."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
+    mistakes = [
+        Mistake.of(functools.partial(lambda o, k, opt: _run_steps(_step_variant(o, k), opt), order, kind), says, hint)
+        for order, kind, says, hint in _STEP_MISTAKES
+    ]
+    # fmt: off
+    return check_function(title, lambda optimizer: _run_steps(fn, optimizer), [
+        Case(("SGD",), "Over three steps of SGD (learning rate 0.5) from a fixed start,"),
+        Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
+    ], _reference_steps, mistakes,
+        otherwise=Mistake("{where} your losses or your updated parameters differ from one training step's, and not in one of the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the losses you return already right?", _STEP_HINT),
+        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with the library's al.training.train_step, which does the same.",
+        fix=_STEP_FIX)
+    # fmt: on
+
+
+@exercise("predict: reversal without positional encoding")
+def check_no_position_prediction(title, prediction) -> Feedback:
+    """Exercise (predict, graded): the exact-match accuracy (0..1) of the reversal model without positions."""
+    value, why = read_number(prediction, "Your prediction")
+    if why is not None or callable(prediction):
+        return Feedback(title, False, why or "Write your prediction as a number between 0 and 1, not a function.")
+    if 1 < value <= 100:
+        return Feedback(title, False, "An accuracy here is a fraction between 0 and 1 (write 0.3 for 30%).")
+    if not 0 <= value <= 1:
+        return Feedback(title, False, "An accuracy lies between 0 and 1.")
+    # fmt: off
+    if value <= 0.05:
+        return Feedback(title, True, "Without positions the model is permutation-equivariant: the output at a position depends only on its own digit and on the multiset of digits (which digits, how often each), never on where it stands. For 8 distinct digits, one answer per digit reverses at most 4! * 2^4 = 384 of the 8! = 40320 orders of those digits, under one in a hundred. Run the next cell to measure it.")
+    return Feedback(title, False, "Too optimistic. Permute the input digits: without positional encoding, what happens to the outputs? Could the model then know which digit belongs first? (Notebook 07, section 2, has the test.)", hint="Notebook 07, section 2: self-attention without positions gives the same set of outputs for any order of the inputs.",
+        fix="Close to 0: a permutation-equivariant model cannot reverse a sequence it cannot order.")
+    # fmt: on

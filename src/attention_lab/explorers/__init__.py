@@ -15,8 +15,8 @@ explorer                                notebook    module
 :class:`DimensionExplorer`              05          :mod:`.dimension`
 :class:`AlignmentExplorer`              06          :mod:`.alignment`
 :class:`PositionalEncodingExplorer`     07          :mod:`.positional`
-:class:`HeadExplorer`                   07          :mod:`.heads`
-:class:`SamplingExplorer`               08          :mod:`.sampling`
+:class:`HeadExplorer`                   08          :mod:`.heads`
+:class:`SamplingExplorer`               09          :mod:`.sampling`
 ======================================  ==========  ====================
 """
 

@@ -1,4 +1,4 @@
-"""Head explorer (notebook 07): the self-attention weights of every layer and head of a Transformer.
+"""Head explorer (notebook 08): the self-attention weights of every layer and head of a Transformer.
 
 Choose a layer, a head and an example. Left: that head's weights on that example, queries (positions
 that read) down, keys (positions that are read) across, each labelled with its token. Right: the same
@@ -81,12 +81,12 @@ class HeadExplorer(Explorer):
     figsize = (10.5, 4.4)
     static_controls = ("example",)
 
-    notebook = "07"
+    notebook = "08"
     benched = "head"
 
     @classmethod
     def example(cls, **arguments):
-        """As its notebook builds it: notebook 07's 2 layers x 4 heads over three reversals, random weights;
+        """As its notebook builds it: notebook 08's 2 layers x 4 heads over three reversals, random weights;
         ``arguments`` go to the constructor."""
         tokens = [["<bos>", *"31415926"], ["<bos>", *"27182818"], ["<bos>", *"16180339"]]
         rng = np.random.default_rng(0)  # random weights: a trained model's draw the same

@@ -1,4 +1,4 @@
-"""Notebook 08: temperature, top-k and top-p shape the next-token distribution, and what gets written.
+"""Notebook 09: temperature, top-k and top-p shape the next-token distribution, and what gets written.
 
 The same softmax(alpha / T) as notebook 02's temperature explorer, now over a vocabulary: the scores are
 a language model's logits for the token after a prompt. Top: the distribution a sampler draws from (bars,
@@ -71,12 +71,12 @@ class SamplingExplorer(Explorer):
 
     figsize = (11.0, 3.9)
 
-    notebook = "08"
+    notebook = "09"
     benched = "temperature"
 
     @classmethod
     def example(cls, **arguments):
-        """As its notebook builds it: notebook 08's character model, untrained (the same work per step);
+        """As its notebook builds it: notebook 09's character model, untrained (the same work per step);
         ``arguments`` go to the constructor."""
         import torch
 

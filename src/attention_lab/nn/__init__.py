@@ -3,9 +3,9 @@
 - :mod:`.gumbel`: Gumbel-softmax, relaxed and straight-through (notebook 02);
 - :mod:`.kernel_regression`: Nadaraya-Watson with a learnable width (notebook 04);
 - :mod:`.layers`: masked softmax and the attention layers (notebooks 05-06);
-- :mod:`.transformer`: positional encoding, causal mask, multi-head attention, the Transformer block (notebook 07);
-- :mod:`.encoder_decoder`: the decoder block with cross-attention, an encoder-decoder Transformer (notebook 08);
-- :mod:`.language_model`: a causal character model with a KV cache, and text generation (notebook 08).
+- :mod:`.transformer`: positional encoding, causal mask, multi-head attention, the Transformer block (notebooks 07-08);
+- :mod:`.encoder_decoder`: the decoder block with cross-attention, an encoder-decoder Transformer (notebook 09);
+- :mod:`.language_model`: a causal character model with a KV cache, and text generation (notebook 09).
 
 Shapes are written next to each line. Only what the notebooks train lives here. Each layer checks its
 inputs at its door; a model checks its token ids and lets its layers trust them (:func:`checks`, a switch

@@ -1,4 +1,4 @@
-"""Cross-attention and an encoder-decoder Transformer (notebook 08), after Vaswani et al. (2017).
+"""Cross-attention and an encoder-decoder Transformer (notebook 09), after Vaswani et al. (2017).
 
 In **cross-attention** the queries come from one sequence and the keys and values from another: the
 decoder's positions (queries, from its own sequence X) read the encoder's outputs E (keys E W_k and values

@@ -1,6 +1,6 @@
-"""A decoder-only character model that generates text, with and without a KV cache (notebook 08).
+"""A decoder-only character model that generates text, with and without a KV cache (notebook 09).
 
-- :class:`CharTransformer`: notebook 07's :class:`~attention_lab.nn.TinyTransformer` with the causal mask
+- :class:`CharTransformer`: notebook 08's :class:`~attention_lab.nn.TinyTransformer` with the causal mask
   on: position i predicts token i + 1 from tokens 0..i. Its :meth:`~CharTransformer.step` runs only the
   *new* positions and keeps every layer's keys and values of the positions already seen in a
   :class:`KVCache`, so generating a token computes one query, one key and one value per layer instead of

@@ -1,4 +1,4 @@
-"""Self-attention and the Transformer block (notebook 07), after Vaswani et al. (2017).
+"""Self-attention (notebook 07) and the Transformer block (notebook 08), after Vaswani et al. (2017).
 
 - :func:`sinusoidal_positional_encoding`: PE[pos, 2f] = sin(pos w_f), PE[pos, 2f+1] = cos(pos w_f), w_f = 10000^(-2f/d);
 - :func:`causal_mask`: position i may attend to positions j <= i (True = may attend, as everywhere here);
