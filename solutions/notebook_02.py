@@ -19,8 +19,8 @@ def temperature_for_half(alpha, target=0.5):
     lo, hi = -3.0, 3.0
     for _ in range(60):
         mid = (lo + hi) / 2
-        z = alpha / 10**mid
-        w = np.exp(z - z.max())
+        scaled = alpha / 10**mid  # alpha / T
+        w = np.exp(scaled - scaled.max())
         lo, hi = (mid, hi) if (w / w.sum()).max() > target else (lo, mid)
     return 10 ** ((lo + hi) / 2)
 

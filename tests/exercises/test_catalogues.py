@@ -67,7 +67,8 @@ COPIES = [
     ("independent chances", lambda lam, n_c: 1 - (1 - lam) ** n_c, "independent chance"),
     ("capped", lambda lam, n_c: min(n_c * lam, 1.0), "n_c times the weight"),
     ("one copy", lambda lam, n_c: lam / (1 + (n_c - 1) * lam), "one copy's weight"),
-    ("everything copied", lambda lam, n_c: n_c * lam / (1 + n_c * lam), "Which keys were copied"),
+    ("everything copied", lambda lam, n_c: n_c * lam / (1 + n_c * lam), "counts the key n_c + 1 times"),
+    ("no other keys", lambda lam, n_c: 1.0, "as if the denominator counted no other key"),
     ("square root", lambda lam, n_c: lam ** (1 / n_c), None),
     ("n_c over n_c + 1", lambda lam, n_c: lam * n_c / (n_c + 1), None),
 ]
@@ -139,6 +140,13 @@ TOP_K = [
         "do not sum to 1",
     ),
     ("largest by size", _topk(lambda a, k: np.argsort(-np.abs(a), kind="stable")[:k]), None),
+    ("unstable argsort", _topk(lambda a, k: np.argsort(-a)[:k]), "not stable"),
+    ("argpartition", _topk(lambda a, k: np.argpartition(-a, k - 1)[:k]), "not stable"),
+    (
+        "1/(k + 1) on k + 1 keys",
+        lambda a, k: (k / (k + 1)) * _topk(lambda a, k: np.argsort(-a, kind="stable")[: k + 1])(a, k),
+        "1/(k + 1) each",
+    ),
 ]
 
 # --- 02 ex6: a position term ---------------------------------------------------------------------------------
@@ -168,9 +176,9 @@ POSITION = [
 # --- 03 ex1: k nearest neighbours ----------------------------------------------------------------------------
 
 
-def _knn(score=np.abs, k_of=lambda k: k, reverse=False, values=lambda xk, y: y):
+def _knn(score=np.abs, k_of=lambda k: k, reverse=False, values=lambda xk, y: y, kind="stable"):
     def knn_regression(x_query, x_keys, y_values, k):
-        order = np.argsort(score(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")
+        order = np.argsort(score(x_query[:, None] - x_keys[None, :]), axis=1, kind=kind)
         chosen = order[:, ::-1][:, : k_of(k)] if reverse else order[:, : k_of(k)]
         return values(x_keys, y_values)[chosen].mean(axis=1)
 
@@ -200,6 +208,12 @@ KNN = [
         None,
     ),
     ("sorted keys", lambda xq, xk, y, k: np.full(len(xq), y[np.argsort(xk)[:k]].mean()), "with its sign"),
+    ("unstable argsort", _knn(kind=None), "not stable"),
+    (
+        "argpartition",
+        lambda xq, xk, y, k: y[np.argpartition(np.abs(xq[:, None] - xk), k - 1, axis=1)[:, :k]].mean(1),
+        "not stable",
+    ),
 ]
 
 # --- 03 ex2: the bandwidth search ----------------------------------------------------------------------------

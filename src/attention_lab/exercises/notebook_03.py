@@ -34,6 +34,17 @@ def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
     return wrong
 
 
+def _tie_at_k(xq, xk, k):  # (n_q,): keys tie at the k-th smallest distance, more of them than the k places left
+    d = np.abs(xq[:, None] - xk[None, :])  # (n_q, n_k)
+    return np.sum(d <= np.sort(d, axis=1)[:, k - 1 : k], axis=1) > k
+
+
+def _other_tied_keys(got, xq, xk, y, k):  # right wherever no tie decides, wrong where one does: not reversed
+    reversed_sort = y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1)  # fmt: skip
+    wrong = ~np.isclose(got, _knn(xq, xk, y, k))
+    return wrong.any() and not wrong[~_tie_at_k(xq, xk, k)].any() and not np.allclose(got, reversed_sort)
+
+
 def _knn_threshold(xq, xk, y, k):  # every key within the k-th smallest distance
     inside = (lambda d: d <= np.sort(d, axis=1)[:, k - 1 : k])(np.abs(xq[:, None] - xk))
     return (inside * y).sum(1) / inside.sum(1)
@@ -47,6 +58,7 @@ check_knn_regression = implement("k-nearest-neighbour pooling (a model change)",
     Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1), "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1"),
     Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2), "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2"),
     Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4), "For queries [1, -50], four keys and k = 4 (every key)"),
+    Case((_A([0.0, 0.1]), np.tile(_A([1.0, -1.0, 2.0, -2.0]), 50), np.arange(200.0), 60), "For the queries [0, 0.1], 200 keys [1, -1, 2, -2] repeated 50 times (100 keys tied at distance 1 from the query 0), values 0, 1, ..., 199, and k = 60"),
     Case((_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)"),
     Case((_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)"),
     Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2), "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2"),
@@ -62,6 +74,7 @@ check_knn_regression = implement("k-nearest-neighbour pooling (a model change)",
     Mistake.of(lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k), "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?", "Index the values with them."),
     Mistake.of(lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()), "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?", _DIST),
     Mistake.of(lambda xq, xk, y, k: y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1), "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?", "A reversed sort reorders ties too."),
+    Mistake(when=_other_tied_keys, says="{where} you returned {got}: right wherever no tie decides, but where keys tie at the k-th smallest distance you did not take the tied keys with the lowest indices. Your sort does not keep equal distances in index order: np.argsort's default sort (and np.argpartition) is not stable, so on longer rows it may put tied keys in any order, and another order on another machine. Which kind of sort keeps ties in index order?", hint="A stable sort keeps equal distances in the order of their indices (np.argsort's kind argument chooses the sort)."),
 ], shape="one prediction per query: (n_q,)",
     otherwise=Mistake("{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k-th smallest distance, the one with the lower index is chosen first)?", _DIST),
     success=_("Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.").format(near=_REACH.min(), far=_REACH.max()),
@@ -179,10 +192,19 @@ def check_bandwidth_rate(name, h_exponent, error_exponent) -> Feedback:
     if _near(b, a) and not _near(b, -0.8):
         hints.append("Your error exponent equals your h* exponent: put h* back into A h^4 + B/(n h); what power of n does each term get?")  # fmt: skip
     else:
-        hints.append(next((v for k, v in _RATE_ERROR.items() if _near(b, k)), None) or _("error ~ n^{b:g} does not follow from putting h* back into A h^4 + B/(n h). What does?").format(b=b))  # fmt: skip
+        hints.append(next((v for k, v in _RATE_ERROR.items() if _near(b, k)), None) or _error_exponent_says(b))
     # fmt: off
-    return Feedback(name, False, hints, hint="4 A h^3 = B / (n h^2) at the minimum: solve for h.", fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.")
+    return Feedback(name, False, hints, hint="Put h* back into both terms: with h* ~ n^(-1/5), which power of n does A h*^4 get, and which B / (n h*)?" if _near(a, -0.2) else "4 A h^3 = B / (n h^2) at the minimum: solve for h.", fix="h*^5 = B / (4 A n), so r_h = -1/5; both terms then scale as n^(-4/5), r_e = -4/5.")
     # fmt: on
+
+
+def _error_exponent_says(b):
+    """What an error exponent the table does not name implies, and a question."""
+    if b >= 0:
+        return _("error ~ n^{b:g} would not shrink as the data grow, yet both terms, A h*^4 and B/(n h*), fall once h* shrinks more slowly than 1/n. Which sign must the exponent have?").format(b=b)  # fmt: skip
+    if b < -1:
+        return _("error ~ n^{b:g} falls faster than 1/n: faster than the variance of the mean of n noisy points, which has no bias at all. Can averaging fewer, nearer points do better than that? Put h* back into A h^4 + B/(n h): which power of n does each term get?").format(b=b)  # fmt: skip
+    return _("error ~ n^{b:g} means that doubling the data multiplies the error by 2^{b:g} = {factor:.2f}. Put h* back into A h^4 + B/(n h): which power of n does each term get, and is either {b:g}?").format(b=b, factor=2**b)  # fmt: skip
 
 
 @exercise("predict, then check: more noise, which bandwidth?")
