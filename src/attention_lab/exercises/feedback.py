@@ -59,6 +59,8 @@ class Feedback:
         return "✅ " + _("correct") if self.passed else "❌ " + _("not yet")
 
     def _more(self):
+        if self.passed:  # a right answer offers no hint
+            return ""
         names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
         if len(names) == 2:
             return _("(Stuck? Call {hint} then {fix} on this feedback.)").format(hint=names[0], fix=names[1])
@@ -66,18 +68,18 @@ class Feedback:
 
     def __repr__(self):
         lines = [f"{self.exercise}: {self._status()}", *(f"  - {m}" for m in self.messages)]
-        return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self.steps else lines)
+        return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self._more() else lines)
 
     def _repr_markdown_(self):
         body = "\n".join(f"- {m}" for m in self.messages)
-        return f"**{self.exercise}: {self._status()}**\n\n{body}" + (f"\n\n{self._more()}" if self.steps else "")
+        return f"**{self.exercise}: {self._status()}**\n\n{body}" + (f"\n\n{self._more()}" if self._more() else "")
 
     def _repr_html_(self):
         items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
         folded = "".join(
             f"<details><summary>{label}</summary><div>{_html(text)}</div></details>"
             for label, text in ((_("A further hint"), self._hint), (_("The fix"), self._fix))
-            if text
+            if text and not self.passed
         )
         return f"<p><strong>{_html(self.exercise)}: {self._status()}</strong></p><ul>{items}</ul>{folded}"
 
