@@ -3,8 +3,8 @@
 Notation (the course's): encoder states e_j (the keys and the values; Bahdanau et al. 2015 write h_j,
 but h is the bandwidth in this course), decoder state s_t (the query), scores alpha_tj, weights
 lambda_tj = softmax_j(alpha_tj), context c_t = sum_j lambda_tj e_j. Sizes: d_s for a GRU state
-(``num_hiddens``), d_e for an encoder state e_j (2 d_s when bidirectional, d_s forward only), V for the
-output vocabulary.
+(``num_hiddens``), d_e for an encoder state e_j (2 d_s when bidirectional, d_s forward only), n_vocab for
+the size of the output vocabulary (V is the value matrix elsewhere in the course).
 
 - :class:`Encoder`: embedding + bidirectional GRU; e_j = [forward state at j; backward state at j] (size
   d_e = 2 d_s), so each e_j summarises the tokens on both sides of token j; also the summary c of the whole
@@ -81,7 +81,8 @@ class Encoder(torch.nn.Module):
     def forward(self, src: torch.Tensor, src_lens: torch.Tensor):
         """src (batch, n) token ids, src_lens (batch,) -> states e (batch, n, d_e) and summary c (batch, d_e).
 
-        Positions j >= src_lens[b] are padding: their states are zero and nothing there changes the rest.
+        Positions j at or beyond a sequence's length (``src_lens``) are padding: their states are zero and nothing
+        there changes the rest.
         """
         check_ids(src, "src", self.vocab_size, "n")
         _check_lengths(src, src_lens)
@@ -159,7 +160,7 @@ class BahdanauDecoder(_Attending):
     def step(self, token, state, memory: Memory):
         """One output step: token y_{t-1} (batch,), state s_{t-1} (batch, d_s).
 
-        Returns logits (batch, V), the new state s_t (batch, d_s) and the weights lambda_t (batch, n), or None
+        Returns logits (batch, n_vocab), the new state s_t (batch, d_s) and the weights lambda_t (batch, n), or None
         without attention.
         """
         if self.attention is None:
@@ -198,7 +199,7 @@ class LuongDecoder(_Attending):
     def step(self, token, state, memory: Memory):
         """One output step; ``state`` is the pair (s_{t-1}, s~_{t-1}), each (batch, d_s).
 
-        Returns logits (batch, V), the pair (s_t, s~_t) and the weights lambda_t (batch, n).
+        Returns logits (batch, n_vocab), the pair (s_t, s~_t) and the weights lambda_t (batch, n).
         """
         previous, attentional = state
         state = self.cell(torch.cat([self.embedding(token), attentional], dim=-1), previous)  # s_t: (batch, d_s)

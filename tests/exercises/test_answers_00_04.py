@@ -66,3 +66,25 @@ def test_noise_prediction_is_graded_and_then_measured():
     assert ex.check_noise_prediction("larger", h_noisy, noisy.x_train, noisy.y_train, h_calm).passed
     wrong = ex.check_noise_prediction("smaller", h_noisy, noisy.x_train, noisy.y_train, h_calm)
     assert not wrong.passed and "variance" in text(wrong) and "larger" not in text(wrong)
+
+
+def _offers_a_hint(feedback):
+    """Whether any rendering of the feedback points the student to a further hint or a fix."""
+    shown = repr(feedback) + feedback._repr_markdown_() + feedback._repr_html_()
+    return any(word in shown for word in (".hint()", ".fix()", "<details>"))
+
+
+def test_a_right_answer_never_offers_a_hint():
+    s4 = load_solution("notebook_04")
+    right = ex.check_w_symmetry(s4.SAME_AS_W2, s4.START_AT_ZERO)
+    assert right.passed and not _offers_a_hint(right)
+    half_right = ex.check_w_symmetry(s4.SAME_AS_W2, "a")  # (i) right, (ii) wrong: the hint stays on offer
+    assert not half_right.passed and _offers_a_hint(half_right)
+    for feedback in (
+        ex.check_no_loo_prediction(s4.NO_LOO_CHOICE),
+        ex.check_laplace_prediction(s4.LAPLACE_CHOICE),
+        ex.check_loo_predictions(s4.loo_predictions),
+        ex.check_gradient_w(s4.gradient_w),
+        ex.check_laplace_sgd_step(s4.laplace_sgd_step),
+    ):
+        assert feedback.passed and not _offers_a_hint(feedback), feedback.exercise

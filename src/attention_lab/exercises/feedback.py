@@ -82,6 +82,8 @@ class Feedback:
         return _("{exercise}: {status}").format(exercise=self.exercise, status=self._status())
 
     def _more(self):
+        if self.passed:  # a right answer offers no hint
+            return ""
         names = [n for n, s in (("`.hint()`", self._hint), ("`.fix()`", self._fix)) if s]
         if len(names) == 2:
             return _("(Stuck? Call {hint} then {fix} on this feedback.)").format(hint=names[0], fix=names[1])
@@ -89,18 +91,18 @@ class Feedback:
 
     def __repr__(self):
         lines = [self._title(), *(f"  - {m}" for m in self.messages)]
-        return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self.steps else lines)
+        return "\n".join([*lines, f"  {self._more()}".replace("`", "")] if self._more() else lines)
 
     def _repr_markdown_(self):
         body = "\n".join(f"- {m}" for m in self.messages)
-        return f"**{self._title()}**\n\n{body}" + (f"\n\n{self._more()}" if self.steps else "")
+        return f"**{self._title()}**\n\n{body}" + (f"\n\n{self._more()}" if self._more() else "")
 
     def _repr_html_(self):
         items = "".join(f"<li>{_html(m)}</li>" for m in self.messages)
         folded = "".join(
             f"<details><summary>{label}</summary><div>{_html(text)}</div></details>"
             for label, text in ((_("A further hint"), self._hint), (_("The fix"), self._fix))
-            if text
+            if text and not self.passed
         )
         title = _("{exercise}: {status}").format(exercise=_html(self.exercise), status=self._status())
         return f"<p><strong>{title}</strong></p><ul>{items}</ul>{folded}"

@@ -178,8 +178,8 @@ def _numerator_only(q, k, v, t, w):
 
 def _times(*factors):  # the true gradient times one of ``factors(q, w)``
     def test(got, q, k, v, t, w):
-        g = _gradient(q, k, v, t, w)
-        return any(abs(float(got.reshape(-1)[0]) - c(q, w) * g) <= 1e-6 + 1e-4 * abs(g) for c in factors)
+        truth = _gradient(q, k, v, t, w)
+        return any(abs(float(got.reshape(-1)[0]) - c(q, w) * truth) <= 1e-6 + 1e-4 * abs(truth) for c in factors)
 
     return test
 
@@ -190,16 +190,16 @@ check_gradient_w = implement("dL/dw by hand", [
     Case((_A([1.0, 1.2, 2.9]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 0.7), "For w = 0.7 and 3 queries"),
     Case((_A([1.0, 1.2, 8.0]), _A([0.4, 1.1, 2.2, 3.3]), _A([0.5, 1.5, -0.5, 2.0]), _A([1.0, 0.0, 1.0]), 30.0), "For the large w = 30 and a query far from every key (scores down to about -28000)"),
 ], _gradient, [
-    Mistake(when=lambda got, q, k, v, t, w: abs(float(got.reshape(-1)[0]) - _numerator_only(q, k, v, t, w)) <= 1e-6 + 1e-4 * abs(_numerator_only(q, k, v, t, w)), says="{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation sum_l exp(alpha_l) depend on w?", hint="d lambda_j / d alpha_l = lambda_j (delta_jl - lambda_l)."),
+    Mistake(when=lambda got, q, k, v, t, w: abs(float(got.reshape(-1)[0]) - _numerator_only(q, k, v, t, w)) <= 1e-6 + 1e-4 * abs(_numerator_only(q, k, v, t, w)), says="{where} your dL/dw {got} differentiates only the numerator of the softmax. Does the normalisation sum_l exp(alpha_l) depend on w?", hint="d lambda_ij / d alpha_il = lambda_ij ([j = l] - lambda_il)."),
     Mistake(when=_times(lambda q, w: -1), says="{where} your dL/dw {got} has the wrong sign. What are the signs of d alpha / d w and of the residual?", hint="alpha = -(q - k)^2 w^2 / 2, residual y_hat - y."),
-    Mistake(when=_times(lambda q, w: q.size), says="{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?", hint="L = (1/n_q) sum_m (...)^2."),
+    Mistake(when=_times(lambda q, w: q.size), says="{where} your dL/dw {got} is n_q times too large. Is the loss a sum or a mean over the queries?", hint="L = (1/n_q) sum_i (...)^2."),
     Mistake(when=_times(lambda q, w: 2, lambda q, w: 0.5), says="{where} your dL/dw {got} is off by a factor 2. Which 2s does the chain rule bring, and which cancel?", hint="Two: the square of the residual, d/dy_hat (y_hat - y)^2 = 2 (y_hat - y), and w^2 / 2, whose derivative is w."),
     Mistake(when=_times(lambda q, w: 1 / w, lambda q, w: 1 / (2 * w)), says="{where} your dL/dw {got} is the derivative with respect to w^2 (or w^2 / 2), not w. What does the chain rule leave when you differentiate w^2?", hint="d(w^2)/dw = 2 w."),
     Mistake(when=_times(lambda q, w: w, lambda q, w: w / 2), says="{where} your dL/dw {got} is w (or w / 2) times the true one: your d alpha / d w keeps a factor w too many. What is the derivative of alpha = -(q - k)^2 w^2 / 2 with respect to w?", hint="(q - k)^2 / 2 is a constant factor; only w^2 changes with w, and d(w^2)/dw = 2 w."),
     Mistake(when=lambda got, *a: not np.isfinite(got).all(), says="{where} your dL/dw {got} holds NaN or inf. Do you compute the weights with a stable softmax?", hint="Subtract each row's largest score."),
 ], shape="one number, since w is a scalar",
-    compare=lambda got, g, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - g) <= 1e-6 + 1e-5 * abs(g),
-    otherwise=Mistake("{where} autograd and your function disagree ({got}). Which of the three steps differs: d alpha / d w, the softmax's derivative, or the average over the queries?", "d y_hat_m / d w = sum_j (d lambda_mj / d w) v_j."),
+    compare=lambda got, truth, *a: got.size == 1 and abs(float(got.reshape(-1)[0]) - truth) <= 1e-6 + 1e-5 * abs(truth),
+    otherwise=Mistake("{where} autograd and your function disagree ({got}). Which of the three steps differs: d alpha / d w, the softmax's derivative, or the average over the queries?", "d y_hat_i / d w = sum_j (d lambda_ij / d w) v_j."),
     success="Your dL/dw matches autograd, also at a large w: backward() computes exactly this chain rule, through the softmax's normalisation.",
     fix="`d_alpha = -diff2 * w; d_lam = lam * (d_alpha - (lam * d_alpha).sum(axis=1, keepdims=True)); return np.mean(2 * (y_hat - targets) * (d_lam @ values))`",
     doc="Exercise: ``fn(queries, keys, values, targets, w)`` returns dL/dw, L = mean((y_hat - targets)^2), by hand.")

@@ -61,7 +61,7 @@ check_additive_scores = implement("additive scores for every pair at once", _add
 
 
 def padded_attention(queries, keys, values, valid_lens):
-    """The reference: scaled dot-product attention over the first valid_lens[b] keys of each sequence b."""
+    """The reference: scaled dot-product attention over the first valid_lens keys of each sequence of the batch."""
     mask = np.arange(keys.shape[1])[None, None, :] < np.asarray(valid_lens)[:, None, None]  # (batch, 1, n_k)
     scores = queries @ keys.transpose(0, 2, 1) / np.sqrt(queries.shape[-1])  # (batch, n_q, n_k)
     return softmax(scores, mask=mask) @ values  # (batch, n_q, d_v); a sequence with no valid key gives zeros
@@ -115,11 +115,11 @@ _PADDED_FIX = "```\nmask = np.arange(keys.shape[1])[None, None, :] < valid_lens[
 
 # fmt: off
 check_padded_attention = implement("attention over padded sequences", _padded_cases, padded_attention, [
-    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])), says="{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query of sequence b never read?", hint="Key j of sequence b is real when j < valid_lens[b]; the rest must get a weight of exactly 0."),
-    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True), says="{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: your mask is True on the padding. In this course, what does True mean in a mask (section 4)?", hint="True = may attend, as in the library: the real keys j < valid_lens[b] are the True ones."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, np.full_like(lens, k.shape[1])), says="{where} your output is the same as with no mask at all: the padding keys take part. Which keys must a query never read?", hint="Key j of a sequence is real when j is below that sequence's entry of valid_lens; the rest must get a weight of exactly 0."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, flip=True), says="{where} your queries read only the padding keys, and a sequence whose keys are all valid reads nothing: your mask is True on the padding. In this course, what does True mean in a mask (section 4)?", hint="True = may attend, as in the library: the real keys, j below the sequence's valid length, are the True ones."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, on_queries=True), says="{where} your mask hides queries, not keys: a padding query still reads padding keys, and a real query reads them too. Which axis of the (batch, n_q, n_k) scores holds the keys?", hint="A padding mask of shape (batch, 1, n_k) broadcasts over the queries (section 4)."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, offset=1), says="{where} one key too many takes part in each sequence: with valid length L, which positions are the real keys, counting from 0?", hint="Positions 0, ..., L - 1: L keys."),
-    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True), says="{where} every sequence is masked with the first sequence's length. Which length belongs to sequence b?", hint="valid_lens has one entry per sequence; the mask needs one row per sequence."),
+    Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, first_only=True), says="{where} every sequence is masked with the first sequence's length. Which length belongs to each sequence?", hint="valid_lens has one entry per sequence; the mask needs one row per sequence."),
     Mistake(wrong=lambda q, k, v, lens: _weights_after(q, k, v, lens), says="{where} the padding keys get weight 0, but the weights of the real keys no longer sum to 1: the softmax ran over every key and the padding was removed afterwards. Over which keys should it normalise?", hint="Mask before the softmax, so that it normalises over the real keys only."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=0.0), says="{where} the masked scores were set to 0, not removed: exp(0) = 1 still gives each padding key a weight. What score gets a weight of exactly 0?", hint="exp(s) is 0 only in the limit s -> -inf."),
     Mistake(wrong=lambda q, k, v, lens: _attend(q, k, v, lens, fill=-1e9), says="{where} the sequence with no valid key gets the average of its padding values: a large finite fill such as -10^9 makes all its scores tie. In this course such a row gets no weight at all: what output does a query with nothing to read get then?", hint="Section 4: a fully masked row gets all-zero weights and a zero output."),
@@ -132,7 +132,7 @@ check_padded_attention = implement("attention over padded sequences", _padded_ca
     otherwise=Mistake("{where} your output is not the attention over the real keys, and not one of the usual slips (the mask on the wrong axis, one key too many, a fill of 0, no scaling). Are your weights (before the values) 0 on the padding and summing to 1 over the real keys?", "Build the mask from valid_lens first and print it: (batch, 1, n_k), True on the real keys."),
     success="Padding keys get a weight of exactly 0 whatever they score, the real keys' weights sum to 1, and a sequence with no valid key gives a zero output, as the library's masks do.",
     fix=_PADDED_FIX,
-    doc="Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention whose keys j >= valid_lens[b] are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16 (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny and huge scores.")
+    doc="Exercise: ``fn(queries, keys, values, valid_lens)`` -> (batch, n_q, d_v), scaled dot-product attention whose keys at or beyond each sequence's valid length are padding; a sequence with no valid key gives zeros. Cases: d = 2 and 16 (score scales 1/sqrt(d) of 0.71 and 0.25), a fully masked sequence, padding scoring in the thousands, tiny and huge scores.")
 # fmt: on
 
 
@@ -160,9 +160,9 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     predicted, why = _entropy_prediction(prediction)
     if why is not None:
         return Feedback(title, False, [why, "Write down your guess first (a number in nats), then run the check."])
-    g = torch.Generator().manual_seed(3)
-    queries = torch.randn(1, 200, 512, generator=g, dtype=torch.float64)  # (batch, n_q, d)
-    keys = torch.randn(1, 8, 512, generator=g, dtype=torch.float64)  # (batch, n_k, d)
+    generator = torch.Generator().manual_seed(3)
+    queries = torch.randn(1, 200, 512, generator=generator, dtype=torch.float64)  # (batch, n_q, d)
+    keys = torch.randn(1, 8, 512, generator=generator, dtype=torch.float64)  # (batch, n_k, d)
     raw = (queries @ keys.transpose(1, 2)).numpy()  # (1, 200, 8) unscaled scores
     # fmt: off
     verdict = check_function(title, fn, [Case((queries, keys), "For 200 queries and 8 keys (d = 512) in a batch of 1,")],

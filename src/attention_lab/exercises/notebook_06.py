@@ -83,8 +83,8 @@ def _small_model():
 
     torch.manual_seed(2)  # a seed where every typical mistake below gives a different output (a test checks)
     model = Seq2Seq(12, 9, embed_size=8, num_hiddens=16).eval()
-    g = torch.Generator().manual_seed(2)
-    src = torch.randint(4, 12, (4, 7), generator=g)
+    generator = torch.Generator().manual_seed(2)
+    src = torch.randint(4, 12, (4, 7), generator=generator)
     lens = torch.tensor([7, 5, 3, 6])
     src[torch.arange(7)[None, :] >= lens[:, None]] = 0  # padding
     return model, model.encode(src, lens)
