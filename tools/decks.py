@@ -243,7 +243,8 @@ def write_decks(
 #             a sentence, a bullet, a display formula "$$...$$"; a phrase the source no longer holds fails the build
 #   code      true (the cell's code) or an excerpt of it; at most CODE_LINES lines
 #   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result)
-#   question  {"choices": [...], "answer": "...", "why": "..."}: a question for the room, the answer on a fragment
+#   question  {"ask": "...", "choices": [...], "answer": "...", "why": "..."}: a question for the room (its
+#             question in bold under the phrases shown, then the choices), the answer and why on a fragment
 #   notes     what to say, what to ask the room, the transition (the speaker view, S)
 #   minutes   the slide's minutes in the lecture; "extension": true puts it in the 90-minute lecture only
 #
@@ -401,12 +402,19 @@ def lecture_plan(slides, lang: str = "en") -> str:
         core, extra = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0]), slide["minutes"]
         core[1 if slide["extension"] else 0] += extra
     rows = [
-        f"- {name}: {core:g} {words[3]}" + (f" (+{extra:g} {words[3]})" if extra else "")
+        f"- {name.replace('$', '')}: {core:g} {words[3]}" + (f" (+{extra:g} {words[3]})" if extra else "")
         for name, (core, extra) in sections.items()
     ]
     total = sum(c for c, _ in sections.values())
     more = sum(e for _, e in sections.values())
     return f"**{words[0]}**: {words[1]}, {total:g} {words[3]}; {words[2]} (+{more:g} {words[3]}).\n\n" + "\n".join(rows)
+
+
+def _shown_outputs(outputs) -> list:
+    """A cell's outputs for its figure slide: its figures and live explorers alone if it shows any (what it
+    prints stays in the notebook), else all of them (a printed result is the slide's point)."""
+    pictures = [o for o in outputs if {"image/png", "image/svg+xml", "text/html"} & set(o.get("data", {}))]
+    return copy.deepcopy(pictures or list(outputs))
 
 
 def lecture_notebook(nb, lang: str = "en"):
@@ -440,11 +448,12 @@ def lecture_notebook(nb, lang: str = "en"):
                 add(code)
             else:
                 shown = nbformat.v4.new_code_cell(_source_text(part[1]))
-                shown.outputs = copy.deepcopy(part[1].get("outputs", []))
+                shown.outputs = _shown_outputs(part[1].get("outputs", []))
                 shown.metadata["tags"] = [OUTPUT_ONLY_TAG]
                 add(shown)
         question = slide["question"]
         if question:
+            text += [f"**{question['ask']}**"] if question.get("ask") else []
             choices = [f"**{chr(65 + i)}.** {choice}" for i, choice in enumerate(question.get("choices", []))]
             if choices:  # short choices on one line, long ones one a line
                 text.append((" · " if sum(map(len, choices)) < 90 else "  \n").join(choices))
@@ -513,3 +522,59 @@ SLIDE_AUDIT = """() => {
     notes: notes ? notes.textContent.trim().split(/\\s+/).length : 0,
   };
 }"""
+
+
+# --- the decks as PDF, printed by headless Chromium from reveal.js's print layout ---------------------------------
+
+PDF_SUFFIXES = {False: ".pdf", True: "-notes.pdf"}  # NAME.slides.pdf, NAME.slides-notes.pdf
+TYPESET = """() => document.readyState === 'complete' && window.Reveal && Reveal.isReady()
+  && (!window.MathJax || !MathJax.startup || !MathJax.startup.promise || window.__typeset === true
+      || (MathJax.startup.promise.then(() => { window.__typeset = true; }), false))"""
+
+
+def pdf_name(deck: Path, notes: bool = False) -> Path:
+    """Where the PDF of ``deck`` (``NAME.slides.html``) goes: ``NAME.slides.pdf``, with notes ``NAME.slides-notes.pdf``."""
+    deck = Path(deck)
+    return deck.with_name(deck.name.removesuffix(".html") + PDF_SUFFIXES[notes])
+
+
+def deck_pdf(page, deck: Path, notes: bool = False) -> Path:
+    """Print ``deck`` to :func:`pdf_name` with a Playwright Chromium ``page``: reveal.js's print layout
+    (``?print-pdf``), one page per slide, a question's answer on its slide's page; ``notes``: each slide's page
+    followed by a page of its speaker notes. Returns the PDF's path."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(Path(deck).resolve().as_uri() + ("?print-pdf&notes" if notes else "?print-pdf"), wait_until="load")
+    page.wait_for_function(TYPESET, timeout=120_000)
+    page.wait_for_timeout(300)  # the frames' and figures' images decode
+    target = pdf_name(deck, notes)
+    page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
+    return target
+
+
+def pdf_pages(path: Path) -> int:
+    """The number of pages of a PDF that Chromium wrote (its page objects)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", Path(path).read_bytes()))
+
+
+def write_pdfs(decks, *, log=print) -> list[Path]:
+    """Each of ``decks`` printed to PDF twice (:func:`deck_pdf`: slides; slides with notes) by the headless
+    Chromium of ``tools.browser`` through Playwright, offline; returns the PDFs written."""
+    from playwright.sync_api import sync_playwright
+
+    from tools import browser
+
+    written = []
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser.CHROMIUM, args=browser.CHROMIUM_ARGS)
+        try:
+            for deck in decks:
+                page = chromium.new_page()
+                try:
+                    for notes in (False, True):
+                        written.append(deck_pdf(page, deck, notes))
+                        log(f"{deck.name}: -> {written[-1].name} ({pdf_pages(written[-1])} pages)")
+                finally:
+                    page.close()
+        finally:
+            chromium.close()
+    return written
