@@ -106,9 +106,13 @@ def deck_name(stem: str) -> str:
     return f"{stem}.slides.html"
 
 
-def index_link(stem: str) -> str:
-    """The link to a notebook's deck, for the site's index."""
-    return f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
+def index_link(stem: str, pdf: bool = False) -> str:
+    """The link to a notebook's deck, for the site's index; ``pdf``: and to its PDFs (slides, with notes)."""
+    link = f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
+    if pdf:
+        deck = Path(deck_name(stem))
+        link += f' (<a href="{pdf_name(deck).name}">PDF</a>, <a href="{pdf_name(deck, True).name}">PDF with notes</a>)'
+    return link
 
 
 def lecture_cells(nb, *, going_further: bool = False):
@@ -533,7 +537,8 @@ TYPESET = """() => document.readyState === 'complete' && window.Reveal && Reveal
 
 
 def pdf_name(deck: Path, notes: bool = False) -> Path:
-    """Where the PDF of ``deck`` (``NAME.slides.html``) goes: ``NAME.slides.pdf``, with notes ``NAME.slides-notes.pdf``."""
+    """Where the PDF of ``deck`` (``NAME.slides.html``) goes: ``NAME.slides.pdf``; with notes
+    ``NAME.slides-notes.pdf``."""
     deck = Path(deck)
     return deck.with_name(deck.name.removesuffix(".html") + PDF_SUFFIXES[notes])
 
