@@ -244,7 +244,8 @@ def write_decks(
 #
 #   title     the slide's title (starts a slide; a mark without a title, or with "join": true, adds to the slide above)
 #   show      phrases of the cell's own source shown on the slide, each found in it verbatim (whitespace aside):
-#             a sentence, a bullet, a display formula "$$...$$"; a phrase the source no longer holds fails the build
+#             a sentence, a bullet, a display formula "$$...$$" (or a part of one, between its own $$); a phrase
+#             the source no longer holds fails the build
 #   code      true (the cell's code) or an excerpt of it; at most CODE_LINES lines
 #   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result)
 #   question  {"ask": "...", "choices": [...], "answer": "...", "why": "..."}: a question for the room (its
@@ -310,6 +311,13 @@ def _words(text: str) -> int:
     return len(re.sub(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]", " ", text).split()) + (cjk + 1) // 2
 
 
+def _formula_part(phrase: str) -> str:
+    """What of ``phrase`` its cell must hold: all of it, or for a display formula ``$$...$$`` the formula inside
+    (a slide may show part of a long display formula, as a display formula of its own)."""
+    text = phrase.strip()
+    return text[2:-2] if len(text) > 4 and text.startswith("$$") and text.endswith("$$") else phrase
+
+
 def mark_problems(nb, name: str = "notebook") -> list[str]:
     """What is wrong with the notebook's marks, one line each ([] if nothing): a phrase or code excerpt its cell
     no longer holds (the slide's source is gone or changed), too much on a slide, a slide without notes or minutes,
@@ -325,7 +333,7 @@ def mark_problems(nb, name: str = "notebook") -> list[str]:
             if isinstance(mark.get("join"), str) and mark["join"] not in titles:
                 problems.append(f"{where}: joins a slide no earlier mark starts: {mark['join']!r}")
             for phrase in mark.get("show", []):
-                if _squash(phrase) not in source:
+                if _squash(_formula_part(phrase)) not in source:
                     problems.append(f"{where}: the marked phrase is not in the cell: {_squash(phrase)[:60]!r}")
             code = mark.get("code")
             if code:
