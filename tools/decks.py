@@ -21,6 +21,7 @@ import copy
 import html
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 from attention_lab.plots import CJK_FONT
@@ -395,7 +396,9 @@ def lecture_slides(nb) -> list[dict]:
             slide["parts"] += [("text", phrase) for phrase in mark.get("show", [])]
             if mark.get("code"):
                 code = _source_text(cell) if mark["code"] is True else mark["code"]
-                slide["parts"].append(("code", code.strip("\n"), cell if mark.get("output") else None))
+                code = textwrap.dedent(code.strip("\n"))  # an excerpt from inside a loop, at the margin
+                code = re.sub(r"(?m)(\S) {3,}#", r"\1  #", code)  # comments aligned far right: two spaces in
+                slide["parts"].append(("code", code, cell if mark.get("output") else None))
             elif mark.get("output"):
                 slide["parts"].append(("output", cell))
             if mark.get("question"):
