@@ -554,15 +554,15 @@ def pdf_name(deck: Path, notes: bool = False) -> Path:
     return deck.with_name(deck.name.removesuffix(".html") + PDF_SUFFIXES[notes])
 
 
-def deck_pdf(page, deck: Path, notes: bool = False) -> Path:
-    """Print ``deck`` to :func:`pdf_name` with a Playwright Chromium ``page``: reveal.js's print layout
-    (``?print-pdf``), one page per slide, a question's answer on its slide's page; ``notes``: each slide's page
-    followed by a page of its speaker notes. Returns the PDF's path."""
+def deck_pdf(page, deck: Path, notes: bool = False, target: Path | None = None) -> Path:
+    """Print ``deck`` to ``target`` (default :func:`pdf_name`) with a Playwright Chromium ``page``: reveal.js's
+    print layout (``?print-pdf``), one page per slide, a question's answer on its slide's page; ``notes``: each
+    slide's page followed by a page of its speaker notes. Returns the PDF's path."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(Path(deck).resolve().as_uri() + ("?print-pdf&notes" if notes else "?print-pdf"), wait_until="load")
     page.wait_for_function(TYPESET, timeout=120_000)
     page.wait_for_timeout(300)  # the frames' and figures' images decode
-    target = pdf_name(deck, notes)
+    target = Path(target) if target is not None else pdf_name(deck, notes)
     page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
     return target
 
