@@ -8,7 +8,9 @@ swaps frames with a few lines of JavaScript (``live_pages.py``, ``live_explorers
 small-multiples twin follows in the notebook. Math is rendered by a copy of MathJax in
 ``OUTDIR/mathjax``, links between notebooks point to the pages, and nothing is fetched from the network:
 the pages work offline, from ``file://`` or any static host. Each notebook is also a reveal.js slide
-deck, ``OUTDIR/NAME.slides.html`` (``decks.py``; ``--no-slides`` leaves them out), linked from the index.
+deck, ``OUTDIR/NAME.slides.html`` (``decks.py``; ``--no-slides`` leaves them out), linked from the index, and
+its PDFs, ``NAME.slides.pdf`` and ``NAME.slides-notes.pdf`` (printed by headless Chromium; ``--no-pdf`` leaves
+them out).
 
 The Chinese edition (``notebooks/zh/``, ``tools/translate.py``) is built alike into ``OUTDIR/zh/``: its course
 home from ``README.zh.md``, a page and a deck per zh notebook, each run in its own kernel (which selects
@@ -29,7 +31,7 @@ import nbformat
 
 from attention_lab.paths import repo_root
 from tools import decks as slide_decks
-from tools import live_pages, page_questions, site_kit
+from tools import browser, live_pages, page_questions, site_kit
 from tools.execute import Executed, execute
 from tools.explorer_frames import AFTER_NOTEBOOK
 from tools.lecture_figures import BEFORE_NOTEBOOK
@@ -147,9 +149,10 @@ def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False, l
     path.write_text(site_kit.finish_page(page, footer=footer, lang=lang, twin=twin), encoding="utf-8")
 
 
-def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None):
-    """The course home (``site_kit.index_page``), with a link to the slide deck of each notebook in ``decks``."""
-    links = {stem: slide_decks.index_link(stem) for stem in decks}
+def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None, pdf=False):
+    """The course home (``site_kit.index_page``), with a link to the slide deck of each notebook in ``decks``
+    (``pdf``: and to its PDFs)."""
+    links = {stem: slide_decks.index_link(stem, pdf) for stem in decks}
     page = site_kit.finish_page(site_kit.index_page(pages, notebooks, links), twin=twin)
     outdir.joinpath("index.html").write_text(page, encoding="utf-8")
 
@@ -179,10 +182,12 @@ def build_site(
     executed=None,
     decks: bool = True,
     going_further: bool = False,
+    pdf: bool = False,
 ) -> list:
     """Execute the notebooks and write the pages into ``outdir``; return the paths written (index first).
 
     ``decks``: also write each notebook's slide deck (``decks.py``: from the same run, lecture-style figures);
+    ``pdf``: and print each deck to PDF, slides and slides with notes (``decks.write_pdfs``: headless Chromium);
     ``going_further``: the decks keep the "Going further" sections (left out by default; check cells always are).
 
     The pages are built in a temporary folder beside ``outdir`` and moved into place at the end, so a failed
@@ -216,6 +221,7 @@ def build_site(
             executed=executed,
             decks=decks,
             going_further=going_further,
+            pdf=pdf,
         )
     return [final / path.relative_to(staging) for path in written]
 
@@ -229,6 +235,7 @@ def _build_pages(
     executed=None,
     decks=True,
     going_further=False,
+    pdf=False,
 ) -> list:
     """Execute the notebooks and write the pages; return the paths written (index first).
 
@@ -266,7 +273,14 @@ def _build_pages(
         _, zh_written, zh_runs = _edition(zh_paths, outdir / "zh", "zh", **edition)
     deck_stems = {path.stem for path, _ in runs} if decks else ()
     home_twin = "zh/index.html" if zh_paths else None
-    _index(pages, outdir, {p.stem: p for p in paths}, deck_stems, twin=home_twin)
+    pdf = pdf and bool(decks)
+    if pdf and not browser.chromium_available():
+        log(f"the decks' PDFs were not printed: no Chromium at {browser.CHROMIUM} ({browser.INSTALL_HINT})")
+        pdf = False
+    if pdf:
+        deck_files = [p for p in [*written, *zh_written] if p.name.endswith(".slides.html")]
+        written += slide_decks.write_pdfs(deck_files, log=log)
+    _index(pages, outdir, {p.stem: p for p in paths}, deck_stems, twin=home_twin, pdf=pdf)
     if zh_paths:
         zh_decks = {path.stem for path, _ in zh_runs} if decks else ()
         written += [_zh_index(exporter, outdir / "zh", zh_decks, twin="../index.html"), *zh_written]
@@ -316,9 +330,16 @@ def main(argv=None):
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
     parser.add_argument("--no-slides", action="store_true", help="pages only, no slide decks")
     parser.add_argument("--further", action="store_true", help="the slide decks keep the 'Going further' sections")
+    parser.add_argument("--no-pdf", action="store_true", help="no PDFs of the decks (they need Chromium)")
     args = parser.parse_args(argv)
     try:
-        written = build_site(args.outdir, args.notebooks or None, decks=not args.no_slides, going_further=args.further)
+        written = build_site(
+            args.outdir,
+            args.notebooks or None,
+            decks=not args.no_slides,
+            going_further=args.further,
+            pdf=not args.no_pdf and not args.no_slides,
+        )
     except (ValueError, OSError) as error:
         parser.error(str(error).splitlines()[0])  # one line on stderr and exit status 2, no traceback
     except RuntimeError as error:  # a notebook that did not run cleanly: say which, in one line

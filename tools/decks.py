@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import copy
 import html
+import re
 import shutil
+import textwrap
 from pathlib import Path
 
 from attention_lab.plots import CJK_FONT
@@ -39,6 +41,13 @@ __all__ = [
     "write_decks",
     "deck_exporter",
     "external_resources",
+    "LECTURE_KEY",
+    "cell_marks",
+    "has_marks",
+    "mark_problems",
+    "lecture_slides",
+    "lecture_plan",
+    "lecture_notebook",
 ]
 
 TOOLS = Path(__file__).resolve().parent
@@ -66,6 +75,27 @@ padding:0 .4em .6em}
 .reveal .jp-RenderedMarkdown h1,.reveal .jp-RenderedMarkdown h2{font-size:1.6em;margin:.2em 0 .4em}
 .reveal .jp-RenderedMarkdown h3{font-size:1.25em}
 .reveal .jp-InputPrompt,.reveal .jp-OutputPrompt{display:none}
+/* the lecture decks condensed from marks: one idea a slide at 1280x720, text >= 24 px as shown, nothing scrolls */
+.reveal.lecture{--jp-content-font-size1:31px;--jp-code-font-size:25px;--jp-content-line-height:1.35;
+--jp-code-line-height:1.3}
+.reveal.lecture .slides section:not(.stack){overflow:hidden;padding:0 .5em}
+.reveal.lecture .jp-RenderedMarkdown,.reveal.lecture .jp-RenderedMarkdown p,.reveal.lecture .jp-RenderedMarkdown li,
+.reveal.lecture .jp-RenderedMarkdown td,.reveal.lecture .jp-RenderedMarkdown th{font-size:31px;line-height:1.35}
+.reveal.lecture .jp-RenderedMarkdown p{margin:.3em 0}
+.reveal.lecture .jp-RenderedMarkdown h2{font-size:44px;margin:.25em 0 .35em;font-weight:bold}
+.reveal.lecture .jp-RenderedMarkdown table{margin:.3em 0}
+.reveal.lecture .jp-RenderedMarkdown td,.reveal.lecture .jp-RenderedMarkdown th{padding:.15em .6em}
+.reveal.lecture .jp-InputArea pre,.reveal.lecture .jp-RenderedText pre{font-size:25px;line-height:1.3;
+white-space:pre-wrap;overflow-wrap:anywhere}
+.reveal.lecture .jp-RenderedText pre{margin:0}
+.reveal.lecture .jp-OutputArea-output img{max-height:440px;width:auto;max-width:100%;display:block;margin:.2em auto}
+.reveal.lecture .fragment.visible{background:#fff4d6;border-left:6px solid #E69F00;padding-left:.4em}
+.reveal.lecture .live-explorer{font-size:26px}
+.reveal.lecture .live-controls{font-size:26px;margin:.1em 0 .2em}
+.reveal.lecture .live-controls select{font-size:24px}
+.reveal.lecture .live-controls input[type=range]{width:340px;height:28px}
+.reveal.lecture .jp-OutputArea-output img.live-figure{width:100%;height:auto;max-height:520px;object-fit:contain}
+.reveal.lecture .live-note{display:none}
 :root{--jp-content-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK";
 --jp-ui-font-family:system-ui,-apple-system,"Segoe UI",helvetica,arial,sans-serif,"Course CJK"}
 """
@@ -77,9 +107,13 @@ def deck_name(stem: str) -> str:
     return f"{stem}.slides.html"
 
 
-def index_link(stem: str) -> str:
-    """The link to a notebook's deck, for the site's index."""
-    return f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
+def index_link(stem: str, pdf: bool = False) -> str:
+    """The link to a notebook's deck, for the site's index; ``pdf``: and to its PDFs (slides, with notes)."""
+    link = f' · <a href="{html.escape(deck_name(stem))}">slides</a>'
+    if pdf:
+        deck = Path(deck_name(stem))
+        link += f' (<a href="{pdf_name(deck).name}">PDF</a>, <a href="{pdf_name(deck, True).name}">PDF with notes</a>)'
+    return link
 
 
 def lecture_cells(nb, *, going_further: bool = False):
@@ -106,6 +140,7 @@ def copy_reveal(outdir: Path) -> Path:
     folder = Path(outdir) / REVEAL_FOLDER
     shutil.copytree(REVEAL / "dist", folder / "dist", dirs_exist_ok=True)
     shutil.copyfile(REVEAL / "LICENSE", folder / "LICENSE")
+    shutil.copytree(REVEAL / "plugin", folder / "plugin", dirs_exist_ok=True)  # the notes plugin: the speaker view
     (folder / "dist" / "theme").mkdir(exist_ok=True)
     (folder / "dist" / "theme" / "course.css").write_text(THEME, encoding="utf-8")
     shutil.copyfile(CJK_FONT, folder / "dist" / "theme" / "course-cjk.ttf")
@@ -115,6 +150,7 @@ def copy_reveal(outdir: Path) -> Path:
 def deck_exporter():
     """nbconvert's exporter for the decks (the course's reveal template, the site's MathJax), made once per build."""
     from nbconvert import SlidesExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
 
     exporter = SlidesExporter(
         template_name="course_reveal",
@@ -124,23 +160,30 @@ def deck_exporter():
         reveal_transition="none",
         reveal_number="c/t",
         reveal_width="1280",
-        reveal_height="800",
+        reveal_height="720",
         filters={"clean_html": site_kit.own_html},
     )
+    # a lecture deck's figure slide shows the cell's output without its code
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_input_tags={OUTPUT_ONLY_TAG}), enabled=True)
     exporter.mathjax_url = MATHJAX_URL
     return exporter
 
 
-def deck_html(nb, title: str, exporter=None, *, lang: str = "en", twin: str | None = None) -> str:
+def deck_html(
+    nb, title: str, exporter=None, *, lang: str = "en", twin: str | None = None, lecture: bool = False
+) -> str:
     """The deck of an executed, static-page-ready notebook (explorers already turned into live blocks).
 
     ``lang="zh"``: a deck of the Chinese edition (in ``zh/``, sharing reveal.js and the frames one folder up);
-    ``twin``: the address of the same deck in the other edition (``site_kit.finish_page``).
+    ``twin``: the address of the same deck in the other edition (``site_kit.finish_page``); ``lecture``: a deck
+    condensed from marks (:func:`lecture_notebook`), in the lecture style.
     """
     exporter = exporter or deck_exporter()
     resources = {"metadata": {"name": title}, "mathjax_config": site_kit.MATHJAX_CONFIG}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     # the pages' style sheet (contrast, underlined links, visible focus, the CJK font) and lang="zh"
+    if lecture:  # the condensed deck's style (THEME's .reveal.lecture rules)
+        body = body.replace('<div class="reveal">', '<div class="reveal lecture">', 1)
     body = site_kit.local_links(body, deck_name, lang)
     body = site_kit.finish_page(live_pages.install(site_kit.offline(body)), lang=lang, twin=twin)
     found = external_resources(body)
@@ -176,14 +219,378 @@ def write_decks(
         manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
         nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
         title = site_kit.title(nb, path.stem)
+        lecture = has_marks(nb)
+        if lecture:  # the deck condensed from the notebook's marks
+            problems = mark_problems(nb, f"{'zh/' if lang == 'zh' else ''}{path.name}")
+            if problems:
+                raise RuntimeError(f"the lecture marks do not match the notebook: {problems[0]}")
+            nb = lecture_notebook(nb, lang)
         target = outdir / deck_name(path.stem)
         twin = (
             (f"../{deck_name(path.stem)}" if lang == "zh" else f"zh/{deck_name(path.stem)}")
             if path.stem in twins
             else None
         )
-        target.write_text(deck_html(nb, title, exporter, lang=lang, twin=twin), encoding="utf-8")
+        target.write_text(deck_html(nb, title, exporter, lang=lang, twin=twin, lecture=lecture), encoding="utf-8")
         written.append(target)
         shown = f"zh/{path.name}" if lang == "zh" else path.name
         log(f"{shown}: -> {'zh/' if lang == 'zh' else ''}{target.name} ({target.stat().st_size / 1e6:.1f} MB)")
+    return written
+
+
+# --- lecture decks condensed from the notebook by marks -----------------------------------------------------------
+#
+# A notebook whose cells carry marks (``metadata.lecture``, a list of slide marks) gets a lecture deck built from the
+# marks alone; one without marks keeps the paginated deck above. A mark is a dict:
+#
+#   title     the slide's title (starts a slide; a mark without a title, or with "join": true, adds to the slide above)
+#   show      phrases of the cell's own source shown on the slide, each found in it verbatim (whitespace aside):
+#             a sentence, a bullet, a display formula "$$...$$" (or a part of one, between its own $$); a phrase
+#             the source no longer holds fails the build
+#   code      true (the cell's code) or an excerpt of it; at most CODE_LINES lines
+#   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result)
+#   question  {"ask": "...", "choices": [...], "answer": "...", "why": "..."}: a question for the room (its
+#             question in bold under the phrases shown, then the choices), the answer and why on a fragment
+#   notes     what to say, what to ask the room, the transition (the speaker view, S)
+#   minutes   the slide's minutes in the lecture; "extension": true puts it in the 90-minute lecture only
+#
+# The first slide's notes get the plan: minutes per section, the 50-minute lecture and its extension to 90.
+
+LECTURE_KEY = "lecture"
+CODE_LINES = 12  # lines of code a slide shows at most
+SLIDE_WORDS = 60  # words of prose a slide shows at most
+CORE_MINUTES, FULL_MINUTES = 50, 90
+OUTPUT_ONLY_TAG = "deck-output-only"  # a code cell whose input the deck hides (nbconvert's TagRemovePreprocessor)
+PLAN_WORDS = {
+    "en": (
+        "Plan",
+        "50-minute lecture",
+        "extension to 90 minutes",
+        "min",
+        "EXTENSION (90-minute lecture only). ",
+        "Answer",
+        "Question",
+    ),
+    "zh": ("讲课计划", "50 分钟讲授", "扩展到 90 分钟", "分钟", "扩展内容（仅 90 分钟讲授）。", "答案", "提问"),
+}
+
+
+def _squash(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _source_text(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def cell_marks(cell) -> list[dict]:
+    """The slide marks of one cell (``metadata.lecture``), [] if it has none."""
+    marks = cell.get("metadata", {}).get(LECTURE_KEY, [])
+    return [marks] if isinstance(marks, dict) else list(marks)
+
+
+def has_marks(nb) -> bool:
+    """Whether the notebook's deck is condensed from marks (any cell carries one)."""
+    return any(cell_marks(cell) for cell in nb.cells if isinstance(cell, dict))
+
+
+def _section(cell) -> str | None:
+    """The title of the section a ``##`` (or ``#``) heading opening ``cell`` starts, else None."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    first = _source_text(cell).lstrip().split("\n", 1)[0]
+    match = re.match(r"#{1,2}\s+(.*)", first)
+    return match.group(1).strip() if match else None
+
+
+def _words(text: str) -> int:
+    """Words a reader reads: TeX, markup and links stripped; a CJK character counts as half a word."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " x ", text, flags=re.S)
+    text = re.sub(r"\]\([^)]*\)|[*_`#\[\]|>-]", " ", text)
+    cjk = len(re.findall(r"[\u3400-\u9fff]", text))
+    return len(re.sub(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]", " ", text).split()) + (cjk + 1) // 2
+
+
+def _formula_part(phrase: str) -> str:
+    """What of ``phrase`` its cell must hold: all of it, or for a display formula ``$$...$$`` the formula inside
+    (a slide may show part of a long display formula, as a display formula of its own)."""
+    text = phrase.strip()
+    return text[2:-2] if len(text) > 4 and text.startswith("$$") and text.endswith("$$") else phrase
+
+
+def mark_problems(nb, name: str = "notebook") -> list[str]:
+    """What is wrong with the notebook's marks, one line each ([] if nothing): a phrase or code excerpt its cell
+    no longer holds (the slide's source is gone or changed), too much on a slide, a slide without notes or minutes,
+    minutes that do not make the 50-minute lecture with its extension to 90."""
+    problems, core, full, slides, titles = [], 0.0, 0.0, 0, set()
+    for index, cell in enumerate(nb.cells):
+        where = f"{name} cell {index} ({cell.get('id', '?')})"
+        source = _squash(_source_text(cell))
+        for mark in cell_marks(cell):
+            starts = bool(mark.get("title")) and not mark.get("join")
+            slides += starts
+            titles.add(mark.get("title")) if starts else None
+            if isinstance(mark.get("join"), str) and mark["join"] not in titles:
+                problems.append(f"{where}: joins a slide no earlier mark starts: {mark['join']!r}")
+            for phrase in mark.get("show", []):
+                if _squash(_formula_part(phrase)) not in source:
+                    problems.append(f"{where}: the marked phrase is not in the cell: {_squash(phrase)[:60]!r}")
+            code = mark.get("code")
+            if code:
+                if cell.get("cell_type") != "code":
+                    problems.append(f"{where}: code is marked on a markdown cell")
+                elif code is not True and _squash(code) not in source:
+                    problems.append(f"{where}: the marked code is not in the cell: {_squash(code)[:60]!r}")
+                shown = _source_text(cell) if code is True else code
+                if len(shown.strip().splitlines()) > CODE_LINES:
+                    problems.append(f"{where}: {len(shown.strip().splitlines())} lines of code (at most {CODE_LINES})")
+            if mark.get("output") and cell.get("cell_type") != "code":
+                problems.append(f"{where}: output is marked on a markdown cell")
+            question = mark.get("question") or {}
+            said = [
+                *mark.get("show", []),
+                *question.get("choices", []),
+                question.get("answer", ""),
+                question.get("why", ""),
+            ]
+            if _words(" ".join(said)) > SLIDE_WORDS:
+                problems.append(f"{where}: more than {SLIDE_WORDS} words on the slide {mark.get('title')!r}")
+            if starts and not _squash(mark.get("notes", "")):
+                problems.append(f"{where}: the slide {mark.get('title')!r} has no speaker notes")
+            minutes = mark.get("minutes", 0)
+            if not isinstance(minutes, int | float) or minutes < 0:
+                problems.append(f"{where}: minutes must be a number >= 0, got {minutes!r}")
+                continue
+            full += minutes
+            core += 0 if mark.get("extension") else minutes
+    if slides and (round(core, 3) != CORE_MINUTES or round(full, 3) != FULL_MINUTES):
+        problems.append(
+            f"{name}: the slides' minutes make {core:g} (core) and {full:g} (with the extension), "
+            f"expected {CORE_MINUTES} and {FULL_MINUTES}"
+        )
+    return problems
+
+
+def lecture_slides(nb) -> list[dict]:
+    """The slides the marks make, in order: title, section, parts (("text"|"code"|"output", ...)), question,
+    notes, minutes, extension."""
+    slides, section = [], None
+    for cell in nb.cells:
+        section = _section(cell) or section
+        for mark in cell_marks(cell):
+            named = [slide for slide in slides if isinstance(mark.get("join"), str) and slide["title"] == mark["join"]]
+            if not named and (mark.get("title") and not mark.get("join") or not slides):
+                slides.append(
+                    dict(
+                        title=mark.get("title", ""),
+                        section=section,
+                        parts=[],
+                        question=None,
+                        notes=[],
+                        minutes=0.0,
+                        extension=bool(mark.get("extension")),
+                    )
+                )
+            slide = named[-1] if named else slides[-1]  # "join": a title adds to that slide, else to the last
+            slide["parts"] += [("text", phrase) for phrase in mark.get("show", [])]
+            if mark.get("code"):
+                code = _source_text(cell) if mark["code"] is True else mark["code"]
+                code = textwrap.dedent(code.strip("\n"))  # an excerpt from inside a loop, at the margin
+                code = re.sub(r"(?m)(\S) {3,}#", r"\1  #", code)  # comments aligned far right: two spaces in
+                slide["parts"].append(("code", code, cell if mark.get("output") else None))
+            elif mark.get("output"):
+                slide["parts"].append(("output", cell))
+            if mark.get("question"):
+                slide["question"] = mark["question"]
+            if mark.get("notes"):
+                slide["notes"].append(mark["notes"])
+            slide["minutes"] += mark.get("minutes", 0)
+    return slides
+
+
+def lecture_plan(slides, lang: str = "en") -> str:
+    """The first slide's notes' plan: minutes per section, the core lecture and its extension."""
+    words = PLAN_WORDS[lang]
+    sections: dict[str, list[float]] = {}
+    for slide in slides:
+        core, extra = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0]), slide["minutes"]
+        core[1 if slide["extension"] else 0] += extra
+    rows = [
+        f"- {name.replace('$', '')}: {core:g} {words[3]}" + (f" (+{extra:g} {words[3]})" if extra else "")
+        for name, (core, extra) in sections.items()
+    ]
+    total = sum(c for c, _ in sections.values())
+    more = sum(e for _, e in sections.values())
+    return f"**{words[0]}**: {words[1]}, {total:g} {words[3]}; {words[2]} (+{more:g} {words[3]}).\n\n" + "\n".join(rows)
+
+
+def _shown_outputs(outputs) -> list:
+    """A cell's outputs for its figure slide: its figures and live explorers alone if it shows any (what it
+    prints stays in the notebook), else all of them (a printed result is the slide's point)."""
+    pictures = [o for o in outputs if {"image/png", "image/svg+xml", "text/html"} & set(o.get("data", {}))]
+    return copy.deepcopy(pictures or list(outputs))
+
+
+def lecture_notebook(nb, lang: str = "en"):
+    """The deck's notebook condensed from the marks of executed ``nb`` (its outputs already static): a cell per
+    part of each slide, notes cells, the question's answer on a fragment."""
+    import nbformat
+
+    words = PLAN_WORDS[lang]
+    slides = lecture_slides(nb)
+    cells = []
+    for number, slide in enumerate(slides):
+        text = [f"## {slide['title']}"] if slide["title"] else []
+        first = True
+
+        def add(cell, kind=None):
+            nonlocal first
+            cell.metadata["slideshow"] = {"slide_type": kind or ("slide" if first else "-")}
+            first = False
+            cells.append(cell)
+
+        for part in slide["parts"]:
+            if part[0] == "text":
+                text.append(part[1])
+                continue
+            if text:
+                add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
+                text = []
+            if part[0] == "code":
+                code = nbformat.v4.new_code_cell(part[1])
+                code.outputs = copy.deepcopy(part[2].get("outputs", [])) if part[2] is not None else []
+                add(code)
+            else:
+                shown = nbformat.v4.new_code_cell(_source_text(part[1]))
+                shown.outputs = _shown_outputs(part[1].get("outputs", []))
+                shown.metadata["tags"] = [OUTPUT_ONLY_TAG]
+                add(shown)
+        question = slide["question"]
+        if question:
+            text += [f"**{question['ask']}**"] if question.get("ask") else []
+            choices = [f"**{chr(65 + i)}.** {choice}" for i, choice in enumerate(question.get("choices", []))]
+            if choices:  # short choices on one line, long ones one a line
+                text.append((" · " if sum(map(len, choices)) < 90 else "  \n").join(choices))
+        if text:
+            add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
+        if question:
+            add(
+                nbformat.v4.new_markdown_cell(f"**{words[5]}: {question['answer']}** {question.get('why', '')}"),
+                "fragment",
+            )
+        notes = "\n\n".join(slide["notes"])
+        if slide["extension"]:
+            notes = words[4] + notes
+        if number == 0:
+            notes = lecture_plan(slides, lang) + "\n\n" + notes
+        minutes = f"*({slide['minutes']:g} {words[3]})* " if slide["minutes"] else ""
+        add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
+    out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(dict(nb.metadata)))
+    for i, cell in enumerate(out.cells):
+        cell["id"] = f"deck-{i}"
+    return out
+
+
+# What a browser test (and ``deck_pdf``) measures on the slide shown, in a page with the deck loaded: whether the
+# slide scrolls, what crosses its edges or is cut off, the smallest text (CSS pixels as rendered, reveal's scale
+# applied) of its prose, code and printed results, its lines of code, its words of prose, and its notes' words.
+SLIDE_AUDIT = """() => {
+  const scale = Reveal.getScale();
+  const slide = Reveal.getCurrentSlide();
+  const edge = document.querySelector('.reveal .slides').getBoundingClientRect();
+  const shown = el => !el.closest('aside.notes') && el.getClientRects().length > 0;
+  const crossing = [];
+  for (const el of slide.querySelectorAll('*')) {
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width && r.height && (r.right > edge.right + 2 || r.bottom > edge.bottom + 2 || r.left < edge.left - 2
+        || r.top < edge.top - 2)) crossing.push(el.tagName.toLowerCase() + '.' + String(el.className).split(' ')[0]);
+    if ((el.tagName === 'PRE' || el.tagName === 'TABLE') && el.scrollWidth > el.clientWidth + 1)
+      crossing.push('cut off: ' + el.tagName.toLowerCase());
+  }
+  const sizes = [];
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement;
+    if (!node.textContent.trim() || !shown(el) || el.closest('mjx-container, .live-explorer, .live-figure')) continue;
+    if (!el.closest('.jp-RenderedMarkdown, .jp-InputArea, .jp-RenderedText, .jp-RenderedHTMLCommon')) continue;
+    sizes.push(parseFloat(getComputedStyle(el).fontSize) * scale);
+  }
+  const code = [...slide.querySelectorAll('.jp-InputArea pre')].filter(shown)
+    .map(pre => pre.textContent.replace(/\\n$/, '').split('\\n').length).reduce((a, b) => a + b, 0);
+  const prose = [...slide.querySelectorAll('.jp-RenderedMarkdown')].filter(shown).map(el => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('mjx-container, h1, h2').forEach(m => m.replaceWith(' x '));
+    return copy.textContent;
+  }).join(' ');
+  const cjk = (prose.match(/[\\u3400-\\u9fff]/g) || []).length;
+  const words = prose.replace(/[\\u3400-\\u9fff\\u3000-\\u303f\\uff00-\\uffef]/g, ' ').split(/\\s+/)
+    .filter(w => /\\w/.test(w)).length + Math.ceil(cjk / 2);
+  const notes = slide.querySelector('aside.notes');
+  return {
+    scrolls: slide.scrollHeight > slide.clientHeight + 1 || slide.scrollWidth > slide.clientWidth + 1,
+    crossing: [...new Set(crossing)].slice(0, 5),
+    smallest: sizes.length ? Math.min(...sizes) : null,
+    code_lines: code,
+    words: words,
+    notes: notes ? notes.textContent.trim().split(/\\s+/).length : 0,
+  };
+}"""
+
+
+# --- the decks as PDF, printed by headless Chromium from reveal.js's print layout ---------------------------------
+
+PDF_SUFFIXES = {False: ".pdf", True: "-notes.pdf"}  # NAME.slides.pdf, NAME.slides-notes.pdf
+TYPESET = """() => document.readyState === 'complete' && window.Reveal && Reveal.isReady()
+  && (!window.MathJax || !MathJax.startup || !MathJax.startup.promise || window.__typeset === true
+      || (MathJax.startup.promise.then(() => { window.__typeset = true; }), false))"""
+
+
+def pdf_name(deck: Path, notes: bool = False) -> Path:
+    """Where the PDF of ``deck`` (``NAME.slides.html``) goes: ``NAME.slides.pdf``; with notes
+    ``NAME.slides-notes.pdf``."""
+    deck = Path(deck)
+    return deck.with_name(deck.name.removesuffix(".html") + PDF_SUFFIXES[notes])
+
+
+def deck_pdf(page, deck: Path, notes: bool = False, target: Path | None = None) -> Path:
+    """Print ``deck`` to ``target`` (default :func:`pdf_name`) with a Playwright Chromium ``page``: reveal.js's
+    print layout (``?print-pdf``), one page per slide, a question's answer on its slide's page; ``notes``: each
+    slide's page followed by a page of its speaker notes. Returns the PDF's path."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(Path(deck).resolve().as_uri() + ("?print-pdf&notes" if notes else "?print-pdf"), wait_until="load")
+    page.wait_for_function(TYPESET, timeout=120_000)
+    page.wait_for_timeout(300)  # the frames' and figures' images decode
+    target = Path(target) if target is not None else pdf_name(deck, notes)
+    page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
+    return target
+
+
+def pdf_pages(path: Path) -> int:
+    """The number of pages of a PDF that Chromium wrote (its page objects)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", Path(path).read_bytes()))
+
+
+def write_pdfs(decks, *, log=print) -> list[Path]:
+    """Each of ``decks`` printed to PDF twice (:func:`deck_pdf`: slides; slides with notes) by the headless
+    Chromium of ``tools.browser`` through Playwright, offline; returns the PDFs written."""
+    from playwright.sync_api import sync_playwright
+
+    from tools import browser
+
+    written = []
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser.CHROMIUM, args=browser.CHROMIUM_ARGS)
+        try:
+            for deck in decks:
+                page = chromium.new_page()
+                try:
+                    for notes in (False, True):
+                        written.append(deck_pdf(page, deck, notes))
+                        log(f"{deck.name}: -> {written[-1].name} ({pdf_pages(written[-1])} pages)")
+                finally:
+                    page.close()
+        finally:
+            chromium.close()
     return written

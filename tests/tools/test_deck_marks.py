@@ -1,0 +1,164 @@
+"""The lecture decks' marks (``tools/decks.py``): a deck condensed from the notebook's own cells, whose slides
+fail the build when their source text changes and they do not; notes, minutes, questions."""
+
+import copy
+
+import nbformat
+import pytest
+from helpers import NOTEBOOKS, ZH_NOTEBOOKS
+
+from tools import decks
+
+MARKED = [p for p in [*NOTEBOOKS, *ZH_NOTEBOOKS] if decks.has_marks(nbformat.read(p, as_version=4))]
+IDS = [("zh/" if p.parent.name == "zh" else "") + p.stem for p in MARKED]
+
+
+def _lecture(path):
+    return decks.lecture_cells(nbformat.read(path, as_version=4))
+
+
+def _first_shown(nb):
+    """The first cell with a mark that shows a phrase of it, and that phrase."""
+    for cell in nb.cells:
+        for mark in decks.cell_marks(cell):
+            for phrase in mark.get("show", []):
+                if not phrase.startswith("$"):
+                    return cell, mark, phrase
+    raise AssertionError("no marked phrase")
+
+
+def _notebook(*cells):
+    return nbformat.v4.new_notebook(cells=list(cells))
+
+
+def _markdown(source, marks):
+    cell = nbformat.v4.new_markdown_cell(source)
+    cell.metadata["lecture"] = marks
+    return cell
+
+
+def test_some_decks_are_condensed_from_marks():
+    assert MARKED, "no notebook carries lecture marks"
+
+
+@pytest.mark.parametrize("path", MARKED, ids=IDS)
+def test_every_mark_finds_its_text_and_the_lecture_makes_50_and_90_minutes(path):
+    """The drift test: a slide's phrase, code or formula its cell no longer holds fails here (and the site build)."""
+    assert decks.mark_problems(_lecture(path), path.name) == []
+
+
+@pytest.mark.parametrize("path", MARKED, ids=IDS)
+def test_every_slide_has_a_title_notes_and_at_most_12_lines_of_code(path):
+    slides = decks.lecture_slides(_lecture(path))
+    assert len(slides) >= 8
+    for slide in slides:
+        assert slide["title"] and " ".join(slide["notes"]).strip(), slide["title"]
+        code = [part[1] for part in slide["parts"] if part[0] == "code"]
+        assert sum(len(c.splitlines()) for c in code) <= decks.CODE_LINES, slide["title"]
+    assert sum(s["minutes"] for s in slides if not s["extension"]) == decks.CORE_MINUTES
+    assert sum(s["minutes"] for s in slides) == decks.FULL_MINUTES
+
+
+def test_a_changed_sentence_fails_until_its_slide_changes_and_the_slide_shows_the_new_text():
+    nb = _lecture(MARKED[0])
+    cell, mark, phrase = _first_shown(nb)
+    words = phrase.split()
+    changed = " ".join([*words[:-1], "CHANGED", words[-1]])
+    edited = copy.deepcopy(nb)
+    target = next(c for c in edited.cells if c.get("id") == cell.get("id"))
+    target.source = decks._source_text(cell).replace(phrase, changed) if phrase in cell.source else None
+    assert target.source and changed in target.source, "the phrase is in the cell as written"
+    problems = decks.mark_problems(edited)
+    assert any(cell.get("id") in p and "not in the cell" in p for p in problems), problems
+    # the author changes the mark with the text: the slide shows the new sentence
+    marks = copy.deepcopy(decks.cell_marks(target))
+    for m in marks:
+        m["show"] = [changed if p == phrase else p for p in m.get("show", [])]
+    target.metadata["lecture"] = marks
+    assert decks.mark_problems(edited) == []
+    deck = decks.lecture_notebook(edited)
+    assert any(changed in c.source for c in deck.cells if c.cell_type == "markdown")
+
+
+def test_a_phrase_matches_across_line_breaks_and_part_of_a_formula_is_allowed():
+    source = "Intro line.\nA sentence that the author\nwrapped.\n\n$$a = b + c, \\qquad d = e.$$"
+    cell = _markdown(
+        source,
+        [dict(title="T", notes="say", minutes=50, show=["A sentence that the author wrapped.", "$$a = b + c,$$"])],
+    )
+    cell.metadata["lecture"][0]["minutes"] = 50
+    extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True, show=["More."])])
+    assert decks.mark_problems(_notebook(cell, extra)) == []
+    cell.metadata["lecture"][0]["show"] = ["$$a = b - c,$$"]
+    assert any("not in the cell" in p for p in decks.mark_problems(_notebook(cell, extra)))
+
+
+def test_the_deck_has_notes_on_every_slide_the_plan_first_and_the_answer_on_a_fragment():
+    nb = _notebook(
+        _markdown(
+            "# Title\n\nThe one idea.",
+            [dict(title="Title", show=["The one idea."], notes="Say the idea.", minutes=20)],
+        ),
+        _markdown(
+            "## 1. A section\n\nWhich is larger, 2 or 3?",
+            [
+                dict(
+                    title="Predict",
+                    show=["Which is larger, 2 or 3?"],
+                    question=dict(choices=["2", "3"], answer="B, 3", why="3 > 2."),
+                    notes="Vote first.",
+                    minutes=30,
+                ),
+                dict(title="More", show=["A section"], notes="Only in the long lecture.", minutes=40, extension=True),
+            ],
+        ),
+    )
+    assert decks.mark_problems(nb) == []
+    deck = decks.lecture_notebook(nb)
+    kinds = [c.metadata["slideshow"]["slide_type"] for c in deck.cells]
+    assert kinds.count("slide") == 3 and kinds.count("notes") == 3
+    fragment = deck.cells[kinds.index("fragment")]
+    assert "B, 3" in fragment.source and "3 > 2." in fragment.source
+    notes = [c.source for c in deck.cells if c.metadata["slideshow"]["slide_type"] == "notes"]
+    assert "50 min" in notes[0] and "+40 min" in notes[0] and "Say the idea." in notes[0]
+    assert "1. A section: 30 min (+40 min)" in notes[0]
+    assert notes[2].startswith("*(40 min)* EXTENSION") and "Only in the long lecture." in notes[2]
+    html = decks.deck_html(deck, "probe", lecture=True)
+    assert html.count('<aside class="notes">') == 3 and "plugin/notes/notes.js" in html
+    assert '<div class="reveal lecture">' in html and "RevealNotes" in html
+
+
+@pytest.mark.parametrize(
+    "mark, problem",
+    [
+        (dict(title="T", notes="n", minutes=50, code="x = 1\n" * 13), "13 lines of code"),
+        (dict(title="T", minutes=50, show=["The one idea."]), "has no speaker notes"),
+        (dict(title="T", notes="n", minutes=50, show=["The one idea. " * 25]), "words on the slide"),
+        (dict(title="T", notes="n", minutes=-1), "minutes must be a number >= 0"),
+        (dict(title="T", notes="n", minutes=45), "make 45 (core)"),
+        (dict(join="Nowhere", notes="n", minutes=50), "joins a slide no earlier mark starts"),
+    ],
+)
+def test_a_mark_that_breaks_a_rule_is_named(mark, problem):
+    source = "The one idea. " * 25 + ("\n" + "x = 1\n" * 13)
+    cell = _markdown(source, [mark])
+    if "code" in mark:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["lecture"] = [mark]
+    extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
+    problems = decks.mark_problems(_notebook(cell, extra))
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_figure_slide_shows_the_figure_not_what_the_cell_prints():
+    cell = nbformat.v4.new_code_cell("print(1)\nplt.show()")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+    ]
+    cell.metadata["lecture"] = [dict(title="A figure", output=True, notes="Point.", minutes=50)]
+    extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
+    deck = decks.lecture_notebook(_notebook(cell, extra))
+    shown = [c for c in deck.cells if c.cell_type == "code"]
+    assert len(shown) == 1 and [o.output_type for o in shown[0].outputs] == ["display_data"]
+    assert decks.OUTPUT_ONLY_TAG in shown[0].metadata["tags"]
