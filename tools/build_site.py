@@ -30,8 +30,8 @@ from pathlib import Path
 import nbformat
 
 from attention_lab.paths import repo_root
-from tools import decks as slide_decks
 from tools import browser, live_pages, page_questions, site_kit
+from tools import decks as slide_decks
 from tools.execute import Executed, execute
 from tools.explorer_frames import AFTER_NOTEBOOK
 from tools.lecture_figures import BEFORE_NOTEBOOK
