@@ -30,6 +30,17 @@ def test_reference_answers_pass(nb05):
     assert ex.check_query_jacobian(nb05.query_jacobian).passed
 
 
+def test_right_answers_offer_no_hint(nb05):
+    for feedback in (
+        ex.check_additive_scores(nb05.additive_scores),
+        ex.check_padded_attention(nb05.padded_attention),
+        ex.check_unscaled_entropy(nb05.PREDICTED_ENTROPY, nb05.unscaled_attention_weights),
+        ex.check_query_jacobian(nb05.query_jacobian),
+    ):
+        shown = repr(feedback) + feedback._repr_markdown_() + feedback._repr_html_()
+        assert feedback.passed and not any(word in shown for word in (".hint()", ".fix()", "<details>"))
+
+
 def test_right_answers_in_other_forms_pass():
     assert ex.check_additive_scores(_additive_by_loops).passed
     no_transposes = ex.check_additive_scores(lambda Q, K, W_q, W_k, w_v: np.tanh(Q @ W_q + K @ W_k) @ w_v)

@@ -26,6 +26,16 @@ def test_reference_answers_pass(nb06):
     assert ex.check_greedy_decode(nb06.greedy_decode).passed
 
 
+def test_right_answers_offer_no_hint(nb06):
+    for feedback in (
+        ex.check_luong_attentional_state(nb06.luong_attentional_state),
+        ex.check_uniform_attention_prediction(nb06.UNIFORM_PREDICTION),
+        ex.check_greedy_decode(nb06.greedy_decode),
+    ):
+        shown = repr(feedback) + feedback._repr_markdown_() + feedback._repr_html_()
+        assert feedback.passed and not any(word in shown for word in (".hint()", ".fix()", "<details>"))
+
+
 test_stubs_are_not_attempted = stub_test(FUNCTION_CHECKS, CHOICE_CHECKS)
 
 
