@@ -370,6 +370,9 @@ def publish_questions(notebook: str, namespace: dict | None = None):
     from attention_lab.i18n import _, get_language
 
     namespace = get_ipython().user_ns if namespace is None else namespace
+    import time
+
+    start = time.perf_counter()
     with open(notebook, encoding="utf-8") as file:
         nb = json.load(file)
     questions = []
@@ -387,7 +390,8 @@ def publish_questions(notebook: str, namespace: dict | None = None):
         needs = any(s["kind"] == "solution" for s in QUESTIONS[call["check"]].values())
         questions.append(evaluate(check, call, namespace, _solution_module(check) if needs else None))
     words = {"hint": _("A further hint"), "fix": _("The fix")}
-    display({MIME: {"language": get_language(), "questions": questions, "words": words}}, raw=True)
+    seconds = time.perf_counter() - start
+    display({MIME: {"language": get_language(), "questions": questions, "words": words, "seconds": seconds}}, raw=True)
 
 
 def after_code(notebook) -> str:
