@@ -302,7 +302,8 @@ def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed
         explorers = {manifest["model_id"]: manifest for manifest in manifests}
         nb, seconds = _static(copy.deepcopy(run.nb), explorers, path.stem), run.seconds
         site_kit.prepare_notebook(nb, path.name, lang)
-        _questions(nb, page_questions.questions_of(run.after_outputs), path.name, lang, path.stem)
+        asked = page_questions.questions_of(run.after_outputs)
+        count = _questions(nb, asked, path.name, lang, path.stem)
         title = site_kit.title(nb, path.stem)
         twin = _twin(f"{path.stem}.html", lang, twins)
         _write_page(exporter, nb, outdir / f"{path.stem}.html", title, lang=lang, twin=twin)
@@ -315,7 +316,8 @@ def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed
         log(
             f"{shown}.ipynb: executed in {seconds:.1f} s; {len(manifests)} explorers drew {frames} frames in "
             f"{measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s of CPU), {len(images)} distinct, "
-            f"{new_bytes / 1e6:.1f} MB new; kernel peak {'?' if peak is None else f'{peak:.0f} MB'} -> {shown}.html"
+            f"{new_bytes / 1e6:.1f} MB new; kernel peak {'?' if peak is None else f'{peak:.0f} MB'}; "
+            f"{count} questions ({(asked or {}).get('seconds', 0):.1f} s) -> {shown}.html"
         )
         if decks is not None:  # now, not after the last run: little is left to do once the last run is in
             deck_files += slide_decks.write_decks(

@@ -33,11 +33,11 @@ from pathlib import Path
 
 import nbformat
 
+from attention_lab.exercises.feedback import GRADING_RECORD  # the variable the checks read
 from tools import ROOT, kernel_env
 
 __all__ = ["GRADING_RECORD", "Submission", "grade", "grade_one", "course_notebook", "tampering", "main"]
 
-GRADING_RECORD = "ATTENTION_LAB_GRADING_RECORD"  # as attention_lab.exercises.feedback reads it
 COURSE = ROOT / "notebooks"
 PASSED, TRIED, NOT_ATTEMPTED = "passed", "tried", "not attempted"
 
@@ -161,7 +161,7 @@ def grade_one(path: Path, timeout: float, candidates) -> Submission:
         result.notes.append("not a copy of a course notebook (no cell in common)")
         return result
     course = nbformat.read(course_path, as_version=4)
-    result.notebook = course_path.stem
+    result.notebook = f"zh/{course_path.stem}" if course_path.parent.name == "zh" else course_path.stem
     exercises = exercises_of(course)
     columns = {cell_id: f"{course_path.stem}:{name}" for cell_id, name in exercises}
     result.statuses = dict.fromkeys(columns.values(), NOT_ATTEMPTED)

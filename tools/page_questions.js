@@ -5,16 +5,53 @@
 (function () {
   "use strict";
 
+  // a typed number: 0.5, 1/2, -1/5, 1e-3, inf, or a small formula as written in Python or maths: 0.5*log(6),
+  // np.log(6) / 2, 2**(-1/5), sqrt(2), pi (NaN when it is none of these)
+  var FUNCTIONS = { log: Math.log, ln: Math.log, log10: Math.log10, log2: Math.log2, sqrt: Math.sqrt, exp: Math.exp };
+  var CONSTANTS = { pi: Math.PI, e: Math.E, inf: Infinity, infinity: Infinity, "∞": Infinity };
+
   function readNumber(text) {
-    var t = String(text).trim().toLowerCase().replace(/\s+/g, "").replace(/^np\.|^math\./, "");
-    if (/^[+]?(inf|infinity|∞)$/.test(t)) return Infinity;
-    if (/^-(np\.|math\.)?(inf|infinity|∞)$/.test(t)) return -Infinity;
-    var fraction = t.match(/^([-+]?[\d.]+(?:e[-+]?\d+)?)\/([-+]?[\d.]+(?:e[-+]?\d+)?)$/);
-    if (fraction) {
-      var d = Number(fraction[2]);
-      return d === 0 ? NaN : Number(fraction[1]) / d;
+    var t = String(text).trim().toLowerCase().replace(/\b(np|numpy|math)\./g, "").replace(/\*\*/g, "^")
+      .replace(/[×·]/g, "*").replace(/−/g, "-");
+    var tokens = t.match(/\d*\.?\d+(?:e[-+]?\d+)?|[a-z_][a-z0-9_]*|∞|[-+*\/^()]|\S/g) || [];
+    var at = 0;
+    function peek() { return tokens[at]; }
+    function sum() {
+      var v = product();
+      while (peek() === "+" || peek() === "-") v = tokens[at++] === "+" ? v + product() : v - product();
+      return v;
     }
-    return t === "" ? NaN : Number(t);
+    function product() {
+      var v = unary();
+      while (peek() === "*" || peek() === "/") {
+        if (tokens[at++] === "*") { v = v * unary(); continue; }
+        var d = unary();
+        v = d === 0 ? NaN : v / d;  // as Python: no number from a division by zero
+      }
+      return v;
+    }
+    function unary() {
+      if (peek() === "-") { at++; return -unary(); }
+      if (peek() === "+") { at++; return unary(); }
+      return power();
+    }
+    function power() {
+      var base = atom();
+      if (peek() === "^") { at++; return Math.pow(base, unary()); }
+      return base;
+    }
+    function atom() {
+      var token = tokens[at++];
+      if (token === undefined) return NaN;
+      if (token === "(") { var v = sum(); return tokens[at++] === ")" ? v : NaN; }
+      if (/^\d*\.?\d+(e[-+]?\d+)?$/.test(token)) return Number(token);
+      if (CONSTANTS.hasOwnProperty(token)) return CONSTANTS[token];
+      if (FUNCTIONS.hasOwnProperty(token) && peek() === "(") return FUNCTIONS[token](atom());
+      return NaN;
+    }
+    if (!tokens.length) return NaN;
+    var value = sum();
+    return at === tokens.length ? value : NaN;
   }
 
   function scale(x) {  // numbers compared on a log-like scale: 0.01 is nearer 0.02 than 1 is to 2
@@ -24,28 +61,20 @@
 
   // the indices of the options for this number: [the matching one] or all, nearest first (unmatched)
   function matchNumber(field, value) {
+    var matched = -1, gap = Infinity;  // the nearest value within its tolerance
     for (var i = 0; i < field.options.length; i++) {
       var p = readNumber(field.options[i]);
       var tol = (field.tolerance || 0) + (field.relative || 0) * Math.abs(p);
-      if (p === value || Math.abs(p - value) <= tol) return [[i], true];
+      if (p === value) return [[i], true];
+      if (Math.abs(p - value) <= tol && Math.abs(p - value) < gap) { matched = i; gap = Math.abs(p - value); }
     }
+    if (matched >= 0) return [[matched], true];
     var order = field.options.map(function (_, j) { return j; });
     order.sort(function (a, b) {
       return Math.abs(scale(readNumber(field.options[a])) - scale(value)) -
         Math.abs(scale(readNumber(field.options[b])) - scale(value));
     });
     return [order, false];
-  }
-
-  function matchList(field, values) {
-    function distance(i) {
-      var d = 0;
-      for (var k = 0; k < values.length; k++) d += Math.pow(field.options[i][k] - values[k], 2);
-      return d;
-    }
-    var order = field.options.map(function (_, j) { return j; });
-    order.sort(function (a, b) { return distance(a) - distance(b); });
-    return [distance(order[0]) < 1e-18 ? [order[0]] : order, distance(order[0]) < 1e-18];
   }
 
   function el(tag, cls, html) {
@@ -95,25 +124,12 @@
       return { keys: [chosen.join(kind === "positions" ? "," : "")], matched: true };
     }
     var text = form.querySelector('[data-field="' + index + '"] input').value;
-    var found;
-    if (kind === "numbers") {
-      var parts = text.replace(/[\[\]()]/g, "").split(/[,，\s]+/).filter(function (x) { return x !== ""; });
-      var values = parts.map(readNumber);
-      if (values.length !== field.length || values.some(function (v) { return !isFinite(v); })) {
-        return { problem: words.unreadable_list.replace("{n}", field.length) };
-      }
-      found = matchList(field, values);
-    } else {
-      var value = readNumber(text);
-      if (isNaN(value)) return { problem: words.unreadable };
-      found = matchNumber(field, value);
-    }
+    var value = readNumber(text);
+    if (isNaN(value)) return { problem: words.unreadable };
+    var found = matchNumber(field, value);
     return {
       keys: found[0].map(function (j) { return field.keys[j]; }),
-      shown: found[0].map(function (j) {
-        var o = field.options[j];
-        return Array.isArray(o) ? "[" + o.join(", ") + "]" : o;
-      }),
+      shown: found[0].map(function (j) { return String(Number(readNumber(field.options[j]).toPrecision(4))); }),
       matched: found[1]
     };
   }

@@ -67,11 +67,6 @@ def number(probes, *, tolerance=1e-9, relative=0.0, integer=False):
             "integer": integer}  # fmt: skip
 
 
-def numbers(probes, length):
-    """A typed list of ``length`` numbers, matched like :func:`number` (nearest by Euclidean distance)."""
-    return {"kind": "numbers", "probes": [[float(x) for x in p] for p in probes], "length": length}
-
-
 def positions(n):
     """A set of positions 0..n-1 (checkboxes)."""
     return {"kind": "positions", "n": n}
@@ -89,9 +84,11 @@ QUESTIONS = {
     "check_temperature_for_weight": {"temperature": number(_log_grid(0.01, 100, 100), relative=0.012)},
     "check_smooth_max_gap": {
         "bound": number(
-            [0.5 * math.log(6), math.log(6), 0.5 * math.log(5), math.log(5), 2 * math.log(6), 0, 0.5, 1, 2, 5]
+            [0.5 * math.log(6), math.log(6), 0.5 * math.log(5), math.log(5), 2 * math.log(6), 0, 0.5, 1, 2, 5],
+            tolerance=1e-6,
         ),  # fmt: skip
-        "scores": numbers([[0] * 6, [1] * 6, [0, 1, 2, 3, 4, 5], [1, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0]], 6),
+        # in the page, a choice among score lists (typed scores would need the check's own arithmetic)
+        "scores": choice([[0, 1, 2, 3, 4, 5], [10, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [3, 3, 3, 3, 3, 0]]),
     },
     "check_bandwidth_rate": {
         "h_exponent": number([-0.2, 0.2, -1 / 3, -0.25, -1, 5, -5, 0, -0.5, -0.8], tolerance=1e-3),
@@ -99,17 +96,17 @@ QUESTIONS = {
     },
     "check_noise_prediction": {"prediction": choice(["larger", "smaller", "the same"]), "h_noisy": LEFT},
     "check_w_symmetry": {
-        "same_as_w2": number([-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3], tolerance=1e-9),
+        "same_as_w2": number([-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3]),
         "start_at_zero": choice(["a", "b", "c", "d"]),
     },
     "check_no_loo_prediction": {"answer": choice(["a", "b", "c"])},
-    "check_sgd_settings": {
-        "learning_rate": number(_log_grid(0.01, 1000, 4), relative=0.15),
+    "check_sgd_settings": {  # the course's own answer (solutions/) is one of the values
+        "learning_rate": number(_log_grid(0.01, 1000, 4), relative=1e-3),
         "epochs": number([1, 2, 5, 10, 20, 30, 40, 50], integer=True),
     },
     "check_laplace_prediction": {"answer": choice(["a", "b", "c", "d"])},
     "check_unscaled_entropy": {
-        "prediction": number([0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 2.08, 3], relative=0.1),
+        "prediction": number([x / 50 for x in range(151)] + [-1, 5], tolerance=0.01),
         "fn": SOLUTION,
     },  # fmt: skip
     "check_uniform_attention_prediction": {"answer": choice(["A", "B", "C"])},
@@ -121,7 +118,7 @@ QUESTIONS = {
     },
     "check_tempting_reshape": {"positions_in_head_0": positions(4)},
     "check_no_position_prediction": {
-        "prediction": number([0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 30, -1], relative=0.1)
+        "prediction": number([x / 100 for x in range(101)] + [30, -1], tolerance=0.005)
     },  # fmt: skip
     "check_cross_attention_cache": {"answer": choice(["A", "B", "C", "D"])},
 }
@@ -132,8 +129,7 @@ WORDS = {
         "check": "Check my answer",
         "nearest": "The page holds the check's feedback for some values only; here is its feedback for {value}, "
         "the nearest to yours. Run the notebook for your exact value.",
-        "unreadable": "Write a number, such as 0.5, 1/2 or inf.",
-        "unreadable_list": "Write {n} numbers separated by commas, such as 1, 2, 3.",
+        "unreadable": "Write a number, such as 0.5, 1/2, log(6)/2 or inf.",
         "choose": "Choose an answer first.",
         "legend": "Your answer",
         "position": "position {p}",
@@ -147,8 +143,7 @@ WORDS = {
         "check": "检查我的答案",
         "nearest": "本页只存有检查函数对部分数值的反馈；下面是对最接近你答案的 {value} 的反馈。"
         "要检查你的确切数值，请运行笔记本。",
-        "unreadable": "请写一个数，例如 0.5、1/2 或 inf。",
-        "unreadable_list": "请写 {n} 个数，用逗号分隔，例如 1, 2, 3。",
+        "unreadable": "请写一个数，例如 0.5、1/2、log(6)/2 或 inf。",
         "choose": "请先选择一个答案。",
         "legend": "你的答案",
         "position": "位置 {p}",
@@ -214,16 +209,16 @@ def _space(spec, argument_value):
         if spec["several"]:
             subsets = [c for r in range(1, len(options) + 1) for c in itertools.combinations(options, r)]
             return [("".join(c), "".join(c)) for c in subsets], options
+        if any(isinstance(o, list) for o in options):  # a choice among lists (of numbers): shown as written
+            return [(_list_text(o), list(o)) for o in options], [_list_text(o) for o in options]
         return [(o, o) for o in options], options
     if kind == "number":
         probes = spec["probes"]
         return [(repr(p), int(p) if spec["integer"] else p) for p in probes], [repr(p) for p in probes]
-    if kind == "numbers":
-        return [(json.dumps(p), list(p)) for p in spec["probes"]], spec["probes"]
     if kind == "positions":
         subsets = [c for r in range(spec["n"] + 1) for c in itertools.combinations(range(spec["n"]), r)]
         return [(",".join(map(str, c)), list(c)) for c in subsets], list(range(spec["n"]))
-    raise ValueError(f"spec kind must be choice, number, numbers or positions, got {kind!r}")
+    raise ValueError(f"spec kind must be choice, number or positions, got {kind!r}")
 
 
 def evaluate(check, call, namespace, solution=None) -> dict:
@@ -255,11 +250,17 @@ def evaluate(check, call, namespace, solution=None) -> dict:
 
     spaces, shown = {}, {}
     for parameter in asked:
+        spec = {**QUESTIONS[call["check"]]}
+        answer = getattr(solution, str(variables.get(parameter, "")).upper(), None) if solution is not None else None
+        if spec[parameter]["kind"] == "number" and isinstance(answer, int | float) and not isinstance(answer, bool):
+            probes = spec[parameter]["probes"]  # the course's own answer first, then the catalogued values
+            spec[parameter] = {**spec[parameter], "probes": [float(answer), *(p for p in probes if p != answer)]}
         argument = None
         source = spec[parameter].get("from")
         if source is not None:
             argument = eval(bound[source], dict(namespace))  # noqa: S307 - the notebook's own argument
         spaces[parameter], shown[parameter] = _space(spec[parameter], argument)
+    spec = QUESTIONS[call["check"]]
     fields = [
         {
             "name": p,
@@ -295,6 +296,10 @@ def evaluate(check, call, namespace, solution=None) -> dict:
     return question
 
 
+def _list_text(values) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+
 def _key(keys: list) -> str:
     """The key of one answer in the page's table: its arguments' keys as JSON (as the page's JSON.stringify)."""
     return json.dumps(keys, separators=(",", ":"), ensure_ascii=False)
@@ -302,7 +307,7 @@ def _key(keys: list) -> str:
 
 def _public(spec) -> dict:
     return {
-        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "length", "n")
+        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n")
     }
 
 
@@ -370,6 +375,9 @@ def publish_questions(notebook: str, namespace: dict | None = None):
     from attention_lab.i18n import _, get_language
 
     namespace = get_ipython().user_ns if namespace is None else namespace
+    import time
+
+    start = time.perf_counter()
     with open(notebook, encoding="utf-8") as file:
         nb = json.load(file)
     questions = []
@@ -384,10 +392,10 @@ def publish_questions(notebook: str, namespace: dict | None = None):
         if call["check"] not in QUESTIONS:
             questions.append({"check": call["check"], "cell": call["id"], "mode": "code"})
             continue
-        needs = any(s["kind"] == "solution" for s in QUESTIONS[call["check"]].values())
-        questions.append(evaluate(check, call, namespace, _solution_module(check) if needs else None))
+        questions.append(evaluate(check, call, namespace, _solution_module(check)))
     words = {"hint": _("A further hint"), "fix": _("The fix")}
-    display({MIME: {"language": get_language(), "questions": questions, "words": words}}, raw=True)
+    seconds = time.perf_counter() - start
+    display({MIME: {"language": get_language(), "questions": questions, "words": words, "seconds": seconds}}, raw=True)
 
 
 def after_code(notebook) -> str:
@@ -435,7 +443,7 @@ def question_html(question: dict, uid: str, lang: str = "en", *, words: dict | N
             )
             inputs.append(f'<fieldset class="pq-field" data-field="{i}"><legend>{legend}</legend>{items}</fieldset>')
         else:
-            mode = "decimal" if kind == "number" else "text"
+            mode = "text"  # a formula such as log(6)/2 needs letters
             inputs.append(
                 f'<div class="pq-field" data-field="{i}"><label for="{fid}">{legend}</label> '
                 f'<input id="{fid}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false"></div>'

@@ -61,7 +61,7 @@ def _answer(field, key):
     if field["kind"] == "number":
         value = float(key)
         return int(value) if field.get("integer") else value
-    if field["kind"] == "numbers":
+    if field["kind"] == "numbers" or key.startswith("["):
         return json.loads(key)
     if field["kind"] == "positions":
         return [int(p) for p in key.split(",")] if key else []

@@ -101,3 +101,60 @@ def test_every_question_of_a_notebook_is_answerable_in_its_page(built_site):
             records = q["answers"].values() if q["mode"] == "table" else q["answers"][q["fields"][0]["name"]].values()
             assert len({json.dumps(r) for r in records}) > 1, (notebook.name, q["check"])
         assert page.count('class="page-question pq-code"') == len(calls) - len(asked), notebook
+
+
+def _standalone_page(folder, name, lang):
+    """A page holding only the question of check ``name`` (one that needs nothing from its notebook)."""
+    import attention_lab.exercises as exercises
+    from attention_lab.i18n import set_language
+    from tools import page_questions
+
+    spec = page_questions.QUESTIONS[name]
+    source = "".join(f"{p} = ...\n" for p in spec) + f"{name}({', '.join(f'{p}={p}' for p in spec)})\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "q"}
+    call = page_questions.exercise_calls({"cells": [cell]})[0]
+    set_language(lang)
+    try:
+        check = getattr(exercises, name)
+        question = page_questions.evaluate(check, call, {name: check})
+        words = {"hint": "hint", "fix": "fix"}
+    finally:
+        set_language("en")
+    body = page_questions.question_html(question, "q1", lang, words=words)
+    page = f'<!DOCTYPE html><html lang="{lang}"><head><title>q</title></head><body><main>{body}</main></body></html>'
+    path = folder / f"{name}-{lang}.html"
+    path.write_text(page_questions.install(page), encoding="utf-8")
+    page_questions.copy_script(folder)
+    return path, question
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_of_several_position_sets_composes_the_checks_messages(chromium, tmp_path, lang):
+    """Three sets of positions (each answered alone in the export): wrong in two, then all right."""
+    path, question = _standalone_page(tmp_path, "check_causal_influence", lang)
+    fields = question["fields"]
+    right = [next(k for k, r in question["answers"][f["name"]].items() if r["passed"]) for f in fields]
+    context = chromium.new_context(viewport=PHONE)
+    page = context.new_page()
+    outside, errors = files_only(page), console_errors(page)
+    try:
+        page.goto(path.as_uri())
+        form = page.locator("form.page-question")
+        for p in right[2].split(",") if right[2] else []:  # the first two left empty (wrong), the third right
+            form.locator(f'[data-field="2"] input[value="{p}"]').check()
+        form.locator("button").click()
+        shown = form.locator(".pq-feedback").inner_text()
+        for i in (0, 1):
+            for message in question["answers"][fields[i]["name"]][""]["messages"]:
+                assert message[:30] in shown
+        for i in range(len(fields)):
+            for p in right[i].split(",") if right[i] else []:
+                form.locator(f'[data-field="{i}"] input[value="{p}"]').check()
+        form.locator("button").press("Enter")
+        passed = question["answers"][fields[0]["name"]][right[0]]
+        assert passed["passed"] and passed["status"] in form.locator(".pq-feedback").inner_text()
+        _, violations = axe_violations(page, WCAG_21_AA, preload=False)
+        assert not violations
+        assert outside == [] and errors == []
+    finally:
+        context.close()
