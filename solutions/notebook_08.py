@@ -1,8 +1,16 @@
 """Reference answers for notebooks/08_transformer_block.ipynb."""
 
+import numpy as np
 import torch
 
 from attention_lab.nn import MultiHeadAttention
+
+
+def layer_norm(x, gamma, beta, eps):
+    mu = x.mean(axis=-1, keepdims=True)  # (batch, n, 1): each position's mean over its features
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)  # (batch, n, 1): its variance, divided by d_model
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta  # (batch, n, d_model)
+
 
 PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS = 0.0
 

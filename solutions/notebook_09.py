@@ -30,3 +30,11 @@ def window_mask(n, window):
 # The decoder's self-attention keys of past positions are fixed by the causal mask (cached, one row per step);
 # the cross-attention keys come from the encoder's output, which does not change: computed once.
 CROSS_ATTENTION_CACHE = "C"
+
+
+def cached_step(q, k, v, K_cache, V_cache):
+    K = np.vstack([K_cache, k])  # (t + 1, d_k): the new key appended once
+    V = np.vstack([V_cache, v])  # (t + 1, d_v)
+    scores = K @ q / np.sqrt(len(q))  # (t + 1,): the new query against every cached key, its own included
+    weights = np.exp(scores - scores.max())
+    return (weights / weights.sum()) @ V, K, V  # (d_v,), and the grown caches

@@ -345,3 +345,82 @@ test_prediction_stub_is_not_attempted = stub_test([], [ex.check_no_position_pred
 def test_prediction_reference_passes_and_never_shows_the_number():
     assert ex.check_no_position_prediction(load_solution("notebook_08").PREDICTED_EXACT_MATCH_WITHOUT_POSITIONS).passed
     assert "0.0" not in text(ex.check_no_position_prediction(0.7))  # never the expected number
+
+
+# --- exercise 1: layer normalisation by hand ----------------------------------------------------------------
+
+
+def _ln(mean_axis=-1, var=lambda c, axis: (c**2).mean(axis=axis, keepdims=True), eps_inside=True, affine=True):
+    def f(x, gamma, beta, eps):
+        c = x - x.mean(axis=mean_axis, keepdims=True)
+        v = var(c, mean_axis)
+        x_hat = c / (np.sqrt(v + eps) if eps_inside else np.sqrt(v) + eps)
+        return gamma * x_hat + beta if affine else x_hat
+
+    return f
+
+
+LAYER_NORMS = [  # (a layer_norm a student plausibly writes, the words its first message must contain)
+    (_ln(mean_axis=0), "batch normalisation"),
+    (_ln(mean_axis=1), "positions of each sequence"),
+    (_ln(mean_axis=None), "whole array"),
+    (_ln(var=lambda c, axis: (c**2).sum(axis=axis, keepdims=True) / (c.shape[-1] - 1)), "d_model - 1"),
+    (_ln(eps_inside=False), "after the square root"),
+    (_ln(affine=False), "learnable scale and shift"),
+    (lambda x, g, b, eps: g * (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True) + b, "no eps"),
+    (lambda x, g, b, eps: g * (x - x.mean(-1, keepdims=True)) / (x.var(-1, keepdims=True) + eps) + b, "variance"),
+    (lambda x, g, b, eps: g * x / np.sqrt(x.var(-1, keepdims=True) + eps) + b, "subtract the mean"),
+    (lambda x, g, b, eps: b * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + g, "swapped"),
+    (
+        lambda x, g, b, eps: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + b,
+        "not the scale",
+    ),
+    (
+        lambda x, g, b, eps: g * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps),
+        "not the shift",
+    ),
+]
+
+CATALOGUES["check_layer_norm"] = LAYER_NORMS
+
+
+def test_layer_norm_reference_passes_and_agrees_with_torch():
+    layer_norm = load_solution("notebook_08").layer_norm
+    assert ex.check_layer_norm(layer_norm).passed
+    x = np.random.default_rng(0).normal(size=(2, 3, 4))
+    norm = torch.nn.LayerNorm(4, dtype=torch.float64)
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 2.0)
+        norm.bias.uniform_(-1.0, 1.0)
+        expected = norm(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(
+        layer_norm(x, norm.weight.detach().numpy(), norm.bias.detach().numpy(), norm.eps), expected
+    )
+
+
+test_layer_norm_stub_is_not_attempted = stub_test([ex.check_layer_norm], [])
+
+
+def test_a_block_whose_layer_norms_lack_scale_and_shift_is_told_so():
+    """Issue 42: such a block was told "a parameter name is missing"; it is told what its LayerNorms lack."""
+
+    class NoAffine(load_solution("notebook_08").PreLNBlock):
+        def __init__(self, d_model, num_heads, d_ff):
+            super().__init__(d_model, num_heads, d_ff)
+            self.norm1 = torch.nn.LayerNorm(d_model, elementwise_affine=False)
+            self.norm2 = torch.nn.LayerNorm(d_model, elementwise_affine=False)
+
+    feedback = ex.check_transformer_block(NoAffine)
+    assert not feedback.passed and feedback.attempted
+    assert "learnable scale and shift" in text(feedback)
+    assert "no parameter" not in text(feedback) and "missing or named differently" not in text(feedback)
+
+
+def test_an_untouched_training_step_reads_as_not_attempted():
+    """Issue 42: the stub (its body ``...``) said "not yet" where every other check says "not attempted yet"."""
+
+    def train_step(model, optimizer, inputs, targets): ...
+
+    feedback = ex.check_train_step(train_step)
+    assert not feedback.passed and not feedback.attempted
+    assert "not attempted yet" in str(feedback) and "❌" not in str(feedback)

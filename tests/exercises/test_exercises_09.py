@@ -11,49 +11,50 @@ from attention_lab import next_token_distribution, softmax
 
 
 @pytest.fixture(scope="module")
-def nb08():
+def nb09():
     return load_solution("notebook_09")
 
 
-FUNCTION_CHECKS = [ex.check_top_p, ex.check_reheat, ex.check_kv_cache_bytes, ex.check_window_mask]
+FUNCTION_CHECKS = [ex.check_top_p, ex.check_reheat, ex.check_kv_cache_bytes, ex.check_cached_step, ex.check_window_mask]
 
 
-def test_reference_answers_pass(nb08):
-    assert ex.check_top_p(nb08.top_p).passed
-    assert ex.check_reheat(nb08.reheat).passed
-    assert ex.check_kv_cache_bytes(nb08.kv_cache_bytes_per_token).passed
-    assert ex.check_window_mask(nb08.window_mask).passed
-    assert ex.check_cross_attention_cache(nb08.CROSS_ATTENTION_CACHE).passed
+def test_reference_answers_pass(nb09):
+    assert ex.check_top_p(nb09.top_p).passed
+    assert ex.check_reheat(nb09.reheat).passed
+    assert ex.check_kv_cache_bytes(nb09.kv_cache_bytes_per_token).passed
+    assert ex.check_window_mask(nb09.window_mask).passed
+    assert ex.check_cached_step(nb09.cached_step).passed
+    assert ex.check_cross_attention_cache(nb09.CROSS_ATTENTION_CACHE).passed
 
 
-def test_reference_answers_agree_with_the_library(nb08):
+def test_reference_answers_agree_with_the_library(nb09):
     rng = np.random.default_rng(8)
     for _ in range(20):
         alpha = rng.normal(size=9) * 2
         p = softmax(alpha)
         for p_top in (0.2, 0.5, 0.9, 1.0):
-            np.testing.assert_allclose(nb08.top_p(p, p_top), next_token_distribution(alpha, top_p=p_top), atol=1e-12)
+            np.testing.assert_allclose(nb09.top_p(p, p_top), next_token_distribution(alpha, top_p=p_top), atol=1e-12)
         for temperature in (0.3, 2.0):
             np.testing.assert_allclose(
-                nb08.reheat(p, temperature), next_token_distribution(alpha, temperature), atol=1e-12
+                nb09.reheat(p, temperature), next_token_distribution(alpha, temperature), atol=1e-12
             )
 
 
-def test_the_memory_formula_is_what_the_library_holds(nb08):
+def test_the_memory_formula_is_what_the_library_holds(nb09):
     from attention_lab.nn import CharTransformer
 
     torch.manual_seed(0)
     net = CharTransformer(7, 16, d_model=24, num_heads=3, num_layers=3, d_ff=32)
     with torch.no_grad():
         _, cache = net.step(torch.randint(0, 7, (1, 5)))
-    assert cache.nbytes() == 5 * nb08.kv_cache_bytes_per_token(3, 24, 3, 4)
+    assert cache.nbytes() == 5 * nb09.kv_cache_bytes_per_token(3, 24, 3, 4)
 
 
-def test_a_window_as_long_as_the_sequence_is_the_causal_mask(nb08):
+def test_a_window_as_long_as_the_sequence_is_the_causal_mask(nb09):
     from attention_lab.nn import causal_mask
 
-    assert np.array_equal(nb08.window_mask(7, 7), causal_mask(7).numpy())
-    assert np.array_equal(nb08.window_mask(7, 1), np.eye(7, dtype=bool))
+    assert np.array_equal(nb09.window_mask(7, 7), causal_mask(7).numpy())
+    assert np.array_equal(nb09.window_mask(7, 1), np.eye(7, dtype=bool))
 
 
 # --- top-p ---------------------------------------------------------------------------------------------------
@@ -211,7 +212,7 @@ def test_window_mask_check_names_each_mistake(fn, words):
     assert "offset" not in " ".join(feedback.messages)
 
 
-def test_window_masks_as_floats_and_tensors_pass(nb08):
+def test_window_masks_as_floats_and_tensors_pass(nb09):
     assert ex.check_window_mask(band(lambda w: 0, lambda w: w - 1, dtype=float)).passed
     assert ex.check_window_mask(lambda n, w: torch.ones(n, n, dtype=torch.bool).tril().triu(-(w - 1))).passed
 
@@ -261,3 +262,100 @@ GARBAGE = [
     "not a function",
 ]
 test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
+
+
+# --- exercise 4: the cached attention step ----------------------------------------------------------------------
+
+
+def _sm(a):
+    e = np.exp(a - a.max())
+    return e / e.sum()
+
+
+def _grown(out_of):
+    """A step that appends k and v once and computes its output with ``out_of(q, k, v, K, V)``."""
+
+    def step(q, k, v, K_cache, V_cache):
+        K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+        return out_of(q, k, v, K, V), K, V
+
+    return step
+
+
+def returns_new_value(q, k, v, K_cache, V_cache):
+    return v, np.vstack([K_cache, k]), np.vstack([V_cache, v])
+
+
+def forgets_to_append(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    return _sm(K @ q / np.sqrt(len(q))) @ V, K_cache, V_cache
+
+
+def appends_twice(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([K_cache, k, k]), np.vstack([V_cache, v, v])
+    return _sm(K @ q / np.sqrt(len(q))) @ V, K, V
+
+
+def prepends(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([k, K_cache]), np.vstack([v, V_cache])
+    return _sm(K @ q / np.sqrt(len(q))) @ V, K, V
+
+
+def attends_to_the_new_key_twice(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    return _sm(np.vstack([K, k]) @ q / np.sqrt(len(q))) @ np.vstack([V, v]), K, V
+
+
+def returns_only_the_output(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    return _sm(K @ q / np.sqrt(len(q))) @ V
+
+
+def flat_caches(q, k, v, K_cache, V_cache):
+    return v, np.concatenate([K_cache.ravel(), k]), np.concatenate([V_cache.ravel(), v])
+
+
+CACHED = [  # (a cached step a student plausibly writes, the words its first message must contain)
+    (returns_new_value, "its own new value v"),
+    (forgets_to_append, "not appended"),
+    (appends_twice, "appended more than once"),
+    (prepends, "in order"),
+    (attends_to_the_new_key_twice, "read twice"),
+    (returns_only_the_output, "three things"),
+    (flat_caches, "Along which axis"),
+    (_grown(lambda q, k, v, K, V: _sm(K @ q) @ V), "not scaled"),
+    (_grown(lambda q, k, v, K, V: _sm(K @ q / len(q)) @ V), "d_k itself"),
+    (_grown(lambda q, k, v, K, V: _sm(K @ q / np.sqrt(len(K))) @ V), "number of cached positions"),
+    (
+        _grown(lambda q, k, v, K, V: (lambda e: (e / e.sum(1, keepdims=True))[:, 0] @ V)(np.exp(K @ q / 2)[:, None])),
+        "axis of length 1",
+    ),
+    (_grown(lambda q, k, v, K, V: _sm(K @ k / np.sqrt(len(q))) @ V), "new key k"),
+    (_grown(lambda q, k, v, K, V: _sm(K @ q / np.sqrt(len(q))) @ K), "average the keys"),
+    (_grown(lambda q, k, v, K, V: _sm(K[:-1] @ q / np.sqrt(len(q))) @ V[:-1] if len(K) > 1 else v), "not itself"),
+]
+
+
+@pytest.mark.parametrize(("fn", "words"), CACHED, ids=[str(i) for i in range(len(CACHED))])
+def test_cached_step_check_names_each_mistake(fn, words):
+    feedback = ex.check_cached_step(fn)
+    assert not feedback.passed and feedback.attempted and words in text(feedback), text(feedback)
+
+
+def test_the_cached_step_equals_the_full_causal_pass(nb09):
+    """The reference, run from an empty cache, is the masked attention over the whole sequence; and the library
+    model's cached step is the full pass too (section 5 of the notebook checks it on the trained model)."""
+    from attention_lab.exercises.notebook_09 import causal_attention
+
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.normal(size=(7, 5)), rng.normal(size=(7, 5)), rng.normal(size=(7, 2))
+    K_cache, V_cache, outs = np.zeros((0, 5)), np.zeros((0, 2)), []
+    for t in range(7):
+        out, K_cache, V_cache = nb09.cached_step(Q[t], K[t], V[t], K_cache, V_cache)
+        outs.append(out)
+    weights = softmax(np.where(np.tri(7, dtype=bool), Q @ K.T / np.sqrt(5), -np.inf))
+    np.testing.assert_allclose(np.stack(outs), weights @ V)
+    np.testing.assert_allclose(causal_attention(Q, K, V), weights @ V)
+
+
+CATALOGUES["check_cached_step"] = CACHED

@@ -13,9 +13,80 @@ import numpy as np
 from ..i18n import _
 from .answers import read_number
 from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
-from .runner import Case, Mistake, check_function, raised, show
+from .runner import Case, Mistake, check_function, implement, raised, show
 
-__all__ = ["check_transformer_block", "check_train_step", "check_no_position_prediction"]
+__all__ = ["check_layer_norm", "check_transformer_block", "check_train_step", "check_no_position_prediction"]
+
+# --- exercise 1: layer normalisation by hand --------------------------------------------------------------------
+
+
+def layer_norm_reference(x, gamma, beta, eps):
+    mu = x.mean(axis=-1, keepdims=True)  # (..., 1): each position's mean over its d_model features
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)  # (..., 1): its variance (divided by d_model)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta  # (..., d_model)
+
+
+def _ln(normalise, affine=lambda x_hat, gamma, beta: gamma * x_hat + beta):
+    return lambda x, gamma, beta, eps: affine(normalise(x, eps), gamma, beta)
+
+
+def _standard(axis=-1, ddof=0, eps_inside=True, centre=True, root=True):
+    def normalise(x, eps):
+        mu = x.mean(axis=axis, keepdims=True)
+        var = x.var(axis=axis, ddof=ddof, keepdims=True)
+        spread = (np.sqrt(var + eps) if eps_inside else np.sqrt(var) + eps) if root else var + eps
+        return ((x - mu) if centre else x) / spread
+
+    return normalise
+
+
+def _ln_cases():
+    rng = np.random.default_rng(80)
+    x = rng.normal(2.0, 3.0, size=(2, 3, 4))  # (batch, n, d_model): mean and spread far from 0 and 1
+    gamma, beta = rng.normal(1.0, 0.5, size=4), rng.normal(0.0, 0.5, size=4)  # (d_model,) each
+    flat = x.copy()
+    flat[0, 1] = 5.0  # one position whose features are all equal: its variance is 0
+    return [
+        Case(
+            (x, gamma, beta, 1e-5),
+            "For x of shape (2, 3, 4) (batch, n, d_model), gamma and beta of shape (4,), eps = 1e-5,",
+        ),
+        Case((flat, gamma, beta, 1e-5), "When one position's 4 features are all equal (variance 0),"),
+        Case((1e-3 * x, gamma, beta, 1e-5), "For x 1000 times smaller (variance about 1e-5, the size of eps),"),
+        Case((x, gamma, beta, 0.5), "For eps = 0.5,"),
+    ]
+
+
+_LN_FIX = "```\nmu = x.mean(axis=-1, keepdims=True)\nvar = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\nreturn gamma * (x - mu) / np.sqrt(var + eps) + beta\n```"
+_PER_POSITION = "LN normalises each position's vector over its d_model features: the last axis, keepdims=True."
+
+# fmt: off
+check_layer_norm = implement("layer normalisation in numpy", _ln_cases, layer_norm_reference, [
+    Mistake(wrong=_ln(_standard(axis=0)), says="{where} you averaged over the batch axis: each feature normalised across the sequences of the batch. That is batch normalisation; over which axis does layer normalisation average?", hint=_PER_POSITION),
+    Mistake(wrong=_ln(_standard(axis=1)), says="{where} you averaged over the positions of each sequence (axis 1). Whose mean and variance does layer normalisation remove: a position's, or a feature's?", hint=_PER_POSITION),
+    Mistake(wrong=_ln(_standard(axis=None)), says="{where} you took one mean and one variance of the whole array. Layer normalisation takes them for each position separately: over which axis?", hint=_PER_POSITION),
+    Mistake(wrong=_ln(_standard(ddof=1)), says="{where} your variance divides by d_model - 1 (the unbiased estimate, as torch.var does by default). Which does layer normalisation use?", hint="The variance of the d_model features themselves: divide by d_model (np.var's default, torch.var(..., unbiased=False))."),
+    Mistake(wrong=_ln(_standard(eps_inside=False)), says="{where} eps is added after the square root. Where does the formula put it?", hint="sqrt(Var(x) + eps): eps keeps the quantity under the root away from 0."),
+    Mistake(wrong=lambda x, gamma, beta, eps: gamma * (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True) + beta, says="{where} your result has no eps: for a position whose features are all equal, what does it divide by?", hint="sqrt(Var(x) + eps), with the eps the function receives."),
+    Mistake(wrong=_ln(_standard(root=False)), says="{where} you divided by the variance, not by its square root. What brings the spread of each position to 1?", hint="Divide by the standard deviation, sqrt(Var(x) + eps)."),
+    Mistake(wrong=_ln(_standard(centre=False)), says="{where} you divided by the spread but did not subtract the mean. What should each position's mean be before the gain and shift?", hint="x - mu, then divide."),
+    Mistake(wrong=_ln(_standard(), lambda x_hat, gamma, beta: x_hat), says="{where} your output has mean 0 and variance about 1 at every position, whatever gamma and beta: the learnable scale and shift are missing. What do gamma and beta do to the normalised vector?", hint="After normalising, LN multiplies by its learned gain gamma and adds its learned shift beta, one of each per feature."),
+    Mistake(wrong=_ln(_standard(), lambda x_hat, gamma, beta: x_hat + beta), says="{where} the shift beta is there but not the scale gamma. What multiplies the normalised vector?", hint="gamma * x_hat + beta."),
+    Mistake(wrong=_ln(_standard(), lambda x_hat, gamma, beta: gamma * x_hat), says="{where} the scale gamma is there but not the shift beta. What is added at the end?", hint="gamma * x_hat + beta."),
+    Mistake(wrong=_ln(_standard(), lambda x_hat, gamma, beta: beta * x_hat + gamma), says="{where} gamma and beta are swapped: beta scales and gamma shifts. Which one multiplies?", hint="gamma is the gain (it multiplies), beta the shift (it is added)."),
+    Mistake(wrong=_ln(_standard(), lambda x_hat, gamma, beta: gamma * (x_hat + beta)), says="{where} beta is added before the scale, so gamma scales it too. In which order do the gain and the shift act?", hint="Scale first, then shift: gamma * x_hat + beta."),
+],
+    shape="the input's shape (batch, n, d_model)",
+    not_finite=Mistake("{where} your result has NaN or inf. Which division can reach 0, and what is eps for?", "sqrt(Var(x) + eps) is never 0 when eps > 0."),
+    otherwise=Mistake("{where} the shape is right but the numbers are not, and not one of the usual slips. Compare, for one position, your mean, your variance and your normalised vector with the formula: which is the first to differ?", "mu and Var over the last axis (divided by d_model), (x - mu) / sqrt(Var + eps), then gamma * . + beta."),
+    success="Each position's vector now has mean beta and spread gamma per feature, whatever the scale of x; with all features equal, eps keeps the division finite and the output is beta. That is torch.nn.LayerNorm's computation, with its weight as gamma and its bias as beta.",
+    fix=_LN_FIX,
+    doc="Exercise: ``fn(x, gamma, beta, eps)`` returns gamma * (x - mu) / sqrt(Var + eps) + beta over the last axis.")
+# fmt: on
+
+
+# --- exercise 2: the pre-LN block -----------------------------------------------------------------------------
+
 
 BLOCK_SIZES = (8, 2, 16)  # d_model, num_heads, d_ff of the block the check builds
 _PARTS = "norm1, attention (a MultiHeadAttention), norm2 and ffn (Linear, ReLU, Linear)"
@@ -77,9 +148,17 @@ def _block_mistakes(ref):
 def _load_weights(block, ref):
     """Copy the library block's weights into the student's by name (PositionWiseFFN's ``ffn.net.0`` may be the
     student's ``ffn.0``): None, or a sentence saying why they do not fit."""
+    import torch
+
     theirs, mapped = block.state_dict(), {}
     for key, value in ref.state_dict().items():
         name = next((k for k in (key, key.replace("ffn.net.", "ffn.")) if k in theirs), None)
+        if (
+            name is None
+            and key.startswith("norm")
+            and isinstance(getattr(block, key.split(".")[0], None), torch.nn.LayerNorm)
+        ):
+            return _("Your {norm} is a LayerNorm without its learnable scale and shift (gamma and beta: its weight and bias), which the pre-LN block's layer normalisations have. What did you pass when you built it, and what does LayerNorm do with it?").format(norm=key.split(".")[0])  # fmt: skip
         if name is None:
             return _("The check gives your block the library block's weights, by name, and your block has no parameter {key} (yours: {yours}). It needs four parts named {parts}: which is missing or named differently?").format(key=key, yours=", ".join(theirs) or "none", parts=_PARTS)  # fmt: skip
         if tuple(theirs[name].shape) != tuple(value.shape):
@@ -250,11 +329,15 @@ def check_train_step(title, fn) -> Feedback:
     if not callable(fn):
         return Feedback(title, False, _("Pass your function itself (its name, no parentheses); got {got}.").format(got=show(fn)))  # fmt: skip
     model, opt, inputs, targets = _step_setup("SGD")
+    before = [p.detach().clone() for p in model.parameters()]
     try:
         with quiet():
             loss = fn(model, opt, inputs[0], targets[0])
     except Exception as error:  # noqa: BLE001 - a student's error, in words
         return Feedback(title, False, _step_error(error, "Your step was called on a TinyTransformer and a batch of (4, 5) tokens."), hint=_STEP_HINT, fix=_STEP_FIX)  # fmt: skip
+    if unanswered(loss) and all(p.equal(q) for p, q in zip(model.parameters(), before, strict=True)):
+        # the stub, whose body ``...`` returns None and changes nothing: not attempted, as every other check says
+        return Feedback(title, False, _("Your function returned None: replace the `...` with your code, and end it with `return`."), attempted=False)  # fmt: skip
     if unanswered(loss):
         return Feedback(title, False, "Your step returns None: what should it return?", hint="The loss of the batch, as a number.", fix=_STEP_FIX)  # fmt: skip
     number, why = read_number(loss, "The loss your step returns")
@@ -279,7 +362,7 @@ def check_train_step(title, fn) -> Feedback:
         Case(("Adam",), "Over three steps of Adam (learning rate 0.05) from a fixed start,"),
     ], _reference_steps, mistakes,
         otherwise=Mistake("{where} your losses or your updated parameters differ from one training step's, and not in one of the usual ways (zero_grad, backward and step missing or in another order, another loss). Are the losses you return already right?", _STEP_HINT),
-        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 8 trains the reversal model with the library's al.training.train_step, which does the same.",
+        success="Your step is the course's training step: the same losses and the same parameters after three steps, with SGD and with Adam. Section 2 trains the reversal model with the library's al.training.train_step, which does the same.",
         fix=_STEP_FIX)
     # fmt: on
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
 from ..normalisers import softmax
 from .answers import multiple_choice
-from .feedback import Feedback, exercise
-from .runner import Case, Mistake, check_function, implement
+from .feedback import Feedback, exercise, not_attempted, quiet, unanswered
+from .runner import Case, Mistake, check_function, implement, raised, show
 
-__all__ = ["check_top_p", "check_reheat", "check_kv_cache_bytes", "check_window_mask", "check_cross_attention_cache"]
+__all__ = [
+    "check_top_p",
+    "check_reheat",
+    "check_kv_cache_bytes",
+    "check_cached_step",
+    "check_window_mask",
+    "check_cross_attention_cache",
+]
 
 
 # --- exercise 1: top-p ---------------------------------------------------------------------------------------------
@@ -153,6 +161,116 @@ check_kv_cache_bytes = implement("the KV cache's memory per position", [
     fix="```\nreturn 2 * n_layers * d_model * bytes_per_number\n```",
     doc="Exercise: ``fn(n_layers, d_model, num_heads, bytes_per_number)`` = 2 n_layers d_model bytes_per_number.")
 # fmt: on
+
+
+# --- exercise 4: the cached attention step -------------------------------------------------------------------------
+
+
+def cached_step_reference(q, k, v, K_cache, V_cache):
+    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])  # (t + 1, d_k), (t + 1, d_v): the new position appended
+    return softmax(K @ q / np.sqrt(len(q))) @ V, K, V  # (d_v,): the new query reads every cached position
+
+
+def causal_attention(Q, K, V):
+    """The full causal pass: every position at once, each reading itself and the positions before it."""
+    n = len(Q)
+    scores = np.where(np.tri(n, dtype=bool), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)  # (n, n), j <= i only
+    return softmax(scores) @ V  # (n, d_v)
+
+
+def _cached_run(step, Q, K, V):
+    """Run ``step`` from an empty cache over the sequence, one position at a time: the outputs, (n, d_v)."""
+    K_cache, V_cache, outs = np.zeros((0, K.shape[1])), np.zeros((0, V.shape[1])), []
+    for t in range(len(Q)):
+        out, K_cache, V_cache = step(Q[t], K[t], V[t], K_cache, V_cache)
+        outs.append(np.asarray(out, dtype=float))
+    return np.stack(outs)
+
+
+def _wrong_step(out_of):
+    """A cached step that appends correctly but computes its output with ``out_of(q, k, v, K, V)``."""
+    return lambda q, k, v, Kc, Vc: (out_of(q, k, v, np.vstack([Kc, k]), np.vstack([Vc, v])), np.vstack([Kc, k]), np.vstack([Vc, v]))  # fmt: skip
+
+
+def _as_run(out_of):
+    return lambda Q, K, V: _cached_run(_wrong_step(out_of), Q, K, V)
+
+
+def _cached_cases():
+    rng = np.random.default_rng(90)
+    Q, K, V = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))  # n = 6, d_k = 4, d_v = 3
+    Q16, K16 = rng.normal(size=(6, 16)), rng.normal(size=(6, 16))
+    return [
+        Case((Q, K, V), "Run from an empty cache over 6 positions (d_k = 4, d_v = 3),"),
+        Case((Q16, K16, V), "With d_k = 16,"),
+        Case((30 * Q, 30 * K, V), "For huge scores (queries and keys 30 times as large),"),
+    ]
+
+
+_CACHE_FIX = "```\nK = np.vstack([K_cache, k])\nV = np.vstack([V_cache, v])\nweights = softmax(K @ q / np.sqrt(len(q)))\nreturn weights @ V, K, V\n```"
+_APPEND = "The cache grows by one row per step: np.vstack([K_cache, k]), and the same for the values."
+
+
+def _cache_problem(fn, Q, K, V) -> str | None:
+    """What is wrong with the caches ``fn`` returns, run from an empty cache: None if they are the keys and values."""
+    K_cache, V_cache = np.zeros((0, K.shape[1])), np.zeros((0, V.shape[1]))
+    for t in range(len(Q)):
+        result = fn(Q[t], K[t], V[t], K_cache, V_cache)
+        if not isinstance(result, tuple) or len(result) != 3:
+            return _("Your step returns {got}; it returns three things: the output of the new position, then the key cache and the value cache with the new position appended.").format(got=show(result))  # fmt: skip
+        _out, K_cache, V_cache = (np.asarray(r, dtype=float) for r in result)
+        for name, cache, rows in (("key", K_cache, K[: t + 1]), ("value", V_cache, V[: t + 1])):
+            if cache.ndim != 2:
+                return _("After step {step} your {name} cache has shape {got}; it should hold one row per position so far, {want}. Along which axis do you stack?").format(step=t + 1, name=name, got=cache.shape, want=rows.shape)  # fmt: skip
+            if len(cache) <= t:
+                return _("After step {step} your {name} cache holds {got} rows, no more than before the step: the new position is not appended. What must the next step find in the cache?").format(step=t + 1, name=name, got=len(cache))  # fmt: skip
+            if len(cache) > t + 1:
+                return _("After step {step} your {name} cache holds {got} rows, more than the {step} positions seen so far: the new position is appended more than once. How many rows does one position add?").format(step=t + 1, name=name, got=len(cache))  # fmt: skip
+            if cache.shape != rows.shape:
+                return _("After step {step} your {name} cache has shape {got}; it should hold one row per position so far, {want}. Along which axis do you stack?").format(step=t + 1, name=name, got=cache.shape, want=rows.shape)  # fmt: skip
+            if not np.allclose(cache, rows):
+                return _("After step {step} your {name} cache holds the right number of rows but not the {name}s of positions 1 to {step} in order. Where does the new row go?").format(step=t + 1, name=name)  # fmt: skip
+    return None
+
+
+@exercise("the cached attention step")
+def check_cached_step(title, fn) -> Feedback:
+    """Exercise: ``fn(q, k, v, K_cache, V_cache)`` returns (out, K, V): the new position's output, reading the
+    cache with its own key and value appended, and the two grown caches. Run from an empty cache over a sequence,
+    its outputs must equal the full causal pass."""
+    if unanswered(fn):
+        return not_attempted(title)
+    if not callable(fn):
+        return Feedback(title, False, _("Pass your function itself (its name, no parentheses); got {got}.").format(got=show(fn)))  # fmt: skip
+    Q, K, V = _cached_cases()[0].args
+    try:
+        with quiet():
+            first = fn(Q[0], K[0], V[0], np.zeros((0, 4)), np.zeros((0, 3)))
+            if unanswered(first):
+                return Feedback(title, False, _("Your function returned None: replace the `...` with your code, and end it with `return`."), attempted=False)  # fmt: skip
+            problem = _cache_problem(fn, Q, K, V)
+    except Exception as error:  # noqa: BLE001 - the student's step, in words
+        return Feedback(title, False, _("Your function raised {error} when it was run from an empty cache (K_cache of shape (0, 4), V_cache (0, 3)), then fed its own caches back, one position at a time. What does that line get?").format(error=raised(error)), hint=_APPEND, fix=_CACHE_FIX)  # fmt: skip
+    if problem is not None:
+        return Feedback(title, False, problem, hint=_APPEND, fix=_CACHE_FIX)
+    # fmt: off
+    return check_function(title, lambda Q, K, V: _cached_run(fn, Q, K, V), _cached_cases(), causal_attention, [
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: v), says="{where} each position's output is its own new value v: the step returned v instead of reading the cache. What does the new query do with the keys and values of the positions before it?", hint="The output is a weighted average of every cached value, the new one included."),
+        Mistake(wrong=lambda Q, K, V: _cached_run(lambda q, k, v, Kc, Vc: (softmax(np.vstack([Kc, k, k]) @ q / np.sqrt(len(q))) @ np.vstack([Vc, v, v]), np.vstack([Kc, k]), np.vstack([Vc, v])), Q, K, V), says="{where} the new position is read twice: its key and value were appended to a cache that already held them. How many times should each position appear among the keys the query reads?", hint="Append the new key and value once, then read the appended cache."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K @ q) @ V), says="{where} the scores are not scaled. By what does scaled dot-product attention divide q . k?", hint="sqrt(d_k), the width of the queries and keys: len(q)."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K @ q / len(q)) @ V), says="{where} you divided the scores by d_k itself. Which number is the standard deviation of q . k?", hint="sqrt(d_k)."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K @ q / np.sqrt(len(K))) @ V), says="{where} you divided by the square root of the number of cached positions, not of the width. Whose size sets the scale of q . k?", hint="sqrt(d_k) = sqrt(len(q)), the same at every step."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax((K @ q / np.sqrt(len(q)))[:, None], axis=1)[:, 0] @ V), says="{where} every weight is 1, so the output is the sum of the values: the softmax ran over an axis of length 1. Over what must the new query's weights sum to 1?", hint="One weight per cached position, normalised over the positions."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K @ k / np.sqrt(len(q))) @ V), says="{where} the scores compare the cached keys with the new key k, not with the new query q. Which vector asks?", hint="The query asks, the keys answer: K @ q."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K @ q / np.sqrt(len(q))) @ K), says="{where} the weights average the keys, not the values. What does attention return?", hint="weights @ V."),
+        Mistake(wrong=_as_run(lambda q, k, v, K, V: softmax(K[:-1] @ q / np.sqrt(len(q))) @ V[:-1] if len(K) > 1 else v), says="{where} the new position reads only the positions before it, not itself. In the causal mask, may position i read key i?", hint="j <= i: the new key and value are appended before the query reads the cache."),
+    ],
+        shape="one output per position: (n, d_v)",
+        not_finite=Mistake("{where} your outputs have NaN or inf: does the first step, with an empty cache, read anything? Do the scores overflow exp?", "Append first, so that the cache is never empty when it is read; subtract the largest score before exp."),
+        otherwise=Mistake("{where} your outputs differ from the full causal pass, and not by one of the usual slips. At which step do they first differ, and what did your step read there?", "At step t the new query reads the t keys and values of positions 1 to t, scaled by sqrt(d_k), through one softmax."),
+        success="Step by step, from an empty cache, your outputs are the full causal pass: the new query reads every cached key, its own included, and nothing is computed twice. That is what CharTransformer.step does in every layer and head.",
+        fix=_CACHE_FIX)
+    # fmt: on
 
 
 # --- exercise 4: a model change, sliding-window attention ---------------------------------------------------------
