@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 
 from ._checks import as_float_array, as_mask, check_temperature, describe
-from .normalisers import _scores, _softmax
+from .normalisers import checked_scores, stable_softmax
 from .scores import SCORES
 
 __all__ = ["attention"]
@@ -40,7 +40,7 @@ def attention(queries, keys, values, *, score="scaled_dot", temperature=1.0, mas
     v = as_float_array(values, "values", min_ndim=1)  # (..., n_k, d_v) or (n_k,)
 
     alpha = _checked_scores(score_fn(queries, keys, **score_kwargs), score, mask, v)  # (..., n_q, n_k)
-    weights = _softmax(alpha, T)  # (..., n_q, n_k); all 0 for a query with no allowed key
+    weights = stable_softmax(alpha, T)  # (..., n_q, n_k); all 0 for a query with no allowed key
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         outputs = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     return _finite_average(outputs, v), weights
@@ -78,7 +78,7 @@ def _checked_scores(alpha, score, mask, v):
     row of those is refused (its true weights are one-hot on the nearest key, not "no allowed key").
     """
     if callable(score):
-        alpha, _ = _scores(alpha, -1, None)  # a float copy: -inf allowed, NaN and +inf refused
+        alpha, _ = checked_scores(alpha, -1, None)  # a float copy: -inf allowed, NaN and +inf refused
     n_keys = alpha.shape[-1]
     v_rows = v.shape[0] if v.ndim == 1 else v.shape[-2]
     if v_rows != n_keys:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, check_count, check_positive, check_real
-from .normalisers import _softmax
+from .normalisers import stable_softmax
 
 __all__ = [
     "quadratic_loss",
@@ -111,7 +111,7 @@ def quadratic_loss(values, target):
 def exact_gradient(alpha, loss) -> np.ndarray:
     """dJ/dalpha for J(alpha) = sum_i softmax(alpha)_i f(one-hot(i)): p_j (f(one-hot(j)) - J). Shape (n,)."""
     alpha = _scores(alpha)
-    p = _softmax(alpha, 1.0)
+    p = stable_softmax(alpha, 1.0)
     f = _evaluate(loss, np.eye(alpha.size), "loss", (alpha.size,))  # (n,): the loss of choosing each key
     return p * (f - p @ f)
 
@@ -127,7 +127,7 @@ def score_function_gradients(alpha, loss, n_samples, rng=None, *, baseline=0.0) 
     alpha = _scores(alpha)
     m = check_count(n_samples, "n_samples", 1)
     baseline = check_real(baseline, "baseline", finite=True)
-    p = _softmax(alpha, 1.0)
+    p = stable_softmax(alpha, 1.0)
     _, index = _draw(alpha, m, rng)
     one_hot = np.eye(alpha.size)[index]  # (m, n)
     f = _evaluate(loss, one_hot, "loss", (m,))  # (m,)
@@ -138,7 +138,7 @@ def straight_through_gradients(alpha, loss_grad, n_samples, rng=None) -> np.ndar
     """Straight-through: grad f at the one-hot sample, pulled back through softmax(alpha). Shape (n_samples, n)."""
     alpha = _scores(alpha)
     m = check_count(n_samples, "n_samples", 1)
-    p = np.broadcast_to(_softmax(alpha, 1.0), (m, alpha.size))
+    p = np.broadcast_to(stable_softmax(alpha, 1.0), (m, alpha.size))
     _, index = _draw(alpha, m, rng)
     upstream = _evaluate(loss_grad, np.eye(alpha.size)[index], "loss_grad", (m, alpha.size))  # (m, n)
     return _softmax_backward(p, upstream)
@@ -155,7 +155,7 @@ def gumbel_softmax_gradients(alpha, loss_grad, temperature, n_samples, rng=None,
     m = check_count(n_samples, "n_samples", 1)
     temperature = check_positive(temperature, "temperature")
     gumbel, index = _draw(alpha, m, rng)
-    relaxed = _softmax(alpha + gumbel, temperature)  # softmax((alpha + g) / T): (m, n)
+    relaxed = stable_softmax(alpha + gumbel, temperature)  # softmax((alpha + g) / T): (m, n)
     at = np.eye(alpha.size)[index] if hard else relaxed
     upstream = _evaluate(loss_grad, at, "loss_grad", (m, alpha.size))  # (m, n)
     return _softmax_backward(relaxed, upstream) / temperature

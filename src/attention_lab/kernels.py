@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array, check_choice, check_positive, describe
-from .normalisers import _softmax, normalise_rows
+from .normalisers import normalise_rows, stable_softmax
 
 __all__ = [
     "KERNELS",
@@ -68,7 +68,7 @@ def _differences(x_query, x_keys, query_name, key_name):
     return diff
 
 
-def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
+def _weights(diff, bandwidth, kernel, allowed=None):
     """lambda_i(x) = kappa((x - x_i)/h) / sum_j kappa((x - x_j)/h), shape (n_q, n_k); ``diff`` = x - x_i.
 
     ``allowed`` (n_q, n_k), if given, marks the keys each query may use (leave-one-out). A row with no key
@@ -78,7 +78,7 @@ def _weights(x_query, x_keys, diff, bandwidth, kernel, allowed=None):
         with np.errstate(over="ignore", under="ignore"):
             u = diff / bandwidth  # (n_q, n_k), in bandwidths
             scores = -(u * u) / 2  # gaussian_score(x_query, x_keys, h): -inf beyond the float range
-        weights = _softmax(scores if allowed is None else np.where(allowed, scores, -np.inf), 1.0)  # (n_q, n_k)
+        weights = stable_softmax(scores if allowed is None else np.where(allowed, scores, -np.inf), 1.0)  # (n_q, n_k)
         return _nearest_key_limit(weights, diff, allowed)
     kappa = KERNELS[kernel](_in_bandwidths(diff, bandwidth))  # kappa((x - x_i)/h): (n_q, n_k)
     if allowed is not None:
@@ -108,7 +108,7 @@ def _nearest_key_limit(weights, diff, allowed):
         lost &= allowed.any(axis=-1)  # a query with no allowed key stays all 0
     if lost.any():
         nearness = -np.abs(diff[lost])  # (n_lost, n_k): the largest is the nearest key
-        weights[lost] = _softmax(nearness if allowed is None else np.where(allowed[lost], nearness, -np.inf), 0.0)
+        weights[lost] = stable_softmax(nearness if allowed is None else np.where(allowed[lost], nearness, -np.inf), 0.0)
     return weights
 
 
@@ -142,7 +142,7 @@ def nadaraya_watson(x_query, x_keys, y_values, *, bandwidth=1.0, kernel="gaussia
         With the Gaussian kernel this is ``softmax(gaussian_score(x_query, x_keys, h))``.
     """
     xq, xk, y, h, kernel = _nw_inputs(x_query, x_keys, y_values, bandwidth, kernel)
-    weights = _weights(xq, xk, _differences(xq, xk, "x_query", "x_keys"), h, kernel)  # (n_query, n_keys)
+    weights = _weights(_differences(xq, xk, "x_query", "x_keys"), h, kernel)  # (n_query, n_keys)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         y_hat = weights @ y  # sum_i lambda_i(x) y_i: (n_query,) or (n_query, d_v)
     _check_finite_average(y_hat, y)
@@ -195,7 +195,7 @@ def _loo_scaled_errors(x, y, hs, kernel):
     others = ~np.eye(x.shape[0], dtype=bool)  # leave the point itself out
     errors = np.empty(hs.shape)
     for j, h in enumerate(hs):
-        w = _weights(x, x, diff, h, kernel, allowed=others)
+        w = _weights(diff, h, kernel, allowed=others)
         defined = w.sum(axis=-1) > 0
         errors[j] = np.mean((w @ y - y) ** 2) if defined.all() else np.inf
     return errors, scale
@@ -223,22 +223,25 @@ def loo_bandwidth(x, y, *, kernel="gaussian", bandwidths=None):
     same order as the errors themselves, so it also works where those would overflow or underflow.
     """
     kernel = _check_kernel(kernel)
-    x_arr = _points_1d(x, "x")
+    x, y, grid = _loo_inputs(x, y, 1.0 if bandwidths is None else bandwidths)  # checked once
     if bandwidths is None:
-        with np.errstate(over="ignore"):
-            span = float(np.ptp(x_arr)) if x_arr.size else 0.0
-        if not np.isfinite(span):
-            raise ValueError("x spans more than the float range (about 1.8e308): rescale x")
-        span = span or 1.0
-        if 1e-3 * span < np.finfo(float).tiny:
-            raise ValueError(f"x values are too close together (spread {span:.3g}) for a bandwidth search; rescale x")
-        grid = np.geomspace(1e-3 * span, span, 121)
-        x_, y_, hs = _loo_inputs(x, y, grid)
-        coarse = grid[np.argmin(_loo_scaled_errors(x_, y_, hs, kernel)[0])]
-        step = grid[1] / grid[0]
-        bandwidths = np.geomspace(coarse / step, min(coarse * step, np.finfo(float).max), 21)
-    x_, y_, grid = _loo_inputs(x, y, bandwidths)
-    errors = _loo_scaled_errors(x_, y_, grid, kernel)[0]
+        coarse_grid = _search_grid(x)
+        coarse = coarse_grid[np.argmin(_loo_scaled_errors(x, y, coarse_grid, kernel)[0])]
+        step = coarse_grid[1] / coarse_grid[0]
+        grid = np.geomspace(coarse / step, min(coarse * step, np.finfo(float).max), 21)
+    errors = _loo_scaled_errors(x, y, grid, kernel)[0]
     if not np.isfinite(errors).any():
         raise ValueError("no bandwidth in bandwidths leaves every point a neighbour; try larger bandwidths")
     return float(grid[np.argmin(errors)])
+
+
+def _search_grid(x):
+    """121 log-spaced bandwidths from 1/1000 of the range of (checked) ``x`` to the range."""
+    with np.errstate(over="ignore"):
+        span = float(np.ptp(x))
+    if not np.isfinite(span):
+        raise ValueError("x spans more than the float range (about 1.8e308): rescale x")
+    span = span or 1.0
+    if 1e-3 * span < np.finfo(float).tiny:
+        raise ValueError(f"x values are too close together (spread {span:.3g}) for a bandwidth search; rescale x")
+    return np.geomspace(1e-3 * span, span, 121)

@@ -20,6 +20,8 @@ from ._checks import as_float_array, as_mask, as_rng, check_axis, check_count, c
 
 __all__ = [
     "softmax",
+    "stable_softmax",
+    "checked_scores",
     "logsumexp",
     "hard_attention",
     "sample_attention",
@@ -61,7 +63,13 @@ def softmax(scores, temperature=1.0, *, axis=-1, mask=None):
     array([0., 0., 1.])
     """
     T = check_temperature(temperature)
-    alpha, axis = _scores(scores, axis, mask)  # checked: a float copy, -inf where the mask forbids
+    alpha, axis = checked_scores(scores, axis, mask)  # a float copy, -inf where the mask forbids
+    return stable_softmax(alpha, T, axis)
+
+
+def stable_softmax(alpha, T, axis=-1):
+    """The formula of :func:`softmax` for scores already checked (a float array, -inf = never attend; T a checked
+    temperature): what the library's own functions call once their door has checked their inputs."""
     top = alpha.max(axis=axis, keepdims=True, initial=_LOWEST)  # max_j alpha_j (a row of -inf: the lowest float)
     with np.errstate(over="ignore"):  # a shifted score may round to -inf; its exp, 0, is the right weight
         shifted = alpha - top  # alpha_i - max_j alpha_j <= 0: exp never overflows, the maximum gets exp(0) = 1
@@ -72,7 +80,7 @@ def softmax(scores, temperature=1.0, *, axis=-1, mask=None):
 # The checks and the limits beside the formula above.
 
 
-def _scores(scores, axis, mask):
+def checked_scores(scores, axis, mask):
     """Checked scores: a float64 copy with -inf where ``mask`` forbids attention, and ``axis`` as an int."""
     alpha = as_float_array(scores, "scores", min_ndim=1, allow_neg_inf=True)
     axis = check_axis(axis, alpha.ndim)
@@ -97,16 +105,6 @@ def _limit(shifted, T):
     return ((shifted == 0) if T == 0 else (shifted > -np.inf)).astype(np.float64)
 
 
-def _softmax(alpha, T, axis=-1):
-    """softmax's lines without its checks, for the library's own calls on checked scores (a float array,
-    -inf = never attend; T a checked temperature). A row with nothing allowed keeps weights 0 (0 / 1)."""
-    top = alpha.max(axis=axis, keepdims=True, initial=_LOWEST)
-    with np.errstate(over="ignore"):
-        shifted = alpha - top
-        w = np.exp(shifted / T) if 0 < T < np.inf else _limit(shifted, T)
-    return w / np.maximum(w.sum(axis=axis, keepdims=True), 1.0)
-
-
 _LOWEST = np.finfo(np.float64).min
 
 
@@ -127,7 +125,7 @@ def logsumexp(scores, temperature=1.0, *, axis=-1, mask=None):
     Returns an array with ``axis`` removed.
     """
     T = check_temperature(temperature)
-    alpha, axis = _scores(scores, axis, mask)
+    alpha, axis = checked_scores(scores, axis, mask)
     top = _row_max(alpha, axis)  # (..., 1, ...)
     count = (alpha > -np.inf).sum(axis=axis)  # allowed keys per row
     if T == 0:
@@ -147,7 +145,7 @@ def hard_attention(scores, k=1, *, axis=-1, mask=None):
     ``k=1`` is one-hot(argmax alpha). Ties are broken in favour of the earlier index. A row with fewer
     than k allowed entries spreads its weight equally over the ones it has; a row with none gets zeros.
     """
-    alpha, axis = _scores(scores, axis, mask)
+    alpha, axis = checked_scores(scores, axis, mask)
     k = check_count(k, "k", 1, alpha.shape[axis])
     return np.moveaxis(_top_k_weights(np.moveaxis(alpha, axis, -1), k), -1, axis)
 
@@ -171,8 +169,8 @@ def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=No
     T = check_temperature(temperature)
     k = check_count(k, "k", 1)
     generator = as_rng(rng)
-    alpha, axis = _scores(scores, axis, mask)
-    p = np.moveaxis(_softmax(alpha, T, axis), axis, -1)  # (..., n)
+    alpha, axis = checked_scores(scores, axis, mask)
+    p = np.moveaxis(stable_softmax(alpha, T, axis), axis, -1)  # (..., n)
     rows = p.reshape(-1, p.shape[-1])
     counts = np.zeros_like(rows)
     for r, row in enumerate(rows):
@@ -189,9 +187,9 @@ def sparsemax(scores, temperature=1.0, *, axis=-1, mask=None):
     softmax. ``T = 0`` gives the hard limit (ties share) and ``T = inf`` the uniform weights.
     """
     T = check_temperature(temperature)
-    alpha, axis = _scores(scores, axis, mask)
+    alpha, axis = checked_scores(scores, axis, mask)
     if T in (0.0, np.inf):
-        return _softmax(alpha, T, axis)
+        return stable_softmax(alpha, T, axis)
     with np.errstate(over="ignore"):
         z = np.moveaxis((alpha - _row_max(alpha, axis)) / T, axis, -1)  # (..., n), <= 0, -inf where masked
     z_sorted = -np.sort(-z, axis=-1)  # descending
@@ -218,11 +216,11 @@ def gumbel_softmax(scores, temperature=1.0, *, hard=False, rng=None, axis=-1):
     T = check_temperature(temperature)
     hard = check_flag(hard, "hard")
     generator = as_rng(rng)
-    alpha, axis = _scores(scores, axis, None)
+    alpha, axis = checked_scores(scores, axis, None)
     perturbed = alpha + generator.gumbel(size=alpha.shape)  # -inf stays -inf: never attended
     if hard:
         return np.moveaxis(_top_k_weights(np.moveaxis(perturbed, axis, -1), 1), -1, axis)
-    return _softmax(perturbed, T, axis)
+    return stable_softmax(perturbed, T, axis)
 
 
 def entropy(weights, *, axis=-1, atol=1e-6):

@@ -1,7 +1,8 @@
 """The sinusoidal positional encoding of Vaswani et al. (2017), in numpy (notebook 07).
 
-PE[pos, 2f] = sin(pos w_f), PE[pos, 2f+1] = cos(pos w_f), with angular frequencies w_f = base^(-2f/d_model).
-Since sin a sin b + cos a cos b = cos(a - b), PE(pos) . PE(pos + delta) = sum_f cos(delta w_f) depends on
+PE[pos, 2r] = sin(pos omega_r), PE[pos, 2r+1] = cos(pos omega_r), with angular frequencies
+omega_r = base^(-2r/d_model). Since sin a sin b + cos a cos b = cos(a - b), PE(pos) . PE(pos + delta) =
+sum_r cos(delta omega_r) depends on
 the offset delta only (:func:`offset_dot_products`). The torch layer
 :func:`attention_lab.nn.sinusoidal_positional_encoding` wraps :func:`sinusoidal_encoding`.
 """
@@ -16,7 +17,7 @@ __all__ = ["frequencies", "sinusoidal_encoding", "offset_dot_products"]
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The angular frequencies w_f = base^(-2f/d_model), f = 0 .. ceil(d_model/2) - 1, float64."""
+    """The angular frequencies omega_r = base^(-2r/d_model), r = 0 .. ceil(d_model/2) - 1, float64."""
     d_model = check_count(d_model, "d_model", 1)
     base = check_positive(base, "base")
     return base ** (-np.arange(0, d_model, 2) / d_model)  # (ceil(d/2),)
@@ -38,7 +39,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
 
 
 def offset_dot_products(frequencies: np.ndarray, offsets: np.ndarray, d_model: int) -> np.ndarray:
-    """sum_f cos(offset w_f) = PE(pos) . PE(pos + offset) for every pos (sin a sin b + cos a cos b = cos(a - b)).
+    """sum_r cos(offset omega_r) = PE(pos) . PE(pos + offset) for every pos (sin a sin b + cos a cos b = cos(a - b)).
 
     Needs an even ``d_model``: with an odd one the last sine column has no cosine partner.
     """

@@ -26,14 +26,14 @@ import numbers
 
 import numpy as np
 
-from ._checks import as_float_array, as_rng, check_count, check_temperature, describe
-from .normalisers import _softmax
+from ._checks import as_float_array, as_mask, as_rng, check_count, check_temperature, describe
+from .normalisers import stable_softmax
 
 __all__ = ["check_top_p", "top_k_mask", "top_p_mask", "next_token_distribution", "greedy_tokens", "sample_tokens"]
 
 
 def _logits(logits) -> np.ndarray:
-    """Validated float64 logits (..., V) with V >= 1, a copy; -inf allowed, NaN and +inf refused."""
+    """Validated float64 logits (..., vocab_size) with vocab_size >= 1, a copy; -inf allowed, NaN and +inf refused."""
     alpha = as_float_array(logits, "logits", min_ndim=1, allow_neg_inf=True)
     if alpha.shape[-1] == 0:
         raise ValueError(
@@ -57,7 +57,7 @@ def check_top_p(top_p, name: str = "top_p") -> float:
 
 
 def _order(alpha: np.ndarray) -> np.ndarray:
-    """Token indices by decreasing logit, ties by increasing index: (..., V). The same order at every T > 0."""
+    """Token indices by decreasing logit, ties by increasing index: (..., vocab_size). The same order at every T > 0."""
     return np.argsort(-alpha, axis=-1, kind="stable")
 
 
@@ -79,28 +79,24 @@ def top_p_mask(logits, p: float, temperature: float = 1.0, *, mask=None) -> np.n
     keeps every allowed token (without that rule, rounding could drop a token of tiny probability).
     """
     alpha = _logits(logits)
-    p = check_top_p(p)
-    temperature = check_temperature(temperature)
-    allowed = np.ones(alpha.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask), alpha.shape)
-    if allowed.dtype != np.bool_:
-        raise ValueError(f"mask must be a boolean array (True = may be chosen), got dtype {allowed.dtype}")
+    p, temperature, allowed = check_top_p(p), check_temperature(temperature), as_mask(mask, alpha.shape)
     return _nucleus(alpha, p, temperature, allowed & (alpha > -np.inf))
 
 
 def next_token_distribution(
     logits, temperature: float = 1.0, *, top_k: int | None = None, top_p: float | None = None
 ) -> np.ndarray:
-    r"""The distribution a sampler draws the next token from: (..., V), each row summing to 1.
+    r"""The distribution a sampler draws the next token from: (..., vocab_size), each row summing to 1.
 
     Parameters
     ----------
-    logits : array_like, shape (..., V)
-        Scores over the vocabulary of V tokens (any batch shape in front); ``-inf`` = never.
+    logits : array_like, shape (..., vocab_size)
+        Scores over the vocabulary of vocab_size tokens (any batch shape in front); ``-inf`` = never.
     temperature : float, default 1.0
         T >= 0: softmax(logits / T). ``0`` puts all the weight on the largest logit (ties share it),
         ``np.inf`` spreads it evenly over the kept tokens.
     top_k : int, optional
-        Keep the k largest logits, 1 <= k <= V.
+        Keep the k largest logits, 1 <= k <= vocab_size.
     top_p : float, optional
         Keep the nucleus of probability p, 0 < p <= 1 (after top-k, at temperature T).
 
@@ -139,8 +135,8 @@ def sample_tokens(
     generator = as_rng(rng)
     if T == 0:
         return np.argmax(alpha, axis=-1)  # greedy: the largest logit survives any top-k and any top-p
-    probs = _distribution(alpha, T, top_k, top_p)  # (..., V)
-    cdf = np.cumsum(probs, axis=-1)  # (..., V)
+    probs = _distribution(alpha, T, top_k, top_p)  # (..., vocab_size)
+    cdf = np.cumsum(probs, axis=-1)  # (..., vocab_size)
     u = generator.random(alpha.shape[:-1])[..., None] * cdf[..., -1:]  # (..., 1), scaled: rounding-proof
     chosen = np.sum(cdf <= u, axis=-1)  # the first index whose cumulative sum exceeds u
     return np.minimum(chosen, _last_kept(probs))  # never a token of probability 0, even where cdf ends flat
@@ -150,7 +146,7 @@ def sample_tokens(
 
 
 def _options(alpha, temperature, top_k, top_p):
-    """The checked temperature, top_k (None or 1..V) and top_p (None or (0, 1])."""
+    """The checked temperature, top_k (None or 1..vocab_size) and top_p (None or (0, 1])."""
     T = check_temperature(temperature)
     if top_k is not None:
         top_k = check_count(top_k, "top_k", 1, alpha.shape[-1])
@@ -164,7 +160,7 @@ def _distribution(alpha, T, top_k, top_p):
     kept = alpha > -np.inf if top_k is None else _top_k(alpha, top_k)
     if top_p is not None:
         kept = _nucleus(alpha, top_p, T, kept)
-    return _softmax(np.where(kept, alpha, -np.inf), T)  # every row keeps its largest logit: it sums to 1
+    return stable_softmax(np.where(kept, alpha, -np.inf), T)  # every row keeps its largest logit: it sums to 1
 
 
 def _top_k(alpha, k):
@@ -178,9 +174,9 @@ def _nucleus(alpha, p, T, allowed):
     if p == 1.0:
         return allowed.copy()
     alpha = np.where(allowed, alpha, -np.inf)
-    probs = _softmax(alpha, T)  # (..., V)
+    probs = stable_softmax(alpha, T)  # (..., vocab_size)
     order = _order(alpha)
-    sorted_probs = np.take_along_axis(probs, order, axis=-1)  # (..., V), by decreasing logit
+    sorted_probs = np.take_along_axis(probs, order, axis=-1)  # (..., vocab_size), by decreasing logit
     before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # probability of the tokens ranked before each
     keep = np.empty_like(allowed)
     np.put_along_axis(keep, order, before < p, axis=-1)

@@ -397,10 +397,3 @@ def test_a_masked_key_and_a_minus_inf_score_are_the_same_and_empty_rows_get_zero
         assert np.all(through_mask[empty] == 0) and np.all(through_mask[~mask] == 0)
         np.testing.assert_allclose(through_mask[~empty].sum(axis=-1), 1.0, rtol=1e-9)
     assert np.all(logsumexp(alpha, temperature, mask=mask)[empty] == -np.inf)  # the log of an empty sum
-
-
-@given(score_arrays, temperatures)
-def test_the_unchecked_softmax_is_softmax(alpha, temperature):
-    from attention_lab.normalisers import _softmax
-
-    np.testing.assert_array_equal(_softmax(alpha, temperature), softmax(alpha, temperature))

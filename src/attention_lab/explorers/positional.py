@@ -3,7 +3,7 @@
 Choose a dimension and a position. Left: the whole encoding PE (positions down, dimensions across) with
 the chosen row and column marked. Middle: the chosen dimension as a function of position, a sine or
 cosine whose wavelength grows with the dimension. Right: the dot products PE(pos) . PE(pos') of the chosen
-position with every other one, plotted against the offset pos' - pos, on top of sum_f cos(offset w_f): they
+position with every other one, plotted against the offset pos' - pos, on top of sum_r cos(offset omega_r): they
 coincide for every pos, because the dot product depends on the offset only.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["PositionalEncodingExplorer", "positional_small_multiples", "offset_d
 
 
 def _encoding(n_positions: int, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-    """(PE (n, d) float64, angular frequencies w_f (d/2,)) after checking the sizes."""
+    """(PE (n, d) float64, angular frequencies omega_r (d/2,)) after checking the sizes."""
     n_positions, d_model = check_count(n_positions, "n_positions", 2), check_count(d_model, "d_model", 2)
     if d_model % 2:
         raise ValueError(f"d_model must be even (sine and cosine columns come in pairs), got {d_model}")

@@ -23,7 +23,7 @@ import torch
 
 from .._checks import as_rng
 from ..sampling import greedy_tokens, sample_tokens
-from .layers import _masked_softmax
+from .layers import softmax_over_allowed
 from .transformer import TinyTransformer
 
 __all__ = ["KVCache", "CharTransformer", "generate"]
@@ -98,9 +98,9 @@ class CharTransformer(TinyTransformer):
                 v = torch.cat([cache.values[layer], v], dim=2)
             new.keys.append(k)
             new.values.append(v)
-            weights = _masked_softmax(
+            weights = softmax_over_allowed(
                 q @ k.transpose(-2, -1) / math.sqrt(attention.d_k), mask
-            )  # (b, h, n_new, t+n_new)
+            )  # (b, heads, n_new, t+n_new)
             attention.attention_weights = weights.detach()
             heads = weights @ v  # (b, heads, n_new, d_k)
             x = x + attention.W_o(heads.transpose(1, 2).reshape(x.shape))  # (b, n_new, d_model)

@@ -13,6 +13,7 @@ from ._checks import as_float_tensor, check_dropout, check_entries, check_mask, 
 
 __all__ = [
     "masked_softmax",
+    "softmax_over_allowed",
     "padding_mask",
     "DotProductAttention",
     "AdditiveAttention",
@@ -33,11 +34,11 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     if checks_enabled():
         _check_scores(scores, mask)
     allowed = scores > float("-inf")  # a score of -inf is a masked key
-    return _masked_softmax(scores, allowed if mask is None else allowed & mask)
+    return softmax_over_allowed(scores, allowed if mask is None else allowed & mask)
 
 
-def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """masked_softmax without its checks, for the layers (their door checked the inputs).
+def softmax_over_allowed(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """The formula of :func:`masked_softmax`, without its checks: for the layers, whose door checked their inputs.
 
     Without a mask the scores must be finite, as a layer's scores of finite inputs are: every key is allowed.
     """
@@ -119,7 +120,7 @@ class DotProductAttention(torch.nn.Module):
         if checks_enabled():
             _check_batched(queries, keys, values, mask, same_d=True)
         scores = queries @ keys.transpose(1, 2) / queries.shape[-1] ** 0.5  # (batch, n_q, n_k)
-        weights = _masked_softmax(scores, mask)  # (batch, n_q, n_k)
+        weights = softmax_over_allowed(scores, mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
         return self.dropout(weights) @ values  # (batch, n_q, d_v)
 
@@ -155,7 +156,7 @@ class AdditiveAttention(torch.nn.Module):
             _check_batched(queries, keys, values, mask)
             _check_features(queries, "queries", self.W_q.in_features, self)
             _check_features(keys, "keys", self.W_k.in_features, self)
-        weights = _masked_softmax(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
+        weights = softmax_over_allowed(self.scores(queries, keys), mask)  # (batch, n_q, n_k)
         self.attention_weights = weights.detach()
         return self.dropout(weights) @ values  # (batch, n_q, d_v)
 
@@ -163,7 +164,7 @@ class AdditiveAttention(torch.nn.Module):
 class AttentionPooling(torch.nn.Module):
     """Pool a sequence (batch, n, d) into one vector (batch, d) with a learned query u_w (``self.query``).
 
-    u_t = tanh(W x_t + b), alpha_t = u_t . u_w, lambda = masked_softmax(alpha), output sum_t lambda_t x_t:
+    z_t = tanh(W_w x_t + b_w), alpha_t = z_t . u_w, lambda = masked_softmax(alpha), output sum_t lambda_t x_t:
     the word-attention layer of Yang et al. (2016), "Hierarchical Attention Networks for Document
     Classification" (u_w is their word context vector). It is additive attention with a fixed learned query,
     nonlinear in x_t, with no tanh on the output. The original post's layer, a linear score (x_t W) . q and a
@@ -182,7 +183,7 @@ class AttentionPooling(torch.nn.Module):
         if checks_enabled():
             self._check_inputs(states, mask)
         scores = torch.tanh(self.proj(states)) @ self.query  # (batch, n)
-        weights = _masked_softmax(scores, mask)  # (batch, n)
+        weights = softmax_over_allowed(scores, mask)  # (batch, n)
         self.attention_weights = weights.detach()
         return (weights[:, :, None] * states).sum(dim=1)  # (batch, d)
 
@@ -211,7 +212,7 @@ class GeneralAttention(torch.nn.Module):
             _check_features(queries, "queries", self.W.out_features, self)
             _check_features(keys, "keys", self.W.in_features, self)
         scores = self.score_projected(queries, self.project_keys(keys))  # (batch, n_q, n_k)
-        weights = _masked_softmax(scores, mask)
+        weights = softmax_over_allowed(scores, mask)
         self.attention_weights = weights.detach()
         return weights @ values
 

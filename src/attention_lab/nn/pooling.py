@@ -25,7 +25,7 @@ import torch
 
 from .._checks import check_count
 from ._checks import as_bool_mask, as_float_tensor, checks_enabled, describe
-from .layers import _masked_softmax
+from .layers import softmax_over_allowed
 
 __all__ = ["DotAttentionPooling"]
 
@@ -77,7 +77,7 @@ class DotAttentionPooling(torch.nn.Module):
         if mask is not None:
             x = torch.where(mask[..., None], x, torch.zeros((), dtype=x.dtype))  # padding content never leaks
         scores = (x @ self.W) @ self.query  # (batch, n): alpha_t = (x_t W) . q
-        weights = _masked_softmax(scores, mask)  # (batch, n)
+        weights = softmax_over_allowed(scores, mask)  # (batch, n)
         self.attention_weights = weights.detach()
         pooled = (weights[:, :, None] * x).sum(dim=1)  # (batch, d): sum_t lambda_t x_t
         return torch.tanh(pooled)

@@ -1,6 +1,7 @@
 """Self-attention (notebook 07) and the Transformer block (notebook 08), after Vaswani et al. (2017).
 
-- :func:`sinusoidal_positional_encoding`: PE[pos, 2f] = sin(pos w_f), PE[pos, 2f+1] = cos(pos w_f), w_f = 10000^(-2f/d);
+- :func:`sinusoidal_positional_encoding`: PE[pos, 2r] = sin(pos omega_r), PE[pos, 2r+1] = cos(pos omega_r),
+  omega_r = 10000^(-2r/d);
 - :func:`causal_mask`: position i may attend to positions j <= i (True = may attend, as everywhere here);
 - :class:`MultiHeadAttention`: split into heads, scaled dot-product attention per head, concatenate,
   project; :meth:`MultiHeadAttention.from_torch` copies the weights of a ``torch.nn.MultiheadAttention``;
@@ -21,7 +22,7 @@ from .._checks import check_count
 from ..positional import sinusoidal_encoding
 from ._checks import as_float_tensor, check_dropout, check_mask, checks, checks_enabled
 from ._torch_compat import packed_in_projection
-from .layers import _masked_softmax
+from .layers import softmax_over_allowed
 
 __all__ = [
     "sinusoidal_positional_encoding",
@@ -37,10 +38,10 @@ __all__ = [
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
     """The (n_positions, d_model) sinusoidal encoding of Vaswani et al. (2017), float32.
 
-    Column pair (2f, 2f+1) is (sin(pos w_f), cos(pos w_f)) with angular frequency w_f = base^(-2f/d_model):
-    wavelengths 2 pi / w_f from 2 pi (f = 0) up to nearly 2 pi * base. Every entry lies in [-1, 1], and
-    PE(pos) . PE(pos + delta) = sum_f cos(delta w_f) depends on the offset delta only. An odd d_model drops
-    the last cosine column.
+    Column pair (2r, 2r+1) is (sin(pos omega_r), cos(pos omega_r)) with angular frequency
+    omega_r = base^(-2r/d_model): wavelengths 2 pi / omega_r from 2 pi (r = 0) up to nearly 2 pi * base. Every
+    entry lies in [-1, 1], and PE(pos) . PE(pos + delta) = sum_r cos(delta omega_r) depends on the offset delta
+    only. An odd d_model drops the last cosine column.
 
     Examples
     --------
@@ -61,7 +62,7 @@ class MultiHeadAttention(torch.nn.Module):
     """Multi-head scaled dot-product attention: project, split, attend per head, concatenate, project.
 
     head_m = softmax(Q_m K_m^T / sqrt(d_k)) V_m with Q_m, K_m, V_m the m-th slice of width d_k = d_model /
-    num_heads of Q = X_q W_q, K = X_k W_k, V = X_v W_v; output = concat(head_1, ..., head_M) W_o.
+    num_heads of Q = X_q W_q, K = X_k W_k, V = X_v W_v; output = concat(head_1, ..., head_{n_heads}) W_o.
     ``mask`` is boolean (True = may attend) and broadcasts to (batch, num_heads, n_q, n_k); a 3-D mask
     (batch, n_q or 1, n_k) is applied to every head. The weights of the last call, (batch, num_heads,
     n_q, n_k), are kept (detached) in ``attention_weights``.
@@ -82,7 +83,6 @@ class MultiHeadAttention(torch.nn.Module):
         self.W_o = torch.nn.Linear(d_model, d_model, bias=bias)
         self.dropout = torch.nn.Dropout(check_dropout(dropout))
         self.attention_weights = None
-        self._stack_in_one_block()
 
     def split_heads(self, x: torch.Tensor) -> torch.Tensor:
         """(b, n, d_model) -> (b, num_heads, n, d_k): head m gets features m*d_k ... (m+1)*d_k - 1."""
@@ -94,57 +94,14 @@ class MultiHeadAttention(torch.nn.Module):
             self._check_inputs(queries, keys, values, mask)
         q, k, v = self.project(queries, keys, values)  # (b, heads, n_q, d_k), (b, heads, n_k, d_k) twice
         scores = (q @ k.transpose(-2, -1)).div_(math.sqrt(self.d_k))  # (b, heads, n_q, n_k), divided in place
-        weights = _masked_softmax(scores, _per_head(mask))  # (b, heads, n_q, n_k)
+        weights = softmax_over_allowed(scores, _per_head(mask))  # (b, heads, n_q, n_k)
         self.attention_weights = weights.detach()
         heads = (self.dropout(weights) if self.training else weights) @ v  # (b, heads, n_q, d_k)
         return self.W_o(heads.transpose(1, 2).reshape(queries.shape))  # concatenate, project: (b, n_q, d_model)
 
     def project(self, queries, keys, values):
-        """Q = X_q W_q, K = X_k W_k, V = X_v W_v, split into heads: (b, heads, n, d_k) each.
-
-        In self-attention (one tensor for all three) the three products are one, with [W_q; W_k; W_v]
-        stacked, as torch's own layer does: the same numbers up to rounding, in one call instead of three.
-        """
-        if queries is keys is values:
-            b, n, _ = queries.shape
-            weight, bias = self._stacked()  # (3 d_model, d_model), (3 d_model,) or None
-            qkv = torch.nn.functional.linear(queries, weight, bias)  # (b, n, 3 d_model)
-            return qkv.reshape(b, n, 3, self.num_heads, self.d_k).permute(2, 0, 3, 1, 4)  # (3, b, heads, n, d_k)
+        """Q = X_q W_q, K = X_k W_k, V = X_v W_v, split into heads: (b, heads, n, d_k) each."""
         return self.split_heads(self.W_q(queries)), self.split_heads(self.W_k(keys)), self.split_heads(self.W_v(values))
-
-    def _stacked(self):
-        """[W_q; W_k; W_v] and their biases stacked: (3 d_model, d_model) and (3 d_model,) or None.
-
-        Without gradients, the block the three layers' parameters live in (``_stack_in_one_block``): it holds
-        their current values, so stacking costs nothing. If they no longer live there (after ``.to()``, a copy
-        or a replaced layer), they are put in one block again first. With gradients (training), a fresh
-        concatenation, which gradients flow through.
-        """
-        layers = (self.W_q, self.W_k, self.W_v)
-        weights, biases = [layer.weight for layer in layers], [layer.bias for layer in layers]
-        if torch.is_grad_enabled():
-            return torch.cat(weights), (None if biases[0] is None else torch.cat(biases))
-        if self._block_addresses != _addresses(weights + biases):
-            self._stack_in_one_block()
-        return self._block
-
-    def _stack_in_one_block(self):
-        """Put the parameters of W_q, W_k, W_v in one block of memory, rows [W_q; W_k; W_v]: each layer's
-        weight and bias become views of it, their values unchanged, and stay ordinary parameters (so the three
-        share storage, as views do: a serialiser that refuses shared tensors, such as safetensors' ``save_file``,
-        needs their copies)."""
-        layers = (self.W_q, self.W_k, self.W_v)
-        with torch.no_grad():
-            self._block = (
-                torch.cat([layer.weight for layer in layers]),
-                None if self.W_q.bias is None else torch.cat([layer.bias for layer in layers]),
-            )
-            for index, layer in enumerate(layers):
-                rows = slice(index * self.d_model, (index + 1) * self.d_model)
-                layer.weight.data = self._block[0][rows]
-                if layer.bias is not None:
-                    layer.bias.data = self._block[1][rows]
-        self._block_addresses = _addresses([layer.weight for layer in layers] + [layer.bias for layer in layers])
 
     def _check_inputs(self, queries, keys, values, mask):
         for tensor, name in ((queries, "queries"), (keys, "keys"), (values, "values")):
@@ -180,11 +137,6 @@ class MultiHeadAttention(torch.nn.Module):
             if copy.W_o.bias is not None:
                 copy.W_o.bias.copy_(module.out_proj.bias)
         return copy
-
-
-def _addresses(tensors) -> list:
-    """Where each tensor's numbers start in memory (0 for None): equal addresses, the same memory."""
-    return [0 if tensor is None else tensor.data_ptr() for tensor in tensors]
 
 
 def _per_head(mask):
