@@ -221,7 +221,7 @@ def updated(nb: dict, name: str, lang: str = "en", *, twin: bool = False) -> dic
 
 
 def _dump(nb: dict) -> str:
-    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def update_notebook(path: Path, *, write: bool = True) -> bool:

@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     for path in stale:
         nb = notebooks[path]
         print(f"{path.name}: {apply(nb)} cells changed")
-        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
         path.write_text(text, encoding="utf-8")
     if not stale:
         print(f"{len(paths)} notebooks: slide metadata up to date")

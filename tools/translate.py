@@ -287,7 +287,7 @@ def _pairs(root: Path):
 
 
 def _dump(nb: dict) -> str:
-    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _built(root: Path) -> list[tuple[Path, str, list[str]]]:
