@@ -327,7 +327,9 @@ def _edition(paths, outdir: Path, lang: str, *, exporter, timeout, log, executed
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], usage="%(prog)s [options] outdir [notebooks ...]"
+    )
     parser.add_argument("outdir", type=Path, help="folder for the pages (created if missing)")
     parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: all)")
     parser.add_argument("--no-slides", action="store_true", help="pages only, no slide decks")
