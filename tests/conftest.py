@@ -11,7 +11,8 @@
   and the static site built once from those runs, whichever of the two workers asks first; a worker that would
   wait for a run or the site another worker is making runs the notebooks not yet started (from the last one
   back) instead of waiting idle. Runs are shared under their path in the repository (a second folder of
-  notebooks gets its own). The cross-worker "run once, share the result" machinery is ``run_once.py``.
+  notebooks gets its own). The cross-worker "run once, share the result" machinery is ``run_once.py``
+  (pytest-xdist's filelock recipe).
 - ``--durations-file PATH``: the time per test file and the slowest tests, written at the end (CI publishes it).
 - ``interactive``: an explorer test run built for the notebook and built headless.
 - ``chromium``: pytest-playwright's ``browser`` fixture, launching Debian's Chromium once per worker (skipped

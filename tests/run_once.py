@@ -1,19 +1,22 @@
 """Run once per test run, share the result: for work that several pytest-xdist workers need (a notebook's run,
-the static site), whichever worker asks first does it and the others read its pickled result from disk.
+the static site). pytest-xdist's documented recipe ("Making session-scoped fixtures execute only once"): the
+result is a file in a folder every worker sees, made under a :class:`filelock.FileLock` by the first worker
+that takes the lock; the others wait on the lock, then read it.
 
 - :func:`shared_dir`: a folder every worker of this run sees;
 - :func:`run_key`: the name under which a notebook's run is shared;
 - :func:`requested`: whether any test of this run uses a fixture (the site: what a notebook runs for);
-- :func:`once`: ``make()`` run by the first worker that claims a key, its result (or its failure) shared; a
-  worker that would wait may do other work first (``meanwhile``).
+- :func:`once`: ``make()`` run once, its result (or its failure) shared; a worker that would wait may do other
+  work first (``meanwhile``).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-import time
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 __all__ = ["shared_dir", "run_key", "requested", "once"]
 
@@ -39,43 +42,36 @@ def requested(items, fixture: str) -> bool:
     return any(fixture in getattr(item, "fixturenames", ()) for item in items)
 
 
-def _claim(shared: Path, key: str) -> bool:
-    """Claim ``key`` for this worker; False if a worker (maybe this one) has claimed it already."""
-    try:
-        os.close(os.open(shared / f"{key}.claim", os.O_CREAT | os.O_EXCL))
-    except FileExistsError:
-        return False
-    return True
-
-
 def once(shared: Path, key: str, make, *, wait: bool = True, meanwhile=None):
-    """``make()`` run by the first worker that asks for ``key``; the others wait for its (pickled) result.
+    """``make()`` run by the first worker that takes ``key``'s lock; the others read its (pickled) result.
 
-    A failure is recorded too, so the waiting workers fail with its message instead of waiting forever.
-    With ``wait=False`` a worker that finds ``key`` claimed returns None at once instead of waiting.
-    ``meanwhile()``: called once before waiting, when another worker has claimed ``key`` and is still at it
-    (to do other work that will be needed, instead of waiting idle).
+    A failure is recorded too, so the other workers fail with its message instead of running it again.
+    With ``wait=False`` a worker that finds ``key`` taken or done returns None at once. ``meanwhile()``: called
+    once before waiting, when another worker holds the lock (to do other work that will be needed).
     """
     done, failed = shared / f"{key}.pickle", shared / f"{key}.failed"
-    if not _claim(shared, key):  # another worker makes it (or has made it): wait for its result
+    lock = FileLock(str(shared / f"{key}.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:  # another worker is making it
         if not wait:
             return None
-        if meanwhile is not None and not done.exists() and not failed.exists():
+        if meanwhile is not None:
             meanwhile()
-        deadline = time.monotonic() + 1800
-        while not done.exists():
-            if failed.exists():
-                raise RuntimeError(f"{key} failed in another worker: {failed.read_text(encoding='utf-8')}") from None
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{key} was claimed by another worker but never finished") from None
-            time.sleep(0.5)
-        return pickle.loads(done.read_bytes())
+        lock.acquire(timeout=1800)
     try:
-        result = make()
-    except BaseException as error:
-        failed.write_text(f"{type(error).__name__}: {error}", encoding="utf-8")
-        raise
-    partial = done.with_suffix(".partial")
-    partial.write_bytes(pickle.dumps(result))
-    partial.rename(done)  # atomic: a waiting worker never reads half a file
-    return result
+        if not wait and (done.exists() or failed.exists()):
+            return None
+        if failed.exists():
+            raise RuntimeError(f"{key} failed in another worker: {failed.read_text(encoding='utf-8')}")
+        if done.exists():
+            return pickle.loads(done.read_bytes())
+        try:
+            result = make()
+        except BaseException as error:
+            failed.write_text(f"{type(error).__name__}: {error}", encoding="utf-8")
+            raise
+        done.write_bytes(pickle.dumps(result))
+        return result
+    finally:
+        lock.release()

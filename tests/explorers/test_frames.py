@@ -18,7 +18,7 @@ from PIL import Image
 from attention_lab.diagrams import encoder_decoder, multi_head, nadaraya_watson_pooling, transformer_block
 from attention_lab.explorers import KernelExplorer, TemperatureExplorer
 from attention_lab.explorers.base import NOTE_KERNEL
-from attention_lab.explorers.controls import widget_bundle
+from attention_lab.explorers.controls import positions, widget_bundle
 from attention_lab.explorers.frames import SCRIPT, FrameCache, explorer_html
 
 
@@ -57,7 +57,7 @@ def test_a_frame_is_the_picture_the_kernel_path_draws_at_that_position():
     ((content, buffers),) = sent.messages[-1:]
     assert content == {"frame": ",".join(map(str, there))} and buffers[0][:8] == b"\x89PNG\r\n\x1a\n"
     headless = small.FACTORIES["temperature"]()  # the kernel path, moved by hand to the same position
-    headless.set(temperature=explorer._positions["temperature"][there[0]][1], normaliser="sparsemax")
+    headless.set(temperature=positions(explorer.controls["temperature"])[there[0]][1], normaliser="sparsemax")
     kernel_path = pixels(headless)[..., :3].astype(int)
     assert np.abs(decoded(buffers[0]).astype(int) - kernel_path).mean() < 4  # the same picture, up to the palette
     assert explorer.index() == here  # drawing a frame does not move the reader's controls
@@ -139,7 +139,7 @@ def test_a_frame_is_right_after_a_frame_at_another_static_position():
     at the reader's number of points is drawn on its own background again."""
     explorer = KernelExplorer.example()
     here, n_train = explorer.index(), list(explorer.controls).index("n_train")
-    other = [(k + 1) % len(explorer._positions["n_train"]) if i == n_train else k for i, k in enumerate(here)]
+    other = [(k + 1) % len(positions(explorer.controls["n_train"])) if i == n_train else k for i, k in enumerate(here)]
     fresh = decoded(explorer.frame(here))
     explorer.frames = FrameCache()
     explorer.frame(other)

@@ -109,13 +109,18 @@ def test_once_makes_a_result_once_and_shares_it_and_its_failure(tmp_path):
 
 
 def test_a_worker_that_would_wait_does_other_work_first(tmp_path):
-    (tmp_path / "k.claim").touch()  # another worker is making "k"
+    from filelock import FileLock
+
+    other = FileLock(str(tmp_path / "k.lock"))
+    other.acquire()  # another worker is making "k"
     helped = []
 
     def meanwhile():  # the other worker finishes while this one helps
         helped.append("k")
         (tmp_path / "k.pickle").write_bytes(pickle.dumps("theirs"))
+        other.release()
 
+    assert once(tmp_path, "k", lambda: "mine", wait=False) is None  # taken: not waited for
     assert once(tmp_path, "k", lambda: "mine", meanwhile=meanwhile) == "theirs" and helped == ["k"]
     assert once(tmp_path, "k", lambda: "mine", meanwhile=lambda: helped.append("again")) == "theirs"
     assert helped == ["k"], "nothing to help with once the result is there"
