@@ -6,8 +6,8 @@ Notebooks stay stripped (no outputs, no execution counts).
 
 On Colab (``google.colab`` importable) the cell clones the course (code and ``data/``) from the repository
 in ``pyproject.toml`` (``ATTENTION_LAB_REPOSITORY`` overrides it, for the tests), installs only what Colab
-lacks (the course itself with ``--no-deps``, and ipympl and anywidget with psygnal where they are missing:
-the explorers' figures and their fast front end; Colab's own torch, numpy and
+lacks (the course itself with ``--no-deps``, and anywidget with psygnal where they are missing: the
+explorers' front end; Colab's own torch, numpy and
 matplotlib are kept, so nothing multi-GB is downloaded and the runtime needs no restart), changes into the
 clone's ``notebooks/``, turns on Colab's widget manager for ipywidgets and prints the versions it found
 (:func:`attention_lab.versions.report`).
@@ -48,7 +48,7 @@ if on_colab:
         repository = os.environ.get("ATTENTION_LAB_REPOSITORY", "{repository}")
         subprocess.run(["git", "clone", "--depth", "1", "--quiet", repository, course], check=True)
     if importlib.util.find_spec("attention_lab") is None:  # Colab's own torch, numpy, matplotlib are kept
-        extra = [p for p in ("ipympl", "anywidget", "psygnal") if importlib.util.find_spec(p) is None]
+        extra = [p for p in ("anywidget", "psygnal") if importlib.util.find_spec(p) is None]
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "-e", course, *extra],
                        check=True)
         sys.path.insert(0, os.path.join(course, "src"))  # importable now, without restarting the runtime

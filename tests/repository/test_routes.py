@@ -52,9 +52,9 @@ import importlib, importlib.util, json, os, subprocess, sys
 sys.path[:] = [p for p in sys.path if os.path.realpath(p) != os.path.realpath({src!r})]
 importlib.invalidate_caches()
 assert importlib.util.find_spec("attention_lab") is None, "the course must not be importable before the cell"
-if {hide_ipympl}:
+if {hide_anywidget}:
     real_find_spec = importlib.util.find_spec
-    importlib.util.find_spec = lambda name, *a: None if name == "ipympl" else real_find_spec(name, *a)
+    importlib.util.find_spec = lambda name, *a: None if name == "anywidget" else real_find_spec(name, *a)
 commands, real_run = [], subprocess.run
 def recording_run(command, *args, **kwargs):
     command = list(command)
@@ -71,7 +71,7 @@ json.dump({{"commands": commands, "cwd": os.getcwd(), "module": attention_lab.__
 """
 
 
-def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
+def _run_cell(tmp_path, *, colab: bool, hide_anywidget: bool = False):
     standin = tmp_path / "standin"
     if colab:
         (standin / "google" / "colab").mkdir(parents=True)
@@ -85,7 +85,7 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
     subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
     report = tmp_path / "report.json"
     script = (
-        COLAB_STANDIN.format(src=str(ROOT / "src"), hide_ipympl=hide_ipympl)
+        COLAB_STANDIN.format(src=str(ROOT / "src"), hide_anywidget=hide_anywidget)
         + "\n"
         + cell_source()
         + "\n"
@@ -102,16 +102,16 @@ def _run_cell(tmp_path, *, colab: bool, hide_ipympl: bool = False):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("hide_ipympl", [False, True], ids=["colab-with-ipympl", "colab-without-ipympl"])
-def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_path, hide_ipympl):
-    result, report, work = _run_cell(tmp_path, colab=True, hide_ipympl=hide_ipympl)
+@pytest.mark.parametrize("hide_anywidget", [False, True], ids=["colab-with-anywidget", "colab-without-anywidget"])
+def test_colab_cell_clones_installs_only_the_course_and_makes_it_importable(tmp_path, hide_anywidget):
+    result, report, work = _run_cell(tmp_path, colab=True, hide_anywidget=hide_anywidget)
     assert result.returncode == 0, result.stderr[-3000:]
     clone = work / REPOSITORY.rsplit("/", 1)[-1]
     git, pip = report["commands"]
     assert git[:2] == ["git", "clone"] and git[-2:] == [str(tmp_path / "course.git"), str(clone)]
     assert pip[:4] == [sys.executable, "-m", "pip", "install"]
     packages = [arg for arg in pip[4:] if not arg.startswith("-")]
-    assert "--no-deps" in pip and packages == [str(clone), *(["ipympl"] if hide_ipympl else [])]
+    assert "--no-deps" in pip and packages == [str(clone), *(["anywidget"] if hide_anywidget else [])]
     assert not {"torch", "numpy", "matplotlib"} & set(packages), "Colab's own packages must be kept"
     assert Path(report["cwd"]) == clone / "notebooks"
     assert Path(report["module"]).resolve() == (clone / "src" / "attention_lab" / "__init__.py").resolve()
