@@ -219,7 +219,7 @@ def _cache_problem(fn, Q, K, V) -> str | None:
         if not isinstance(result, tuple) or len(result) != 3:
             return _("Your step returns {got}; it returns three things: the output of the new position, then the key cache and the value cache with the new position appended.").format(got=show(result))  # fmt: skip
         _out, K_cache, V_cache = (np.asarray(r, dtype=float) for r in result)
-        for name, cache, rows in (("key", K_cache, K[: t + 1]), ("value", V_cache, V[: t + 1])):
+        for name, cache, rows in ((_("key"), K_cache, K[: t + 1]), (_("value"), V_cache, V[: t + 1])):
             if cache.ndim != 2:
                 return _("After step {step} your {name} cache has shape {got}; it should hold one row per position so far, {want}. Along which axis do you stack?").format(step=t + 1, name=name, got=cache.shape, want=rows.shape)  # fmt: skip
             if len(cache) <= t:
