@@ -77,11 +77,41 @@ def _split_outside_math(text: str, separators: str) -> list[str]:
     return [*parts, current]
 
 
+def _symbols(math: str) -> list[str]:
+    """The symbols a piece of math declares: left of its "=", without a trailing argument list."""
+    head = re.sub(r"\((?:[^()]|\([^()]*\))*\)$", "", math.split("=", 1)[0].strip())
+    return sorted(lesson.math_symbols(head))
+
+
+def _table_pairs(table: str) -> list[tuple[str, str]]:
+    """(symbol, meaning) pairs of a declaration table "| symbol | meaning |": each symbol of a row's first column
+    with the row's meaning; where both columns hold as many ";"-separated parts, each part with its own."""
+    pairs = []
+    for line in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in _split_outside_math(line.strip().strip("|"), "|")]
+        if len(cells) < 2:
+            continue
+        groups, meanings = _split_outside_math(cells[0], ";"), _split_outside_math(cells[1], ";")
+        if len(groups) != len(meanings):
+            groups, meanings = [cells[0]], [cells[1]]
+        for group, meaning in zip(groups, meanings, strict=True):
+            if "\\partial" in group:  # a derivative, such as the softmax Jacobian, names no new symbol
+                continue
+            for display, inline in MATH.findall(group):
+                pairs += [(symbol, meaning.strip()) for symbol in _symbols(display or inline)]
+    return pairs
+
+
 def declaration(nb) -> list[tuple[str, str]] | None:
-    """The (symbol, meaning) pairs of a notebook's "Notation" line, or None when it has none."""
+    """The (symbol, meaning) pairs of a notebook's "Notation" line (or of the "| symbol | meaning |" table right
+    after a "Notation:" paragraph), or None when it has none."""
     for text in lesson._markdown(nb):
-        for paragraph in text.split("\n\n"):
+        paragraphs = text.split("\n\n")
+        for index, paragraph in enumerate(paragraphs):
             if paragraph.startswith("Notation"):
+                following = paragraphs[index + 1] if index + 1 < len(paragraphs) else ""
+                if re.match(r"\|\s*symbol\s*\|\s*meaning\s*\|", following):
+                    return _table_pairs(following)
                 line = paragraph.split(":", 1)[1].replace("\n", " ")
                 sentence = re.split(r"(?<=[.])\s", " ".join(_split_outside_math(line, "\x00")))[0]
                 pairs = []
@@ -125,6 +155,8 @@ def declaration_problems(number: str, pairs, markdown: str) -> list[str]:
     for symbol, said in pairs:
         rows = [m for notebooks, m in local.get(symbol, []) if number in notebooks]
         rows += [meanings[symbol]] if symbol in meanings else []
+        base = symbol.split("_", 1)[0]
+        rows += [meanings[base]] if not rows and base != symbol and base in meanings else []  # W_q: a W told apart
         if not rows:
             problems.append(f"notebook {number} declares {symbol}, which the glossary does not list for it")
         elif not any(_stems(said) & _stems(row) for row in rows):
