@@ -6,6 +6,7 @@ objects, so changing what one caller got never changes what the next one gets.
 
 - :func:`fruit_boxes`: notebook 01's four boxes (keys: sweetness and sourness; values: sugar, vitamin C,
   fibre per 100 g, rounded from USDA FoodData Central, SR Legacy) and its named queries;
+- :func:`display_name`: one of those names as a figure shows it, in the reader's language;
 - :func:`six_scores`: the six scores alpha_i and 2-D values v_i of notebooks 00 and 02.
 """
 
@@ -15,9 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .i18n import N_
+from .i18n import N_, _
 
-__all__ = ["FruitBoxes", "fruit_boxes", "six_scores"]
+__all__ = ["FruitBoxes", "display_name", "fruit_boxes", "six_scores"]
 
 
 class FruitBoxes(NamedTuple):
@@ -34,7 +35,8 @@ class FruitBoxes(NamedTuple):
 def fruit_boxes() -> FruitBoxes:
     """The four fruit boxes of notebook 01 (apple, orange, pear, cherry) and its six named queries."""
     return FruitBoxes(
-        labels=["apple", "orange", "pear", "cherry"],
+        # the names the code and the exercise checks use; shown in the reader's language (display_name)
+        labels=[N_("apple"), N_("orange"), N_("pear"), N_("cherry")],
         feature_names=(N_("sweetness (0-10)"), N_("sourness (0-10)")),  # axis labels: translated where drawn
         keys=np.array(
             [
@@ -54,14 +56,22 @@ def fruit_boxes() -> FruitBoxes:
             ]
         ),
         queries={
-            "cherry": [9.0, 3.0],
-            "apple": [6.0, 4.0],
-            "orange": [5.0, 8.0],
-            "a pear, please": [5.5, 2.0],
-            "sweet and sour": [7.5, 6.0],
-            "not too sweet": [4.0, 3.0],
+            N_("cherry"): [9.0, 3.0],
+            N_("apple"): [6.0, 4.0],
+            N_("orange"): [5.0, 8.0],
+            N_("a pear, please"): [5.5, 2.0],
+            N_("sweet and sour"): [7.5, 6.0],
+            N_("not too sweet"): [4.0, 3.0],
         },
     )
+
+
+def display_name(name: str) -> str:
+    """How a figure shows ``name``: one of notebook 01's names (a box, a query, an axis, a value) in the reader's
+    language, from the catalogue; any other name as the reader gave it. The code keeps the English name."""
+    boxes = fruit_boxes()
+    course = (*boxes.labels, *boxes.queries, *boxes.feature_names, *boxes.value_names)
+    return _(name) if isinstance(name, str) and name in course else name
 
 
 def six_scores() -> tuple[np.ndarray, np.ndarray]:

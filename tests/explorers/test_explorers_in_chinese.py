@@ -2,10 +2,12 @@
 axis labels, and the notes of the pages built from a Chinese kernel's frames; English stays the default.
 
 Each explorer of the registry is built once per language (``example()``, as its notebook builds it), and every
-word it shows is compared: a text that is the same in both languages may hold only math, numbers and the
-course's data (fruit names, tokens, code names such as softmax), never an English word of the explorer's own.
+word it shows is read: a Chinese explorer may show only math, numbers, code names (softmax), names of people
+and the data a model reads (tokens, dates), never an English word; notebook 01's fruit and queries, and notebook
+03's kernels, are shown in Chinese while the code keeps their English names. No two of its texts overlap.
 """
 
+import itertools
 import re
 import warnings
 from functools import cache
@@ -21,22 +23,19 @@ CLASSES = explorer_classes()
 IDS = [cls.__name__ for cls in CLASSES]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 MATH = re.compile(r"\$[^$]*\$")
-# Words a Chinese explorer keeps: code names, the course's data (notebook 01's fruit, tokens), symbols.
+# Words a Chinese explorer keeps: code names, tokens, symbols, names of people.
 KEPT_WORDS = {
     "softmax",
     "sparsemax",
     "argmax",
     "top",
-    "apple",
-    "orange",
-    "pear",
-    "cherry",
     "eos",
     "bos",
     "PE",
     "pos",
     "Python",
-    "Gumbel",  # a name
+    "Gumbel",  # names
+    "Epanechnikov",
     "log",  # functions and units
     "sin",
     "cos",
@@ -44,8 +43,8 @@ KEPT_WORDS = {
 }
 # Control labels that are symbols or code names, the same in every language.
 SYMBOL_LABELS = {"T", "h", "top-k", "top-p"}
-# Buttons that are code names: the kernels (the normalisers are in KEPT_WORDS).
-DATA_LABELS = {"boxcar", "epanechnikov", "gaussian"}
+# Lists whose options are the examples a model reads (a date, digits): its data, the same in every language.
+DATA_CONTROLS = {("AlignmentExplorer", "example"), ("HeadExplorer", "example")}
 
 
 @cache
@@ -77,9 +76,9 @@ def test_every_control_label_and_tooltip_is_chinese(cls):
         assert CJK.search(control["tooltip"]) and cls.__name__ in control["tooltip"], control
         if control["label"] not in SYMBOL_LABELS:
             assert CJK.search(control["label"]) and not english_words(control["label"]), control
-        words = control["labels"] if control["kind"] != "select" else []  # a list offers data: dates, digits
-        for label in words:  # the positions offered: numbers, code names, or Chinese ("0（硬性）")
-            assert not english_words(label) or label in DATA_LABELS, (control["name"], label)
+        words = [] if (cls.__name__, control["name"]) in DATA_CONTROLS else control["labels"]
+        for label in words:  # the positions offered: numbers, code names, or Chinese ("0（硬性）", "樱桃")
+            assert not english_words(label), (control["name"], label)
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=IDS)
@@ -135,3 +134,77 @@ def test_an_explorer_keeps_the_language_it_was_built_in():
     assert explorer.manifest()["language"] == "zh" and al.get_language() == "en"
     assert sum(bool(CJK.search(t)) for t in titles) >= 2 and not [t for t in titles if english_words(t)], titles
     assert [boxes.ax_keys.get_xlabel(), boxes.ax_keys.get_ylabel()] == ["", "score"]
+
+
+def shown_texts(figure) -> list:
+    """Every non-empty text drawn in ``figure``: titles, axis labels, the tick labels inside the axes' limits,
+    legends, texts on the axes and on the figure."""
+    texts = list(figure.texts) + [t for legend in figure.legends for t in legend.get_texts()]
+    for ax in figure.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+        for ticks, labels, limits in [
+            (ax.get_xticks(), ax.get_xticklabels(), ax.get_xlim()),
+            (ax.get_yticks(), ax.get_yticklabels(), ax.get_ylim()),
+        ]:
+            low, high = sorted(limits)
+            texts += [label for tick, label in zip(ticks, labels, strict=True) if low - 1e-9 <= tick <= high + 1e-9]
+    return [t for t in dict.fromkeys(texts) if t.get_visible() and t.get_text().strip()]
+
+
+def overlapping(explorer) -> list:
+    """The pairs of texts of ``explorer``'s figure, drawn at its controls' values, whose boxes overlap."""
+    explorer.frame(explorer.index())
+    renderer = explorer.figure.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in shown_texts(explorer.figure)]
+    return [(a, b) for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2) if box_a.overlaps(box_b)]
+
+
+def in_chinese(build):
+    al.set_language("zh")
+    try:
+        return build()
+    finally:
+        al.set_language("en")
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_no_two_texts_of_a_chinese_explorer_overlap(cls):
+    explorer = in_chinese(lambda: cls.example(interactive=False))
+    assert not overlapping(explorer)
+
+
+# notebook 01 (zh) builds its explorer with its own Chinese names of the axes and values, and English labels
+ZH_FEATURES = ("甜度 (0-10)", "酸度 (0-10)")
+ZH_VALUES = ["糖 (g)", "维生素 C (mg)", "膳食纤维 (g)"]
+
+
+def test_the_fruit_boxes_speak_chinese_and_answer_to_their_english_names():
+    from attention_lab.examples import fruit_boxes
+    from attention_lab.explorers import LookupExplorer, lookup_small_multiples
+
+    boxes = fruit_boxes()
+    explorer = in_chinese(
+        lambda: LookupExplorer(
+            boxes.keys,
+            boxes.values,
+            boxes.labels,
+            boxes.queries,
+            feature_names=ZH_FEATURES,
+            value_names=ZH_VALUES,
+            interactive=False,
+        )
+    )
+    assert not overlapping(explorer)  # the values' names on the output panel, side by side
+    query = explorer.manifest()["controls"][0]
+    assert len(query["labels"]) == len(boxes.queries) and all(CJK.search(label) for label in query["labels"])
+    ticks = [t.get_text() for t in explorer.ax_scores.get_xticklabels()]
+    assert len(ticks) == len(boxes.labels) and all(CJK.search(t) and not english_words(t) for t in ticks), ticks
+    explorer.set(query="sweet and sour")  # the code keeps the English names
+    assert explorer.control_values()["query"] == "sweet and sour"
+    _alpha, weights, _output = explorer.compute("cherry", 1.0)
+    assert int(weights.argmax()) == boxes.labels.index("cherry")
+    figure = in_chinese(lambda: lookup_small_multiples(boxes.keys, boxes.values, boxes.labels, [7.5, 6.0]))
+    names = [t.get_text() for ax in figure.axes for t in ax.get_xticklabels()]
+    assert names and all(CJK.search(t) and not english_words(t) for t in names), names

@@ -191,7 +191,8 @@ class AlignmentExplorer(Explorer):
             token = _visible(source[j]) if j < len(source) else ""
             for text, size in ((self.step_tokens[j], 10), (self.map_x[j], 8.5)):
                 text.set_text(token)
-                text.set_fontsize(size if len(token) <= 1 else 6.5)  # "<eos>" fits one column
+                text.set_fontsize(size if len(token) <= 1 else 6.5)
+                text.set_rotation(0 if len(token) <= 1 else 90)  # "<eos>" upright fits one column
         for k in range(self.n_out):
             self.map_y[k].set_text(_visible(output[k]) if k < len(output) else "")
         self.row_box.set_y(t - 0.5)

@@ -16,7 +16,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from .._checks import check_count, check_seed
-from ..i18n import _
+from ..i18n import N_, _
 from ..kernels import KERNELS, nadaraya_watson
 from ..normalisers import effective_keys
 from ..plots import COLORS, in_language_fonts
@@ -33,6 +33,8 @@ __all__ = [
 
 BANDWIDTH_RANGE = (0.03, 5.0)  # the slider's ends, log scale
 TRAIN_SIZES = (50, 500, 1000)  # the experiment of the original post on Nadaraya-Watson
+# The kernels' buttons, in the reader's language (translated where shown); the code keeps KERNELS' names.
+KERNEL_LABELS = {"gaussian": N_("gaussian"), "boxcar": N_("boxcar"), "epanechnikov": N_("epanechnikov")}
 
 
 class KernelExplorer(Explorer):
@@ -108,7 +110,9 @@ class KernelExplorer(Explorer):
                 layout=widgets.Layout(width="330px"),
             ),
             "kernel": widgets.ToggleButtons(
-                options=list(KERNELS), description=_("kernel"), style={"button_width": "96px"}
+                options=[(_(KERNEL_LABELS.get(name, name)), name) for name in KERNELS],
+                description=_("kernel"),
+                style={"button_width": "124px"},  # "Epanechnikov 核"
             ),
             "n_train": widgets.ToggleButtons(
                 options=[(str(n), n) for n in self.datasets], description=_("points"), style={"button_width": "56px"}

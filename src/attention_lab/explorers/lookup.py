@@ -7,6 +7,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._checks import as_float_array, check_labels
+from ..examples import display_name, fruit_boxes
 from ..i18n import _
 from ..normalisers import softmax
 from ..plots import COLORS, CYCLE, in_language_fonts
@@ -32,8 +33,6 @@ class LookupExplorer(Explorer):
     @classmethod
     def example(cls, **arguments):
         """As its notebook builds it: notebook 01's fruit boxes; ``arguments`` go to the constructor."""
-        from ..examples import fruit_boxes
-
         boxes = fruit_boxes()
         arguments = {"feature_names": boxes.feature_names, "value_names": boxes.value_names, **arguments}
         return cls(boxes.keys, boxes.values, boxes.labels, boxes.queries, **arguments)
@@ -91,7 +90,9 @@ class LookupExplorer(Explorer):
             name: at_each_temperature(lambda t, alpha=alpha: softmax(alpha, t)) for name, alpha in self.scores.items()
         }
         controls = {
-            "query": widgets.Dropdown(options=list(self.queries), description=_("query q")),
+            "query": widgets.Dropdown(  # shown in the reader's language, stored by its name ("cherry")
+                options=[(display_name(name), name) for name in self.queries], description=_("query q")
+            ),
             "temperature": temperature_slider(),
         }
         super().__init__(controls, interactive=interactive, values={"temperature": temperature})
@@ -109,25 +110,26 @@ class LookupExplorer(Explorer):
         colors = [CYCLE[i % len(CYCLE)] for i in range(len(self.labels))]
         ax = self.ax_keys
         ax.scatter(self.keys[:, 0], self.keys[:, 1], s=90, c=colors, zorder=3)
-        for label, (x, y) in zip(self.labels, self.keys, strict=True):
+        shown = [display_name(label) for label in self.labels]
+        for label, (x, y) in zip(shown, self.keys, strict=True):
             ax.annotate(label, (x, y), xytext=(6, 4), textcoords="offset points")
         (self.query_marker,) = ax.plot([], [], marker="*", ms=16, color=COLORS["black"], ls="none", label=_("query q"))
         everything = np.vstack([self.keys, *self.queries.values()])
         pad = 0.15 * np.ptp(everything, axis=0) + 0.5
         ax.set_xlim(everything[:, 0].min() - pad[0], everything[:, 0].max() + 2 * pad[0])
         ax.set_ylim(everything[:, 1].min() - pad[1], everything[:, 1].max() + pad[1])
-        ax.set_xlabel(_course_name(self.feature_names[0]))
-        ax.set_ylabel(_course_name(self.feature_names[1]))
+        ax.set_xlabel(display_name(self.feature_names[0]))
+        ax.set_ylabel(display_name(self.feature_names[1]))
         ax.set_title(_("keys $k_i$ and query $q$"))
         ax.legend(loc="lower right")
 
         all_scores = np.concatenate([self.compute(name, 1.0)[0] for name in self.queries])
-        self.score_bars = bar_chart(self.ax_scores, self.labels, np.zeros(len(self.labels)), colors)
+        self.score_bars = bar_chart(self.ax_scores, shown, np.zeros(len(self.labels)), colors)
         self.ax_scores.set_ylim(all_scores.min() * 1.1 - 0.1, 0.5)
         self.ax_scores.set_ylabel(_(r"score $\alpha_i = -\|q-k_i\|^2/2h^2$"))
         self.ax_scores.set_title(_("1. score"))
 
-        self.weight_bars = bar_chart(self.ax_weights, self.labels, np.zeros(len(self.labels)), colors)
+        self.weight_bars = bar_chart(self.ax_weights, shown, np.zeros(len(self.labels)), colors)
         self.weight_texts = [self.ax_weights.text(i, 0, "", ha="center", va="bottom") for i in range(len(self.labels))]
         self.ax_weights.set_ylim(0, 1.15)
         self.ax_weights.set_ylabel(_(r"weight $\lambda_i$"))
@@ -135,7 +137,7 @@ class LookupExplorer(Explorer):
 
         self.out_bars = bar_chart(
             self.ax_out,
-            [_course_name(name) for name in self.value_names],
+            [_unit_below(display_name(name)) for name in self.value_names],  # side by side: each in its width
             np.zeros(len(self.value_names)),
             [COLORS["green"]],
         )
@@ -182,17 +184,15 @@ def lookup_small_multiples(keys, values, labels, query, temperatures=(0.0, 0.3, 
     axes = fig.subplots(1, len(temperatures), sharey=True)
     colors = [CYCLE[i % len(CYCLE)] for i in range(len(labels))]
     for ax, t in zip(axes, temperatures, strict=True):
-        bar_chart(ax, labels, softmax(alpha, t), colors)
+        bar_chart(ax, [display_name(label) for label in labels], softmax(alpha, t), colors)
         ax.set_title(f"T = {temperature_label(t)}")
         ax.set_ylim(0, 1.05)
     axes[0].set_ylabel(_(r"weight $\lambda_i$"))
     return fig
 
 
-def _course_name(name: str) -> str:
-    """Notebook 01's own axis and value names in the reader's language (they are in the catalogue); any other
-    name as the reader gave it."""
-    from ..examples import fruit_boxes
-
-    boxes = fruit_boxes()
-    return _(name) if name in (*boxes.feature_names, *boxes.value_names) else name
+def _unit_below(name: str) -> str:
+    """``"vitamin C (mg)"`` -> ``"vitamin C\n(mg)"``: a value's unit on a line of its own, so that long names
+    (in Chinese, the notebook's "维生素 C (mg)" beside "膳食纤维 (g)") fit under their bars without touching."""
+    head, bracket, unit = name.rpartition(" (")
+    return f"{head}\n({unit}" if bracket and head else name
