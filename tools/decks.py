@@ -219,9 +219,9 @@ def write_decks(
         manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
         nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
         title = site_kit.title(nb, path.stem)
-        lecture = has_marks(nb)
+        lecture = has_marks(nb, lang)
         if lecture:  # the deck condensed from the notebook's marks
-            problems = mark_problems(nb, f"{'zh/' if lang == 'zh' else ''}{path.name}")
+            problems = mark_problems(nb, f"{'zh/' if lang == 'zh' else ''}{path.name}", lang)
             if problems:
                 raise RuntimeError(f"the lecture marks do not match the notebook: {problems[0]}")
             nb = lecture_notebook(nb, lang)
@@ -240,8 +240,10 @@ def write_decks(
 
 # --- lecture decks condensed from the notebook by marks -----------------------------------------------------------
 #
-# A notebook whose cells carry marks (``metadata.lecture``, a list of slide marks) gets a lecture deck built from the
-# marks alone; one without marks keeps the paginated deck above. A mark is a dict:
+# A notebook whose cells carry marks gets a lecture deck built from the marks alone; one without marks keeps the
+# paginated deck above. A cell's marks are ``metadata.lecture``, ``{"en": [mark, ...], "zh": [mark, ...]}``: the
+# same metadata in a notebook and its Chinese twin (the Chinese edition's drift test compares them), each edition
+# reading its own marks, whose phrases are its own text. A mark is a dict:
 #
 #   title     the slide's title (starts a slide; a mark without a title, or with "join": true, adds to the slide above)
 #   show      phrases of the cell's own source shown on the slide, each found in it verbatim (whitespace aside):
@@ -284,15 +286,14 @@ def _source_text(cell) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def cell_marks(cell) -> list[dict]:
-    """The slide marks of one cell (``metadata.lecture``), [] if it has none."""
-    marks = cell.get("metadata", {}).get(LECTURE_KEY, [])
-    return [marks] if isinstance(marks, dict) else list(marks)
+def cell_marks(cell, lang: str = "en") -> list[dict]:
+    """The slide marks of one cell in edition ``lang`` (``metadata.lecture[lang]``), [] if it has none."""
+    return list(cell.get("metadata", {}).get(LECTURE_KEY, {}).get(lang, []))
 
 
-def has_marks(nb) -> bool:
-    """Whether the notebook's deck is condensed from marks (any cell carries one)."""
-    return any(cell_marks(cell) for cell in nb.cells if isinstance(cell, dict))
+def has_marks(nb, lang: str = "en") -> bool:
+    """Whether the notebook's deck in edition ``lang`` is condensed from marks (any cell carries one)."""
+    return any(cell_marks(cell, lang) for cell in nb.cells if isinstance(cell, dict))
 
 
 def _section(cell) -> str | None:
@@ -319,7 +320,7 @@ def _formula_part(phrase: str) -> str:
     return text[2:-2] if len(text) > 4 and text.startswith("$$") and text.endswith("$$") else phrase
 
 
-def mark_problems(nb, name: str = "notebook") -> list[str]:
+def mark_problems(nb, name: str = "notebook", lang: str = "en") -> list[str]:
     """What is wrong with the notebook's marks, one line each ([] if nothing): a phrase or code excerpt its cell
     no longer holds (the slide's source is gone or changed), too much on a slide, a slide without notes or minutes,
     minutes that do not make the 50-minute lecture with its extension to 90."""
@@ -327,7 +328,7 @@ def mark_problems(nb, name: str = "notebook") -> list[str]:
     for index, cell in enumerate(nb.cells):
         where = f"{name} cell {index} ({cell.get('id', '?')})"
         source = _squash(_source_text(cell))
-        for mark in cell_marks(cell):
+        for mark in cell_marks(cell, lang):
             starts = bool(mark.get("title")) and not mark.get("join")
             slides += starts
             titles.add(mark.get("title")) if starts else None
@@ -372,13 +373,13 @@ def mark_problems(nb, name: str = "notebook") -> list[str]:
     return problems
 
 
-def lecture_slides(nb) -> list[dict]:
+def lecture_slides(nb, lang: str = "en") -> list[dict]:
     """The slides the marks make, in order: title, section, parts (("text"|"code"|"output", ...)), question,
     notes, minutes, extension."""
     slides, section = [], None
     for cell in nb.cells:
         section = _section(cell) or section
-        for mark in cell_marks(cell):
+        for mark in cell_marks(cell, lang):
             named = [slide for slide in slides if isinstance(mark.get("join"), str) and slide["title"] == mark["join"]]
             if not named and (mark.get("title") and not mark.get("join") or not slides):
                 slides.append(
@@ -438,7 +439,7 @@ def lecture_notebook(nb, lang: str = "en"):
     import nbformat
 
     words = PLAN_WORDS[lang]
-    slides = lecture_slides(nb)
+    slides = lecture_slides(nb, lang)
     cells = []
     for number, slide in enumerate(slides):
         text = [f"## {slide['title']}"] if slide["title"] else []
