@@ -263,17 +263,9 @@ CODE_LINES = 12  # lines of code a slide shows at most
 SLIDE_WORDS = 60  # words of prose a slide shows at most
 CORE_MINUTES, FULL_MINUTES = 50, 90
 OUTPUT_ONLY_TAG = "deck-output-only"  # a code cell whose input the deck hides (nbconvert's TagRemovePreprocessor)
-PLAN_WORDS = {
-    "en": (
-        "Plan",
-        "50-minute lecture",
-        "extension to 90 minutes",
-        "min",
-        "EXTENSION (90-minute lecture only). ",
-        "Answer",
-        "Question",
-    ),
-    "zh": ("讲课计划", "50 分钟讲授", "扩展到 90 分钟", "分钟", "扩展内容（仅 90 分钟讲授）。", "答案", "提问"),
+PLAN_WORDS = {  # the minutes' unit, the mark of an extension slide's notes, the answer's label
+    "en": ("min", "EXTENSION (90-minute lecture only). ", "Answer"),
+    "zh": ("分钟", "扩展内容（仅 90 分钟讲授）。", "答案"),
 }
 
 
@@ -410,20 +402,33 @@ def lecture_slides(nb, lang: str = "en") -> list[dict]:
     return slides
 
 
+PLAN = {
+    "en": (
+        "**Plan**: 50-minute lecture, {core:g} min; extension to 90 minutes (+{extra:g} min).",
+        "- {name}: {core:g} min",
+        " (+{extra:g} min)",
+    ),
+    "zh": (
+        "**讲课计划**：50 分钟讲授，共 {core:g} 分钟；扩展到 90 分钟（+{extra:g} 分钟）。",
+        "- {name}：{core:g} 分钟",
+        "（+{extra:g} 分钟）",
+    ),
+}
+
+
 def lecture_plan(slides, lang: str = "en") -> str:
     """The first slide's notes' plan: minutes per section, the core lecture and its extension."""
-    words = PLAN_WORDS[lang]
+    head, row, more = PLAN[lang]
     sections: dict[str, list[float]] = {}
     for slide in slides:
-        core, extra = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0]), slide["minutes"]
-        core[1 if slide["extension"] else 0] += extra
+        minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
+        minutes[1 if slide["extension"] else 0] += slide["minutes"]
     rows = [
-        f"- {name.replace('$', '')}: {core:g} {words[3]}" + (f" (+{extra:g} {words[3]})" if extra else "")
+        row.format(name=name.replace("$", ""), core=core) + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
-    total = sum(c for c, _ in sections.values())
-    more = sum(e for _, e in sections.values())
-    return f"**{words[0]}**: {words[1]}, {total:g} {words[3]}; {words[2]} (+{more:g} {words[3]}).\n\n" + "\n".join(rows)
+    core, extra = sum(c for c, _ in sections.values()), sum(e for _, e in sections.values())
+    return head.format(core=core, extra=extra) + "\n\n" + "\n".join(rows)
 
 
 def _shown_outputs(outputs) -> list:
@@ -477,15 +482,17 @@ def lecture_notebook(nb, lang: str = "en"):
             add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
         if question:
             add(
-                nbformat.v4.new_markdown_cell(f"**{words[5]}: {question['answer']}** {question.get('why', '')}"),
+                nbformat.v4.new_markdown_cell(
+                    f"**{words[2]}{'：' if lang == 'zh' else ': '}{question['answer']}** {question.get('why', '')}"
+                ),
                 "fragment",
             )
         notes = "\n\n".join(slide["notes"])
         if slide["extension"]:
-            notes = words[4] + notes
+            notes = words[1] + notes
         if number == 0:
             notes = lecture_plan(slides, lang) + "\n\n" + notes
-        minutes = f"*({slide['minutes']:g} {words[3]})* " if slide["minutes"] else ""
+        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
         add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(dict(nb.metadata)))
     for i, cell in enumerate(out.cells):
