@@ -302,13 +302,17 @@ def test_a_deck_pages_with_the_keyboard_offline_in_chromium(site, chromium):
         page.wait_for_function(MATHS_DONE, timeout=30_000)  # MathJax typesets every slide, the hidden ones too
         total = page.evaluate("Reveal.getTotalSlides()")
         assert total >= 10
-        seen = []
-        for _ in range(total - 1):
-            before = page.evaluate("Reveal.getSlidePastCount()")
-            page.keyboard.press("ArrowRight")
-            page.wait_for_function("n => Reveal.getSlidePastCount() === n + 1", arg=before, timeout=5_000)
+        seen, fragments = [], page.evaluate("document.querySelectorAll('.fragment').length")
+        shown = "() => [Reveal.getSlidePastCount(), document.querySelectorAll('.fragment.visible').length]"
+        for _ in range(total - 1 + fragments):
+            before = page.evaluate(shown)
+            page.keyboard.press("ArrowRight")  # the next slide, or the next fragment (a question's answer)
+            page.wait_for_function(
+                f"b => ({shown})()[0] === b[0] + 1 || ({shown})()[1] === b[1] + 1", arg=before, timeout=5_000
+            )
             seen.append(page.evaluate("Reveal.getSlidePastCount()"))
-        assert seen == list(range(1, total)), "each ArrowRight shows the next slide, through the whole deck"
+        assert sorted(set(seen)) == list(range(1, total)) and seen == sorted(seen), "ArrowRight walks the whole deck"
+        assert page.evaluate(shown)[1] == fragments, "every answer shown on the way"
         assert page.evaluate("Reveal.isLastSlide()")
         # a jump (the overview, a slide number typed in the URL) to a slide with maths shows it typeset at its size,
         # though the slide was hidden when MathJax typeset it (MathJax 2 drew such slides at zero size)
