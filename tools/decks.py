@@ -88,6 +88,8 @@ padding:0 .4em .6em}
 .reveal.lecture .jp-InputArea pre,.reveal.lecture .jp-RenderedText pre{font-size:25px;line-height:1.3;
 white-space:pre-wrap;overflow-wrap:anywhere}
 .reveal.lecture .jp-RenderedText pre{margin:0}
+.reveal.lecture .jp-InputArea pre,.reveal.lecture .jp-RenderedText pre,.reveal.lecture code{font-family:
+"DejaVu Sans Mono",SFMono-Regular,Menlo,Consolas,monospace,"Course CJK"}
 .reveal.lecture .jp-OutputArea-output img{max-height:440px;width:auto;max-width:100%;display:block;margin:.2em auto}
 .reveal.lecture .fragment.visible{background:#fff4d6;border-left:6px solid #E69F00;padding-left:.4em}
 .reveal.lecture .live-explorer{font-size:26px}
