@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import re
 import shutil
 from pathlib import Path
 
@@ -149,11 +150,35 @@ def _write_page(exporter, nb, path: Path, title: str, *, footer: bool = False, l
     path.write_text(site_kit.finish_page(page, footer=footer, lang=lang, twin=twin), encoding="utf-8")
 
 
+GUIDE = "LECTURERS.md"  # the lecturer's guide, in notebooks/ and notebooks/zh/: the site's lecturers.html
+
+
+def _guides(exporter, outdir: Path, zh: bool) -> list:
+    """The lecturer's guide as the site's ``lecturers.html`` (and ``zh/lecturers.html``), its links the site's."""
+    written = []
+    for source, target, lang, title in (
+        (NOTEBOOK_DIR / GUIDE, outdir / "lecturers.html", "en", "Teaching from the course: a lecturer's guide"),
+        (NOTEBOOK_DIR / "zh" / GUIDE, outdir / "zh" / "lecturers.html", "zh", "讲课指南"),
+    ):
+        if not source.is_file() or (lang == "zh" and not zh):
+            continue
+        text = source.read_text(encoding="utf-8")
+        text = text.replace(f"](zh/{GUIDE})", "](zh/lecturers.html)").replace(f"](../{GUIDE})", "](../lecturers.html)")
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text, id="lecturers")])
+        twin = ("zh/lecturers.html" if lang == "en" else "../lecturers.html") if zh else None
+        _write_page(exporter, nb, target, title, footer=True, lang=lang, twin=twin)
+        written.append(target)
+    return written
+
+
 def _index(pages: list, outdir: Path, notebooks: dict, decks=(), twin=None, pdf=False):
     """The course home (``site_kit.index_page``), with a link to the slide deck of each notebook in ``decks``
     (``pdf``: and to its PDFs)."""
     links = {stem: slide_decks.index_link(stem, pdf) for stem in decks}
     page = site_kit.finish_page(site_kit.index_page(pages, notebooks, links), twin=twin)
+    if decks and (NOTEBOOK_DIR / GUIDE).is_file():  # the lecturer's guide, before the glossary's line
+        guide = '<p><a href="lecturers.html">Lecturer\'s guide</a>: 50- and 90-minute plans for the decks.</p>\n'
+        page = page.replace('<p><a href="glossary.html">', guide + '<p><a href="glossary.html">', 1)
     outdir.joinpath("index.html").write_text(page, encoding="utf-8")
 
 
@@ -161,7 +186,10 @@ def _zh_index(exporter, outdir: Path, decks=(), twin=None) -> Path:
     """The Chinese course home, ``zh/index.html``, from ``README.zh.md`` (``site_kit.zh_home_markdown``)."""
     readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
     # a fixed cell id: two builds write the same page
-    home = nbformat.v4.new_markdown_cell(site_kit.zh_home_markdown(readme, decks), id="zh-home")
+    text = re.sub(
+        r"\(https://[^)\s]*/notebooks/zh/LECTURERS\.md\)", "(lecturers.html)", site_kit.zh_home_markdown(readme, decks)
+    )
+    home = nbformat.v4.new_markdown_cell(text, id="zh-home")
     nb = nbformat.v4.new_notebook(cells=[home])
     title = site_kit.title(nb, "注意力：从硬性到软性")
     _write_page(exporter, nb, outdir / "index.html", title, footer=True, lang="zh", twin=twin)
@@ -271,6 +299,8 @@ def _build_pages(
     if zh_paths:
         (outdir / "zh").mkdir(exist_ok=True)
         _, zh_written, zh_runs = _edition(zh_paths, outdir / "zh", "zh", **edition)
+    if decks:  # the lecturer's guide, beside the decks it plans (notebooks/LECTURERS.md and its zh twin)
+        written += _guides(exporter, outdir, zh=bool(zh_paths))
     deck_stems = {path.stem for path, _ in runs} if decks else ()
     home_twin = "zh/index.html" if zh_paths else None
     pdf = pdf and bool(decks)

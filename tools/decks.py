@@ -88,6 +88,8 @@ padding:0 .4em .6em}
 .reveal.lecture .jp-InputArea pre,.reveal.lecture .jp-RenderedText pre{font-size:25px;line-height:1.3;
 white-space:pre-wrap;overflow-wrap:anywhere}
 .reveal.lecture .jp-RenderedText pre{margin:0}
+.reveal.lecture .jp-InputArea pre,.reveal.lecture .jp-RenderedText pre,.reveal.lecture code{font-family:
+"DejaVu Sans Mono",SFMono-Regular,Menlo,Consolas,monospace,"Course CJK"}
 .reveal.lecture .jp-OutputArea-output img{max-height:440px;width:auto;max-width:100%;display:block;margin:.2em auto}
 .reveal.lecture .fragment.visible{background:#fff4d6;border-left:6px solid #E69F00;padding-left:.4em}
 .reveal.lecture .live-explorer{font-size:26px}
@@ -219,9 +221,9 @@ def write_decks(
         manifests = {m["model_id"]: m for m in live_pages.frames_of(page_run.after_outputs)[0]}
         nb = lecture_cells(static(run.nb, manifests, f"{path.stem}-deck"), going_further=going_further)
         title = site_kit.title(nb, path.stem)
-        lecture = has_marks(nb)
+        lecture = has_marks(nb, lang)
         if lecture:  # the deck condensed from the notebook's marks
-            problems = mark_problems(nb, f"{'zh/' if lang == 'zh' else ''}{path.name}")
+            problems = mark_problems(nb, f"{'zh/' if lang == 'zh' else ''}{path.name}", lang)
             if problems:
                 raise RuntimeError(f"the lecture marks do not match the notebook: {problems[0]}")
             nb = lecture_notebook(nb, lang)
@@ -240,8 +242,10 @@ def write_decks(
 
 # --- lecture decks condensed from the notebook by marks -----------------------------------------------------------
 #
-# A notebook whose cells carry marks (``metadata.lecture``, a list of slide marks) gets a lecture deck built from the
-# marks alone; one without marks keeps the paginated deck above. A mark is a dict:
+# A notebook whose cells carry marks gets a lecture deck built from the marks alone; one without marks keeps the
+# paginated deck above. A cell's marks are ``metadata.lecture``, ``{"en": [mark, ...], "zh": [mark, ...]}``: the
+# same metadata in a notebook and its Chinese twin (the Chinese edition's drift test compares them), each edition
+# reading its own marks, whose phrases are its own text. A mark is a dict:
 #
 #   title     the slide's title (starts a slide; a mark without a title, or with "join": true, adds to the slide above)
 #   show      phrases of the cell's own source shown on the slide, each found in it verbatim (whitespace aside):
@@ -261,17 +265,9 @@ CODE_LINES = 12  # lines of code a slide shows at most
 SLIDE_WORDS = 60  # words of prose a slide shows at most
 CORE_MINUTES, FULL_MINUTES = 50, 90
 OUTPUT_ONLY_TAG = "deck-output-only"  # a code cell whose input the deck hides (nbconvert's TagRemovePreprocessor)
-PLAN_WORDS = {
-    "en": (
-        "Plan",
-        "50-minute lecture",
-        "extension to 90 minutes",
-        "min",
-        "EXTENSION (90-minute lecture only). ",
-        "Answer",
-        "Question",
-    ),
-    "zh": ("讲课计划", "50 分钟讲授", "扩展到 90 分钟", "分钟", "扩展内容（仅 90 分钟讲授）。", "答案", "提问"),
+PLAN_WORDS = {  # the minutes' unit, the mark of an extension slide's notes, the answer's label
+    "en": ("min", "EXTENSION (90-minute lecture only). ", "Answer"),
+    "zh": ("分钟", "扩展内容（仅 90 分钟讲授）。", "答案"),
 }
 
 
@@ -284,15 +280,14 @@ def _source_text(cell) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def cell_marks(cell) -> list[dict]:
-    """The slide marks of one cell (``metadata.lecture``), [] if it has none."""
-    marks = cell.get("metadata", {}).get(LECTURE_KEY, [])
-    return [marks] if isinstance(marks, dict) else list(marks)
+def cell_marks(cell, lang: str = "en") -> list[dict]:
+    """The slide marks of one cell in edition ``lang`` (``metadata.lecture[lang]``), [] if it has none."""
+    return list(cell.get("metadata", {}).get(LECTURE_KEY, {}).get(lang, []))
 
 
-def has_marks(nb) -> bool:
-    """Whether the notebook's deck is condensed from marks (any cell carries one)."""
-    return any(cell_marks(cell) for cell in nb.cells if isinstance(cell, dict))
+def has_marks(nb, lang: str = "en") -> bool:
+    """Whether the notebook's deck in edition ``lang`` is condensed from marks (any cell carries one)."""
+    return any(cell_marks(cell, lang) for cell in nb.cells if isinstance(cell, dict))
 
 
 def _section(cell) -> str | None:
@@ -319,7 +314,7 @@ def _formula_part(phrase: str) -> str:
     return text[2:-2] if len(text) > 4 and text.startswith("$$") and text.endswith("$$") else phrase
 
 
-def mark_problems(nb, name: str = "notebook") -> list[str]:
+def mark_problems(nb, name: str = "notebook", lang: str = "en") -> list[str]:
     """What is wrong with the notebook's marks, one line each ([] if nothing): a phrase or code excerpt its cell
     no longer holds (the slide's source is gone or changed), too much on a slide, a slide without notes or minutes,
     minutes that do not make the 50-minute lecture with its extension to 90."""
@@ -327,7 +322,7 @@ def mark_problems(nb, name: str = "notebook") -> list[str]:
     for index, cell in enumerate(nb.cells):
         where = f"{name} cell {index} ({cell.get('id', '?')})"
         source = _squash(_source_text(cell))
-        for mark in cell_marks(cell):
+        for mark in cell_marks(cell, lang):
             starts = bool(mark.get("title")) and not mark.get("join")
             slides += starts
             titles.add(mark.get("title")) if starts else None
@@ -372,13 +367,13 @@ def mark_problems(nb, name: str = "notebook") -> list[str]:
     return problems
 
 
-def lecture_slides(nb) -> list[dict]:
+def lecture_slides(nb, lang: str = "en") -> list[dict]:
     """The slides the marks make, in order: title, section, parts (("text"|"code"|"output", ...)), question,
     notes, minutes, extension."""
     slides, section = [], None
     for cell in nb.cells:
         section = _section(cell) or section
-        for mark in cell_marks(cell):
+        for mark in cell_marks(cell, lang):
             named = [slide for slide in slides if isinstance(mark.get("join"), str) and slide["title"] == mark["join"]]
             if not named and (mark.get("title") and not mark.get("join") or not slides):
                 slides.append(
@@ -409,20 +404,33 @@ def lecture_slides(nb) -> list[dict]:
     return slides
 
 
+PLAN = {
+    "en": (
+        "**Plan**: 50-minute lecture, {core:g} min; extension to 90 minutes (+{extra:g} min).",
+        "- {name}: {core:g} min",
+        " (+{extra:g} min)",
+    ),
+    "zh": (
+        "**讲课计划**：50 分钟讲授，共 {core:g} 分钟；扩展到 90 分钟（+{extra:g} 分钟）。",
+        "- {name}：{core:g} 分钟",
+        "（+{extra:g} 分钟）",
+    ),
+}
+
+
 def lecture_plan(slides, lang: str = "en") -> str:
     """The first slide's notes' plan: minutes per section, the core lecture and its extension."""
-    words = PLAN_WORDS[lang]
+    head, row, more = PLAN[lang]
     sections: dict[str, list[float]] = {}
     for slide in slides:
-        core, extra = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0]), slide["minutes"]
-        core[1 if slide["extension"] else 0] += extra
+        minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
+        minutes[1 if slide["extension"] else 0] += slide["minutes"]
     rows = [
-        f"- {name.replace('$', '')}: {core:g} {words[3]}" + (f" (+{extra:g} {words[3]})" if extra else "")
+        row.format(name=name.replace("$", ""), core=core) + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
-    total = sum(c for c, _ in sections.values())
-    more = sum(e for _, e in sections.values())
-    return f"**{words[0]}**: {words[1]}, {total:g} {words[3]}; {words[2]} (+{more:g} {words[3]}).\n\n" + "\n".join(rows)
+    core, extra = sum(c for c, _ in sections.values()), sum(e for _, e in sections.values())
+    return head.format(core=core, extra=extra) + "\n\n" + "\n".join(rows)
 
 
 def _shown_outputs(outputs) -> list:
@@ -438,7 +446,7 @@ def lecture_notebook(nb, lang: str = "en"):
     import nbformat
 
     words = PLAN_WORDS[lang]
-    slides = lecture_slides(nb)
+    slides = lecture_slides(nb, lang)
     cells = []
     for number, slide in enumerate(slides):
         text = [f"## {slide['title']}"] if slide["title"] else []
@@ -476,15 +484,17 @@ def lecture_notebook(nb, lang: str = "en"):
             add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
         if question:
             add(
-                nbformat.v4.new_markdown_cell(f"**{words[5]}: {question['answer']}** {question.get('why', '')}"),
+                nbformat.v4.new_markdown_cell(
+                    f"**{words[2]}{'：' if lang == 'zh' else ': '}{question['answer']}** {question.get('why', '')}"
+                ),
                 "fragment",
             )
         notes = "\n\n".join(slide["notes"])
         if slide["extension"]:
-            notes = words[4] + notes
+            notes = words[1] + notes
         if number == 0:
             notes = lecture_plan(slides, lang) + "\n\n" + notes
-        minutes = f"*({slide['minutes']:g} {words[3]})* " if slide["minutes"] else ""
+        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
         add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(dict(nb.metadata)))
     for i, cell in enumerate(out.cells):

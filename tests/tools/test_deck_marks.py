@@ -9,7 +9,12 @@ from helpers import NOTEBOOKS, ZH_NOTEBOOKS
 
 from tools import decks
 
-MARKED = [p for p in [*NOTEBOOKS, *ZH_NOTEBOOKS] if decks.has_marks(nbformat.read(p, as_version=4))]
+
+def _lang(path):
+    return "zh" if path.parent.name == "zh" else "en"
+
+
+MARKED = [p for p in [*NOTEBOOKS, *ZH_NOTEBOOKS] if decks.has_marks(nbformat.read(p, as_version=4), _lang(p))]
 IDS = [("zh/" if p.parent.name == "zh" else "") + p.stem for p in MARKED]
 
 
@@ -33,7 +38,7 @@ def _notebook(*cells):
 
 def _markdown(source, marks):
     cell = nbformat.v4.new_markdown_cell(source)
-    cell.metadata["lecture"] = marks
+    cell.metadata["lecture"] = {"en": marks}
     return cell
 
 
@@ -44,12 +49,12 @@ def test_some_decks_are_condensed_from_marks():
 @pytest.mark.parametrize("path", MARKED, ids=IDS)
 def test_every_mark_finds_its_text_and_the_lecture_makes_50_and_90_minutes(path):
     """The drift test: a slide's phrase, code or formula its cell no longer holds fails here (and the site build)."""
-    assert decks.mark_problems(_lecture(path), path.name) == []
+    assert decks.mark_problems(_lecture(path), path.name, _lang(path)) == []
 
 
 @pytest.mark.parametrize("path", MARKED, ids=IDS)
 def test_every_slide_has_a_title_notes_and_at_most_12_lines_of_code(path):
-    slides = decks.lecture_slides(_lecture(path))
+    slides = decks.lecture_slides(_lecture(path), _lang(path))
     assert len(slides) >= 8
     for slide in slides:
         assert slide["title"] and " ".join(slide["notes"]).strip(), slide["title"]
@@ -74,7 +79,7 @@ def test_a_changed_sentence_fails_until_its_slide_changes_and_the_slide_shows_th
     marks = copy.deepcopy(decks.cell_marks(target))
     for m in marks:
         m["show"] = [changed if p == phrase else p for p in m.get("show", [])]
-    target.metadata["lecture"] = marks
+    target.metadata["lecture"] = {"en": marks}
     assert decks.mark_problems(edited) == []
     deck = decks.lecture_notebook(edited)
     assert any(changed in c.source for c in deck.cells if c.cell_type == "markdown")
@@ -86,10 +91,10 @@ def test_a_phrase_matches_across_line_breaks_and_part_of_a_formula_is_allowed():
         source,
         [dict(title="T", notes="say", minutes=50, show=["A sentence that the author wrapped.", "$$a = b + c,$$"])],
     )
-    cell.metadata["lecture"][0]["minutes"] = 50
+    cell.metadata["lecture"]["en"][0]["minutes"] = 50
     extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True, show=["More."])])
     assert decks.mark_problems(_notebook(cell, extra)) == []
-    cell.metadata["lecture"][0]["show"] = ["$$a = b - c,$$"]
+    cell.metadata["lecture"]["en"][0]["show"] = ["$$a = b - c,$$"]
     assert any("not in the cell" in p for p in decks.mark_problems(_notebook(cell, extra)))
 
 
@@ -113,7 +118,7 @@ def test_the_deck_has_notes_on_every_slide_the_plan_first_and_the_answer_on_a_fr
             ],
         ),
     )
-    assert decks.mark_problems(nb) == []
+    assert decks.mark_problems(nb) == [] and not decks.has_marks(nb, "zh")
     deck = decks.lecture_notebook(nb)
     kinds = [c.metadata["slideshow"]["slide_type"] for c in deck.cells]
     assert kinds.count("slide") == 3 and kinds.count("notes") == 3
@@ -144,7 +149,7 @@ def test_a_mark_that_breaks_a_rule_is_named(mark, problem):
     cell = _markdown(source, [mark])
     if "code" in mark:
         cell = nbformat.v4.new_code_cell(source)
-        cell.metadata["lecture"] = [mark]
+        cell.metadata["lecture"] = {"en": [mark]}
     extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
     problems = decks.mark_problems(_notebook(cell, extra))
     assert any(problem in p for p in problems), problems
@@ -156,7 +161,7 @@ def test_a_figure_slide_shows_the_figure_not_what_the_cell_prints():
         nbformat.v4.new_output("stream", name="stdout", text="1\n"),
         nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
     ]
-    cell.metadata["lecture"] = [dict(title="A figure", output=True, notes="Point.", minutes=50)]
+    cell.metadata["lecture"] = {"en": [dict(title="A figure", output=True, notes="Point.", minutes=50)]}
     extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
     deck = decks.lecture_notebook(_notebook(cell, extra))
     shown = [c for c in deck.cells if c.cell_type == "code"]
