@@ -56,3 +56,8 @@ def test_an_error_exponent_is_read_back_to_the_student_and_the_hint_follows_a_ri
     middle = text(ex.check_bandwidth_rate("-1/5", "-0.6"))
     assert "doubling the data multiplies the error by" in middle and "0.66" in middle
     assert "solve for h" in ex.check_bandwidth_rate("-1/4", "-1.2").hint()
+
+
+def test_the_smooth_max_gap_counts_keys_with_n_k():
+    assert ex.check_smooth_max_gap(0.5 * np.log(4), [1.0, 1.0, 1.0, 1.0], n_k=4, temperature=0.5).passed
+    assert not ex.check_smooth_max_gap(0.5 * np.log(4), [1.0, 1.0, 1.0], n_k=4, temperature=0.5).passed

@@ -39,7 +39,7 @@ check_logsumexp = implement("the smooth maximum T logsumexp(alpha / T)", [
 ], lambda alpha, temperature: float(logsumexp(alpha, temperature)), [
     Mistake.of(lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))), "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at T = 1. Of which numbers must the subtracted maximum be the largest?", "The numbers inside exp are alpha_i / T; their largest is max(alpha) / T."),
     Mistake.of(_lse, "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). What could you pull out of the sum before taking exp?", _PULL),
-    Mistake.of(lambda a, t: a.max(), "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?", "The gap is between 0 and T log n."),
+    Mistake.of(lambda a, t: a.max(), "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?", "The gap is between 0 and T log n_k."),
     Mistake.of(lambda a, t: _lse(a, t) / t, "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of the smooth max as T grows?", "T logsumexp(alpha / T) -> max(alpha) as T -> 0."),
     Mistake.of(lambda a, t: a.max() + (_lse(a, t) - a.max()) / t, "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms does the T in front multiply?", "T log sum exp(...) multiplies the whole log."),
     Mistake.of(lambda a, t: _lse(a, 1.0), "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?", "Divide inside exp, multiply the log."),
@@ -128,19 +128,19 @@ def check_temperature_for_weight(name, temperature, scores, target=0.5, toleranc
     # fmt: on
 
 
-@exercise(lambda bound, scores, n=6, temperature=0.5: _("the largest gap between the smooth max and the max (n = {n}, T = {t:g})").format(n=n, t=temperature))  # fmt: skip
-def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
-    """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
+@exercise(lambda bound, scores, n_k=6, temperature=0.5: _("the largest gap between the smooth max and the max (n_k = {n_k}, T = {t:g})").format(n_k=n_k, t=temperature))  # fmt: skip
+def check_smooth_max_gap(name, bound, scores, n_k=6, temperature=0.5) -> Feedback:
+    """Predict-then-check: ``bound`` = max over n_k scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
     value, why = read_number(bound, "Your bound")
     if why is not None:
         return Feedback(name, False, why)
-    truth, hints = temperature * np.log(n), []
+    truth, hints = temperature * np.log(n_k), []
     if abs(value - truth) > 1e-6:
         known = {
-            np.log(n): "That is the largest gap at T = 1. How does the gap scale with T?",
-            temperature * np.log(n - 1): "Does the sum count the winner's own term?",
-            np.log(n - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
-            np.log(n) / temperature: "Must the gap grow or shrink as T -> 0?",
+            np.log(n_k): "That is the largest gap at T = 1. How does the gap scale with T?",
+            temperature * np.log(n_k - 1): "Does the sum count the winner's own term?",
+            np.log(n_k - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
+            np.log(n_k) / temperature: "Must the gap grow or shrink as T -> 0?",
             -np.inf: "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?",
             np.inf: "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?",
         }
@@ -148,10 +148,10 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
             next((v for k, v in known.items() if abs(value - k) < 1e-6), known[np.sign(value - truth) * np.inf])
         )
     if unanswered(scores):
-        return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
+        return Feedback(name, False, [*hints, "Now give n_k scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
-    if why is None and (array.shape != (n,) or not np.all(np.isfinite(array))):
-        why = _("Give {n} finite scores (shape ({n},)); got shape {shape}.").format(n=n, shape=array.shape)
+    if why is None and (array.shape != (n_k,) or not np.all(np.isfinite(array))):
+        why = _("Give {n_k} finite scores (shape ({n_k},)); got shape {shape}.").format(n_k=n_k, shape=array.shape)
     if why is not None:
         return Feedback(name, False, [*hints, why])
     gap = float(logsumexp(array, temperature)) - float(array.max())
@@ -159,7 +159,7 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
         hints.append(_("Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?").format(gap=gap))  # fmt: skip
     if hints:
         return Feedback(name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1.")  # fmt: skip
-    return Feedback(name, True, _("The gap is at most T log n = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.").format(truth=truth))  # fmt: skip
+    return Feedback(name, True, _("The gap is at most T log n_k = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.").format(truth=truth))  # fmt: skip
 
 
 def _reinforce_truth(alpha, losses):
