@@ -30,6 +30,7 @@ _NAMES = {
     "gumbel",
     "nadaraya",
     "watson",
+    "laplace",
     "softmax",
     "logsumexp",
     "argmax",
