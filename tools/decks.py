@@ -425,12 +425,20 @@ def lecture_plan(slides, lang: str = "en") -> str:
     for slide in slides:
         minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
         minutes[1 if slide["extension"] else 0] += slide["minutes"]
-    rows = [
-        row.format(name=name.replace("$", ""), core=core) + (more.format(extra=extra) if extra else "")
+    rows = [  # "1. A section" escaped: a bullet of its own, not an empty bullet around a numbered list
+        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", name.replace("$", "")), core=core)
+        + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
     core, extra = sum(c for c, _ in sections.values()), sum(e for _, e in sections.values())
     return head.format(core=core, extra=extra) + "\n\n" + "\n".join(rows)
+
+
+def _escaped(text: str) -> str:
+    """Authored notes or question text for markdown with ``<``, ``>`` and ``&`` shown as written (``<bos>`` is a
+    token, not a tag); TeX ``$...$`` and code spans are left as they are (their renderers escape them)."""
+    parts = re.split(r"(\$\$.*?\$\$|\$[^$]*\$|`[^`]*`)", text, flags=re.S)
+    return "".join(part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts))
 
 
 def _shown_outputs(outputs) -> list:
@@ -474,14 +482,22 @@ def lecture_notebook(nb, lang: str = "en"):
                 shown.outputs = _shown_outputs(part[1].get("outputs", []))
                 shown.metadata["tags"] = [OUTPUT_ONLY_TAG]
                 add(shown)
-        question = slide["question"]
+        question = {key: _escaped(v) if isinstance(v, str) else v for key, v in (slide["question"] or {}).items()}
         if question:
             text += [f"**{question['ask']}**"] if question.get("ask") else []
-            choices = [f"**{chr(65 + i)}.** {choice}" for i, choice in enumerate(question.get("choices", []))]
+            choices = [f"**{chr(65 + i)}.** {_escaped(c)}" for i, c in enumerate(question.get("choices", []))]
             if choices:  # short choices on one line, long ones one a line
                 text.append((" · " if sum(map(len, choices)) < 90 else "  \n").join(choices))
         if text:
             add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
+        notes = _escaped("\n\n".join(slide["notes"]))
+        if slide["extension"]:
+            notes = words[1] + notes
+        if number == 0:
+            notes = lecture_plan(slides, lang) + "\n\n" + notes
+        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
+        # the notes before the answer's fragment: inside it, the speaker view would hide them until the reveal
+        add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
         if question:
             add(
                 nbformat.v4.new_markdown_cell(
@@ -489,13 +505,6 @@ def lecture_notebook(nb, lang: str = "en"):
                 ),
                 "fragment",
             )
-        notes = "\n\n".join(slide["notes"])
-        if slide["extension"]:
-            notes = words[1] + notes
-        if number == 0:
-            notes = lecture_plan(slides, lang) + "\n\n" + notes
-        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
-        add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(dict(nb.metadata)))
     for i, cell in enumerate(out.cells):
         cell["id"] = f"deck-{i}"

@@ -2,6 +2,7 @@
 fail the build when their source text changes and they do not; notes, minutes, questions."""
 
 import copy
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
@@ -126,7 +127,7 @@ def test_the_deck_has_notes_on_every_slide_the_plan_first_and_the_answer_on_a_fr
     assert "B, 3" in fragment.source and "3 > 2." in fragment.source
     notes = [c.source for c in deck.cells if c.metadata["slideshow"]["slide_type"] == "notes"]
     assert "50 min" in notes[0] and "+40 min" in notes[0] and "Say the idea." in notes[0]
-    assert "1. A section: 30 min (+40 min)" in notes[0]
+    assert "1\\. A section: 30 min (+40 min)" in notes[0]
     assert notes[2].startswith("*(40 min)* EXTENSION") and "Only in the long lecture." in notes[2]
     html = decks.deck_html(deck, "probe", lecture=True)
     assert html.count('<aside class="notes">') == 3 and "plugin/notes/notes.js" in html
@@ -167,3 +168,77 @@ def test_a_figure_slide_shows_the_figure_not_what_the_cell_prints():
     shown = [c for c in deck.cells if c.cell_type == "code"]
     assert len(shown) == 1 and [o.output_type for o in shown[0].outputs] == ["display_data"]
     assert decks.OUTPUT_ONLY_TAG in shown[0].metadata["tags"]
+
+
+class _Nesting(HTMLParser):
+    """Each ``<aside class="notes">`` of a deck's HTML with the classes of the elements around it, and the text
+    of each ``<li>`` the notes hold."""
+
+    VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr", "col", "area", "base", "embed", "track"}
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.notes, self.items = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = dict(attrs).get("class") or ""
+        if tag == "aside" and "notes" in classes.split():
+            self.notes.append([c for _, c in self.open])
+        if tag == "li" and any(t == "aside" for t, _ in self.open):
+            self.items.append("")
+        self.open.append((tag, classes))
+
+    def handle_endtag(self, tag):
+        while self.open and self.open.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        if self.items and any(t == "li" for t, _ in self.open):
+            self.items[-1] += data
+
+
+def _question_deck():
+    return _notebook(
+        _markdown(
+            "## 1. A section\n\nWhich is larger, 2 or 3?",
+            [
+                dict(
+                    title="Predict",
+                    show=["Which is larger, 2 or 3?"],
+                    question=dict(choices=["2", "3"], answer="B, 3", why="3 > 2 & <bos> < 4."),
+                    notes="Vote first. The decoder starts from <bos> & reads `<eos>` and $a < b$.",
+                    minutes=50,
+                ),
+                dict(title="More", show=["A section"], notes="Later.", minutes=40, extension=True),
+            ],
+        )
+    )
+
+
+def _parsed(nb):
+    parser = _Nesting()
+    parser.feed(decks.deck_html(decks.lecture_notebook(nb), "probe", lecture=True))
+    return parser
+
+
+def test_a_question_slides_notes_are_in_the_speaker_view_before_the_answer():
+    """reveal.js's speaker view shows a slide's notes only if they are outside its fragments (B1)."""
+    parser = _parsed(_question_deck())
+    assert len(parser.notes) == 2
+    assert not any("fragment" in classes.split() for around in parser.notes for classes in around)
+
+
+def test_notes_show_angle_brackets_and_ampersands_as_written():
+    deck = decks.lecture_notebook(_question_deck())
+    html = decks.deck_html(deck, "probe", lecture=True)
+    assert "from &lt;bos&gt; &amp; reads" in html and "<bos>" not in html
+    assert "&lt;eos&gt;</code>" in html, "a code span shows its text once, not escaped twice"
+    assert "2 &amp; &lt;bos&gt; &lt; 4" in html
+
+
+def test_the_plan_lists_each_section_as_one_bullet_with_its_name():
+    """A section named "1. A section" must not become an empty bullet around a numbered list (B5)."""
+    parser = _parsed(_question_deck())
+    assert [item.strip() for item in parser.items] == ["1. A section: 50 min (+40 min)"]
