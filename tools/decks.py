@@ -252,7 +252,8 @@ def write_decks(
 #             a sentence, a bullet, a display formula "$$...$$" (or a part of one, between its own $$); a phrase
 #             the source no longer holds fails the build
 #   code      true (the cell's code) or an excerpt of it; at most CODE_LINES lines
-#   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result)
+#   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result);
+#             "printed": what the cell prints alone, when it also draws a figure (a result for a slide of its own)
 #   question  {"ask": "...", "choices": [...], "answer": "...", "why": "..."}: a question for the room (its
 #             question in bold under the phrases shown, then the choices), the answer and why on a fragment
 #   notes     what to say, what to ask the room, the transition (the speaker view, S)
@@ -264,6 +265,7 @@ LECTURE_KEY = "lecture"
 CODE_LINES = 12  # lines of code a slide shows at most
 SLIDE_WORDS = 60  # words of prose a slide shows at most
 CORE_MINUTES, FULL_MINUTES = 50, 90
+PRINTED = "printed"  # "output": "printed": what the cell prints, not its figure
 OUTPUT_ONLY_TAG = "deck-output-only"  # a code cell whose input the deck hides (nbconvert's TagRemovePreprocessor)
 PLAN_WORDS = {  # the minutes' unit, the mark of an extension slide's notes, the answer's label
     "en": ("min", "EXTENSION (90-minute lecture only). ", "Answer"),
@@ -342,6 +344,8 @@ def mark_problems(nb, name: str = "notebook", lang: str = "en") -> list[str]:
                     problems.append(f"{where}: {len(shown.strip().splitlines())} lines of code (at most {CODE_LINES})")
             if mark.get("output") and cell.get("cell_type") != "code":
                 problems.append(f"{where}: output is marked on a markdown cell")
+            if mark.get("output") not in (None, False, True, PRINTED):
+                problems.append(f"{where}: output must be true or {PRINTED!r}, got {mark['output']!r}")
             question = mark.get("question") or {}
             said = [
                 *mark.get("show", []),
@@ -395,7 +399,7 @@ def lecture_slides(nb, lang: str = "en") -> list[dict]:
                 code = re.sub(r"(?m)(\S) {3,}#", r"\1  #", code)  # comments aligned far right: two spaces in
                 slide["parts"].append(("code", code, cell if mark.get("output") else None))
             elif mark.get("output"):
-                slide["parts"].append(("output", cell))
+                slide["parts"].append(("output", cell, mark["output"] == PRINTED))
             if mark.get("question"):
                 slide["question"] = mark["question"]
             if mark.get("notes"):
@@ -441,9 +445,12 @@ def _escaped(text: str) -> str:
     return "".join(part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts))
 
 
-def _shown_outputs(outputs) -> list:
+def _shown_outputs(outputs, printed: bool = False) -> list:
     """A cell's outputs for its figure slide: its figures and live explorers alone if it shows any (what it
-    prints stays in the notebook), else all of them (a printed result is the slide's point)."""
+    prints stays in the notebook), else all of them (a printed result is the slide's point); ``printed``: what
+    it prints on standard output alone (a result printed beside a figure, for a slide of its own)."""
+    if printed:
+        return copy.deepcopy([o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout"])
     pictures = [o for o in outputs if {"image/png", "image/svg+xml", "text/html"} & set(o.get("data", {}))]
     return copy.deepcopy(pictures or list(outputs))
 
@@ -479,7 +486,7 @@ def lecture_notebook(nb, lang: str = "en"):
                 add(code)
             else:
                 shown = nbformat.v4.new_code_cell(_source_text(part[1]))
-                shown.outputs = _shown_outputs(part[1].get("outputs", []))
+                shown.outputs = _shown_outputs(part[1].get("outputs", []), part[2])
                 shown.metadata["tags"] = [OUTPUT_ONLY_TAG]
                 add(shown)
         question = {key: _escaped(v) if isinstance(v, str) else v for key, v in (slide["question"] or {}).items()}

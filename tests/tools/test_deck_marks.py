@@ -242,3 +242,26 @@ def test_the_plan_lists_each_section_as_one_bullet_with_its_name():
     """A section named "1. A section" must not become an empty bullet around a numbered list (B5)."""
     parser = _parsed(_question_deck())
     assert [item.strip() for item in parser.items] == ["1. A section: 50 min (+40 min)"]
+
+
+def test_a_result_printed_beside_a_figure_gets_a_slide_of_its_own():
+    cell = nbformat.v4.new_code_cell("print(1)\nplt.show()")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="exact match 97.0%\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+    ]
+    cell.metadata["lecture"] = {
+        "en": [
+            dict(title="A figure", output=True, notes="Point.", minutes=30),
+            dict(title="Its numbers", output="printed", notes="Read them.", minutes=20),
+        ]
+    }
+    extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
+    nb = _notebook(cell, extra)
+    assert decks.mark_problems(nb) == []
+    shown = [c for c in decks.lecture_notebook(nb).cells if c.cell_type == "code"]
+    assert [[o.output_type for o in c.outputs] for c in shown] == [["display_data"], ["stream"]]
+    assert shown[1].outputs[0].text == "exact match 97.0%\n"
+    cell.metadata["lecture"]["en"][1]["output"] = "text"
+    assert any("output must be true or 'printed'" in p for p in decks.mark_problems(nb))
