@@ -422,6 +422,12 @@ PLAN = {
 }
 
 
+def _short(section: str) -> str:
+    """A section's title for the plan, one line in the speaker view: up to its subtitle (": ...") or its
+    parenthesis."""
+    return re.split(r": | \(|（", section, maxsplit=1)[0].strip() or section
+
+
 def lecture_plan(slides, lang: str = "en") -> str:
     """The first slide's notes' plan: minutes per section, the core lecture and its extension."""
     head, row, more = PLAN[lang]
@@ -430,7 +436,7 @@ def lecture_plan(slides, lang: str = "en") -> str:
         minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
         minutes[1 if slide["extension"] else 0] += slide["minutes"]
     rows = [  # "1. A section" escaped: a bullet of its own, not an empty bullet around a numbered list
-        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", name.replace("$", "")), core=core)
+        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", _short(name).replace("$", "")), core=core)
         + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
