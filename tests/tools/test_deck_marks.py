@@ -265,3 +265,14 @@ def test_a_result_printed_beside_a_figure_gets_a_slide_of_its_own():
     assert shown[1].outputs[0].text == "exact match 97.0%\n"
     cell.metadata["lecture"]["en"][1]["output"] = "text"
     assert any("output must be true or 'printed'" in p for p in decks.mark_problems(nb))
+
+
+def test_the_plan_names_a_section_up_to_its_subtitle():
+    nb = _notebook(
+        _markdown(
+            "## 2. Bias and variance: what $h$ trades\n\nOne.", [dict(title="T", show=["One."], notes="n", minutes=50)]
+        ),
+        _markdown("## 3. A context (Bahdanau, 2015)\n\nTwo.", [dict(title="U", notes="n", minutes=40, extension=True)]),
+    )
+    plan = decks.lecture_plan(decks.lecture_slides(nb))
+    assert "- 2\\. Bias and variance: 50 min\n- 3\\. A context: 0 min (+40 min)" in plan
