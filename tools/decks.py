@@ -7,7 +7,8 @@ nbconvert's SlidesExporter with the template in ``templates/course_reveal`` as `
 slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
 pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
 normal style, in the layout they were designed for (lecture mode's larger fonts crowd their fixed pixel
-size). A slider keeps the arrow keys while it has the focus, so moving it does not turn the slide.
+size). A slider reached with Tab keeps the arrow keys while it has the focus; after a drag with the mouse the
+focus goes back to the deck, so a presenter's clicker (ArrowRight, PageDown) turns the slide.
 
 Offline like the pages: reveal.js is the copy in ``vendor/reveal.js`` (two files, MIT, see its README),
 served from ``OUTDIR/reveal.js`` with the course's own small theme (no web fonts); math is the site's
