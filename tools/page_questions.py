@@ -7,7 +7,8 @@ in the notebook's own kernel after its last cell (so in its language, with its d
 calls each such check on every answer the page can take (each option or set of options; for a number, the
 values :data:`QUESTIONS` lists: the right ones, the check's catalogued wrong ones and a grid) and hands over the
 verdicts (``Feedback.record``); the page embeds them as JSON and ``page_questions.js`` looks the reader's answer
-up. A typed number that is none of those values gets the verdict of the nearest one, and the page says so. A
+up. A typed number passes when it lies in the check's own range of right answers (bisected at build time); any
+other number that is none of those values gets a plain "not this value" (never a nearby value's feedback). A
 code exercise says in the page what to write and where to run it.
 
 :data:`QUESTIONS` says, per check (by its name) and per argument, what kind of answer the page asks for; the
@@ -62,7 +63,10 @@ def choice(options=None, *, several=False, from_argument=None):
 
 def number(probes, *, tolerance=1e-9, relative=0.0, integer=False):
     """A typed number: the check is called on each of ``probes``; the reader's number takes the verdict of a probe
-    within ``tolerance`` (+ ``relative`` times its size), else of the nearest wrong probe (the page says so)."""
+    within ``tolerance`` (+ ``relative`` times its size), which must be no wider than the range in which the check
+    gives that probe's feedback (a message that prints the value needs the default, an exact match). A number within
+    the check's own range of right answers (found by bisection at build time, ``right``) passes; any other number
+    gets the page's "not one of these values" verdict, never a nearby value's."""
     return {"kind": "number", "probes": [float(p) for p in probes], "tolerance": tolerance, "relative": relative,
             "integer": integer}  # fmt: skip
 
@@ -81,7 +85,7 @@ QUESTIONS = {
     "check_uniform_temperature": {"temperature": number([math.inf, *_GRID])},
     "check_reachable_outputs": {"reachable": choice(several=True, from_argument="candidates")},
     "check_dot_product_winner": {"label": choice(from_argument="labels")},
-    "check_temperature_for_weight": {"temperature": number(_log_grid(0.01, 100, 100), relative=0.012)},
+    "check_temperature_for_weight": {"temperature": number(_log_grid(0.01, 100, 100))},
     "check_smooth_max_gap": {
         "bound": number(
             [0.5 * math.log(6), math.log(6), 0.5 * math.log(5), math.log(5), 2 * math.log(6), 0, 0.5, 1, 2, 5],
@@ -106,7 +110,7 @@ QUESTIONS = {
     },
     "check_laplace_prediction": {"answer": choice(["a", "b", "c", "d"])},
     "check_unscaled_entropy": {
-        "prediction": number([x / 50 for x in range(151)] + [-1, 5], tolerance=0.01),
+        "prediction": number([x / 50 for x in range(151)] + [-1, 5]),
         "fn": SOLUTION,
     },  # fmt: skip
     "check_uniform_attention_prediction": {"answer": choice(["A", "B", "C"])},
@@ -118,7 +122,7 @@ QUESTIONS = {
     },
     "check_tempting_reshape": {"positions_in_head_0": positions(4)},
     "check_no_position_prediction": {
-        "prediction": number([x / 100 for x in range(101)] + [30, -1], tolerance=0.005)
+        "prediction": number([x / 100 for x in range(101)] + [30, -1])
     },  # fmt: skip
     "check_cross_attention_cache": {"answer": choice(["A", "B", "C", "D"])},
 }
@@ -127,8 +131,14 @@ QUESTIONS = {
 WORDS = {
     "en": {
         "check": "Check my answer",
-        "nearest": "The page holds the check's feedback for some values only; here is its feedback for {value}, "
-        "the nearest to yours. Run the notebook for your exact value.",
+        "within": "Your {typed} is within the check's tolerance of {value}; here is the check's feedback for {value}.",
+        "unknown": "{typed} is not the answer the check accepts (nor one of the values whose detailed feedback this "
+        "page holds). Run the notebook's check for its feedback on your exact value.",
+        "leftStatus": "✅ right so far",
+        "left": "Your answer here is right. The rest of this exercise ({names}) is measured in the notebook: run it "
+        "there (Colab, Binder or locally).",
+        "solution": "In the page, the code part of this exercise uses the course's own function (the notebook asks "
+        "you to write it); the feedback below is about your prediction.",
         "unreadable": "Write a number, such as 0.5, 1/2, log(6)/2 or inf.",
         "choose": "Choose an answer first.",
         "legend": "Your answer",
@@ -141,8 +151,12 @@ WORDS = {
     },
     "zh": {
         "check": "检查我的答案",
-        "nearest": "本页只存有检查函数对部分数值的反馈；下面是对最接近你答案的 {value} 的反馈。"
-        "要检查你的确切数值，请运行笔记本。",
+        "within": "你的 {typed} 在检查函数对 {value} 的容差之内；下面是检查函数对 {value} 的反馈。",
+        "unknown": "{typed} 不是检查函数接受的答案（也不在本页存有详细反馈的数值之中）。"
+        "要得到对你确切数值的反馈，请在笔记本中运行检查。",
+        "leftStatus": "✅ 目前正确",
+        "left": "你在本页的答案正确。这道练习的其余部分（{names}）要在笔记本中测量：请在那里运行（Colab、Binder 或本地）。",
+        "solution": "在本页，这道练习的代码部分用的是课程自己的函数（笔记本要你自己写）；下面的反馈针对你的预测。",
         "unreadable": "请写一个数，例如 0.5、1/2、log(6)/2 或 inf。",
         "choose": "请先选择一个答案。",
         "legend": "你的答案",
@@ -246,7 +260,10 @@ def evaluate(check, call, namespace, solution=None) -> dict:
                 if kind == "solution" and name is not None and solution is not None:
                     ns[name] = getattr(solution, name)
             result = eval(compile(ast.Expression(last.value), "<exercise>", "eval"), ns)  # noqa: S307
-        return result.record(html=True)
+        record = result.record(html=True)
+        if left and not record["passed"] and not record["attempted"]:  # past the asked part: the rest is measured
+            record["left"] = True
+        return record
 
     spaces, shown = {}, {}
     for parameter in asked:
@@ -274,12 +291,22 @@ def evaluate(check, call, namespace, solution=None) -> dict:
     left = {p: ... for p in spec if spec[p]["kind"] == "left"}
     total = math.prod(len(spaces[p]) for p in asked)
     question = {"check": call["check"], "cell": call["id"], "fields": fields}
+    if left:
+        question["left"] = [variables.get(p, p) for p in left]
+    if any(spec[p]["kind"] == "solution" for p in spec):
+        question["solution"] = True
     if total <= _MAX_ANSWERS:
         answers = {}
         for combo in itertools.product(*(spaces[p] for p in asked)):
             values = {**left, **{p: v for p, (_, v) in zip(asked, combo, strict=True)}}
             answers[_key([k for k, _ in combo])] = run(values)
         question.update(mode="table", answers=answers)
+        passing = next((json.loads(k) for k, r in answers.items() if r["passed"]), None)
+        for i, field in enumerate(fields):
+            if field["kind"] != "number" or passing is None:
+                continue
+            values = {p: next(v for k, v in spaces[p] if k == passing[j]) for j, p in enumerate(asked)}
+            field["right"] = _right_ranges(lambda x, p=field["name"], o=values: run({**left, **o, p: x}), field)
         return question
     # each argument alone, the others right: the check's messages are one list per argument, in order
     right = {}
@@ -293,7 +320,46 @@ def evaluate(check, call, namespace, solution=None) -> dict:
         others = {q: right[q] for q in asked if q != p}
         per_field[p] = {key: run({**left, **others, p: value}) for key, value in spaces[p]}
     question.update(mode="fields", answers=per_field)
+    for field in fields:
+        if field["kind"] == "number":
+            others = {q: right[q] for q in asked if q != field["name"]}
+            field["right"] = _right_ranges(lambda x, p=field["name"], o=others: run({**left, **o, p: x}), field)
     return question
+
+
+def _right_ranges(verdict, field) -> list[list[float]]:
+    """The ranges of numbers the check passes, [[low, high], ...]: around each run of passing probes, bisected
+    against the failing probes beside it (``verdict(x)``: the check's record for the number ``x``). A run with no
+    failing probe on one side stops at its last probe there; an integer answer is its values alone."""
+    values = sorted({float(k) for k in field["keys"] if math.isfinite(float(k))})
+    passes = [verdict(int(v) if field.get("integer") else v)["passed"] for v in values]
+    if field.get("integer"):
+        return [[v, v] for v, ok in zip(values, passes, strict=True) if ok]
+    ranges = []
+    for i, ok in enumerate(passes):
+        if not ok or (i and passes[i - 1]):
+            continue
+        j = i
+        while j + 1 < len(values) and passes[j + 1]:
+            j += 1
+        low, high = values[i], values[j]
+        if i:
+            low = _edge(verdict, values[i - 1], values[i])
+        if j + 1 < len(values):
+            high = _edge(verdict, values[j + 1], values[j])
+        ranges.append([low, high])
+    return ranges
+
+
+def _edge(verdict, wrong: float, right: float) -> float:
+    """The last number from ``right`` towards ``wrong`` that the check passes (bisection, 50 steps)."""
+    for _ in range(50):
+        middle = (wrong + right) / 2
+        if verdict(middle)["passed"]:
+            right = middle
+        else:
+            wrong = middle
+    return right
 
 
 def _list_text(values) -> str:
@@ -487,6 +553,8 @@ STYLE = """<style id="page-questions">
 .pq-feedback:empty {display: none}
 .pq-feedback {margin-top: .4rem; padding: .4rem .6rem; background: #f6f6f6; border-radius: 3px;
   overflow-wrap: anywhere}
+.pq-feedback.pq-right {border-left: 6px solid #1B7F3B; background: #EEF7F0}
+.pq-feedback.pq-wrong {border-left: 6px solid #B3261E; background: #FBEEEE}
 .pq-feedback:focus {outline: 3px solid #B35900; outline-offset: 2px}
 .pq-feedback .pq-note {font-style: italic; color: #333}
 .pq-feedback pre {white-space: pre-wrap}

@@ -141,7 +141,7 @@ def _entropy_prediction(value):
     number, why = read_number(value, "Your prediction")
     if why is None and not np.isfinite(number):
         why = _("Your prediction is {number}, not a finite number of nats.").format(number=number)
-    if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
+    if why is None and not -1e-9 <= number <= round(np.log(8), 2):  # ln 8 = 2.079 as the message prints it, 2.08
         why = _("An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {ln8:.2f} (uniform); your prediction {number:g} is outside that range.").format(ln8=np.log(8), number=number)  # fmt: skip
     return (None, why) if why else (number, None)
 
