@@ -114,3 +114,55 @@ def test_every_number_question_has_a_right_and_a_catalogued_wrong_value():
         for parameter, field in spec.items():
             if field["kind"] == "number":
                 assert len(field["probes"]) >= 2, (name, parameter)
+
+
+def _standalone_question(name, lang="en"):
+    spec = page_questions.QUESTIONS[name]
+    source = "".join(f"{p} = ...\n" for p in spec) + f"{name}({', '.join(f'{p}={p}' for p in spec)})\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    call = page_questions.exercise_calls({"cells": [cell]})[0]
+    check = getattr(exercises, name)
+    set_language(lang)
+    try:
+        return check, page_questions.evaluate(check, call, {name: check})
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("name", ["check_bandwidth_rate", "check_smooth_max_gap"])
+def test_a_number_question_exports_the_checks_own_range_of_right_answers(name):
+    """Just inside each exported range the check passes, just outside it fails (the others at their right value)."""
+    check, question = _standalone_question(name)
+    passing = next(json.loads(k) for k, r in question["answers"].items() if r["passed"])
+    right = {f["name"]: _answer(f, k) for f, k in zip(question["fields"], passing, strict=True)}
+    numbers = [f for f in question["fields"] if f["kind"] == "number"]
+    assert numbers
+    for field in numbers:
+        assert len(field["right"]) == 1
+        low, high = field["right"][0]
+        width = high - low
+        assert 0 < width < 0.1
+        for inside in (low + width * 1e-3, high - width * 1e-3):
+            assert check(**{**right, field["name"]: inside}).passed, (field["name"], inside)
+        for outside in (low - width * 1e-2, high + width * 1e-2):
+            assert not check(**{**right, field["name"]: outside}).passed, (field["name"], outside)
+
+
+def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answer():
+    """03's noise: the right prediction with h_noisy left to the notebook is marked ``left``, a wrong one is not."""
+    import numpy as np
+
+    from attention_lab.kernels import loo_bandwidth
+
+    check = exercises.check_noise_prediction
+    x = np.linspace(0, 5, 60)
+    y = np.sin(x) + np.random.default_rng(0).normal(0, 0.6, x.size)
+    h_calm = loo_bandwidth(x, np.sin(x) + np.random.default_rng(0).normal(0, 0.3, x.size))
+    namespace = {"check_noise_prediction": check, "x": x, "y": y, "h_calm": h_calm}
+    source = 'prediction = ...\nh_noisy = ...\ncheck_noise_prediction(prediction, h_noisy, x, y, h_calm)\n'
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    question = page_questions.evaluate(check, page_questions.exercise_calls({"cells": [cell]})[0], namespace)
+    assert question["left"] == ["h_noisy"]
+    marked = {json.loads(k)[0]: bool(r.get("left")) for k, r in question["answers"].items()}
+    assert sum(marked.values()) == 1, marked
+    assert not any(r["passed"] for r in question["answers"].values())
