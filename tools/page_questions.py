@@ -61,14 +61,15 @@ def choice(options=None, *, several=False, from_argument=None):
     return {"kind": "choice", "options": options, "several": several, "from": from_argument}
 
 
-def number(probes, *, tolerance=1e-9, relative=0.0, integer=False):
+def number(probes, *, tolerance=1e-9, relative=0.0, integer=False, format=None):
     """A typed number: the check is called on each of ``probes``; the reader's number takes the verdict of a probe
     within ``tolerance`` (+ ``relative`` times its size), which must be no wider than the range in which the check
     gives that probe's feedback (a message that prints the value needs the default, an exact match). A number within
     the check's own range of right answers (found by bisection at build time, ``right``) passes; any other number
-    gets the page's "not one of these values" verdict, never a nearby value's."""
+    gets the page's "not one of these values" verdict, never a nearby value's. ``format``: {language: what to
+    type}, shown beside the box."""
     return {"kind": "number", "probes": [float(p) for p in probes], "tolerance": tolerance, "relative": relative,
-            "integer": integer}  # fmt: skip
+            "integer": integer, "format": format}  # fmt: skip
 
 
 def positions(n):
@@ -82,35 +83,76 @@ LEFT = {"kind": "left"}  # not asked: left as ``...`` (the check then says what 
 # per check (its name in the notebook) and argument (the check's parameter): what the page asks for
 _GRID = [-1.0, 0.0, *_log_grid(0.01, 1e6, 10)]
 QUESTIONS = {
-    "check_uniform_temperature": {"temperature": number([math.inf, *_GRID])},
+    "check_uniform_temperature": {
+        "temperature": number(
+            [math.inf, *_GRID], format={"en": "a temperature T ≥ 0, or inf (∞)", "zh": "温度 T ≥ 0，或 inf（∞）"}
+        )
+    },
     "check_reachable_outputs": {"reachable": choice(several=True, from_argument="candidates")},
     "check_dot_product_winner": {"label": choice(from_argument="labels")},
-    "check_temperature_for_weight": {"temperature": number(_log_grid(0.01, 100, 100))},
+    "check_temperature_for_weight": {
+        "temperature": number(
+            _log_grid(0.01, 100, 100),
+            format={"en": "a temperature T > 0, such as 2 or 0.35", "zh": "温度 T > 0，例如 2 或 0.35"},
+        )
+    },
     "check_smooth_max_gap": {
         "bound": number(
             [0.5 * math.log(6), math.log(6), 0.5 * math.log(5), math.log(5), 2 * math.log(6), 0, 0.5, 1, 2, 5],
             tolerance=1e-6,
+            format={
+                "en": "the exact value (within 10⁻⁶): a formula such as log(2)/3",
+                "zh": "精确值（误差 10⁻⁶ 以内）：可写成公式，例如 log(2)/3",
+            },
         ),  # fmt: skip
         # in the page, a choice among score lists (typed scores would need the check's own arithmetic)
         "scores": choice([[0, 1, 2, 3, 4, 5], [10, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [3, 3, 3, 3, 3, 0]]),
     },
     "check_bandwidth_rate": {
-        "h_exponent": number([-0.2, 0.2, -1 / 3, -0.25, -1, 5, -5, 0, -0.5, -0.8], tolerance=1e-3),
-        "error_exponent": number([-0.8, -1, 0.8, -0.4, -0.2, 0, -0.5, 0.2, -2], tolerance=1e-3),
+        "h_exponent": number(
+            [-0.2, 0.2, -1 / 3, -0.25, -1, 5, -5, 0, -0.5, -0.8],
+            tolerance=1e-3,
+            format={
+                "en": "the power r in h* ~ n^r, such as -1/2 (within 0.01)",
+                "zh": "h* ~ n^r 中的指数 r，例如 -1/2（误差 0.01 以内）",
+            },
+        ),
+        "error_exponent": number(
+            [-0.8, -1, 0.8, -0.4, -0.2, 0, -0.5, 0.2, -2],
+            tolerance=1e-3,
+            format={
+                "en": "the power r in error ~ n^r, such as -1/2 (within 0.01)",
+                "zh": "误差 ~ n^r 中的指数 r，例如 -1/2（误差 0.01 以内）",
+            },
+        ),
     },
     "check_noise_prediction": {"prediction": choice(["larger", "smaller", "the same"]), "h_noisy": LEFT},
     "check_w_symmetry": {
-        "same_as_w2": number([-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3]),
+        "same_as_w2": number(
+            [-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3],
+            format={"en": "a value of w, such as 0.5", "zh": "w 的一个值，例如 0.5"},
+        ),
         "start_at_zero": choice(["a", "b", "c", "d"]),
     },
     "check_no_loo_prediction": {"answer": choice(["a", "b", "c"])},
     "check_sgd_settings": {  # the course's own answer (solutions/) is one of the values
-        "learning_rate": number(_log_grid(0.01, 1000, 4), relative=1e-3),
-        "epochs": number([1, 2, 5, 10, 20, 30, 40, 50], integer=True),
+        "learning_rate": number(
+            _log_grid(0.01, 1000, 4),
+            relative=1e-3,
+            format={"en": "a learning rate > 0", "zh": "学习率 > 0"},
+        ),
+        "epochs": number(
+            [1, 2, 5, 10, 20, 30, 40, 50],
+            integer=True,
+            format={"en": "a whole number of epochs, 1 to 50", "zh": "轮数，1 到 50 的整数"},
+        ),
     },
     "check_laplace_prediction": {"answer": choice(["a", "b", "c", "d"])},
     "check_unscaled_entropy": {
-        "prediction": number([x / 50 for x in range(151)] + [-1, 5]),
+        "prediction": number(
+            [x / 50 for x in range(151)] + [-1, 5],
+            format={"en": "an entropy in nats, from 0 to ln 8 ≈ 2.08", "zh": "以奈特为单位的熵，0 到 ln 8 ≈ 2.08"},
+        ),
         "fn": SOLUTION,
     },  # fmt: skip
     "check_uniform_attention_prediction": {"answer": choice(["A", "B", "C"])},
@@ -122,7 +164,10 @@ QUESTIONS = {
     },
     "check_tempting_reshape": {"positions_in_head_0": positions(4)},
     "check_no_position_prediction": {
-        "prediction": number([x / 100 for x in range(101)] + [30, -1])
+        "prediction": number(
+            [x / 100 for x in range(101)] + [30, -1],
+            format={"en": "a fraction from 0 to 1", "zh": "0 到 1 之间的比例"},
+        )
     },  # fmt: skip
     "check_cross_attention_cache": {"answer": choice(["A", "B", "C", "D"])},
 }
@@ -155,7 +200,8 @@ WORDS = {
         "unknown": "{typed} 不是检查函数接受的答案（也不在本页存有详细反馈的数值之中）。"
         "要得到对你确切数值的反馈，请在笔记本中运行检查。",
         "leftStatus": "✅ 目前正确",
-        "left": "你在本页的答案正确。这道练习的其余部分（{names}）要在笔记本中测量：请在那里运行（Colab、Binder 或本地）。",
+        "left": "你在本页的答案正确。这道练习的其余部分（{names}）要在笔记本中测量："
+        "请在那里运行（Colab、Binder 或本地）。",
         "solution": "在本页，这道练习的代码部分用的是课程自己的函数（笔记本要你自己写）；下面的反馈针对你的预测。",
         "unreadable": "请写一个数，例如 0.5、1/2、log(6)/2 或 inf。",
         "choose": "请先选择一个答案。",
@@ -265,7 +311,7 @@ def evaluate(check, call, namespace, solution=None) -> dict:
             record["left"] = True
         return record
 
-    spaces, shown = {}, {}
+    spaces, shown, labels = {}, {}, {}
     for parameter in asked:
         spec = {**QUESTIONS[call["check"]]}
         answer = getattr(solution, str(variables.get(parameter, "")).upper(), None) if solution is not None else None
@@ -277,6 +323,8 @@ def evaluate(check, call, namespace, solution=None) -> dict:
         if source is not None:
             argument = eval(bound[source], dict(namespace))  # noqa: S307 - the notebook's own argument
         spaces[parameter], shown[parameter] = _space(spec[parameter], argument)
+        if spec[parameter]["kind"] == "choice":
+            labels[parameter] = [_option_label(o) for o in shown[parameter]]
     spec = QUESTIONS[call["check"]]
     fields = [
         {
@@ -284,6 +332,7 @@ def evaluate(check, call, namespace, solution=None) -> dict:
             "variable": variables.get(p, p),
             **_public(spec[p]),
             "options": shown[p],
+            **({"labels": labels[p]} if p in labels and labels[p] != shown[p] else {}),
             "keys": [k for k, _ in spaces[p]],
         }
         for p in asked
@@ -302,7 +351,7 @@ def evaluate(check, call, namespace, solution=None) -> dict:
             answers[_key([k for k, _ in combo])] = run(values)
         question.update(mode="table", answers=answers)
         passing = next((json.loads(k) for k, r in answers.items() if r["passed"]), None)
-        for i, field in enumerate(fields):
+        for field in fields:
             if field["kind"] != "number" or passing is None:
                 continue
             values = {p: next(v for k, v in spaces[p] if k == passing[j]) for j, p in enumerate(asked)}
@@ -362,6 +411,22 @@ def _edge(verdict, wrong: float, right: float) -> float:
     return right
 
 
+_OPTION_WORDS = {"larger": "更大", "smaller": "更小", "the same": "不变"}  # 03's prediction, as the zh page shows it
+
+
+def _option_label(option) -> str:
+    """An option as the page shows it, in the kernel's language: a word the catalogue translates (01's fruit) or
+    one of 03's words, with the word the check takes beside it; letters, numbers and lists as they are."""
+    from attention_lab.examples import display_name
+    from attention_lab.i18n import get_language
+
+    text = str(option)
+    if get_language() != "zh" or len(text) < 2 or not text[0].isalpha():
+        return text
+    shown = _OPTION_WORDS.get(text) or display_name(text)
+    return text if shown == text else f"{shown} ({text})"
+
+
 def _list_text(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in values) + "]"
 
@@ -373,7 +438,7 @@ def _key(keys: list) -> str:
 
 def _public(spec) -> dict:
     return {
-        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n")
+        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n", "format")
     }
 
 
@@ -504,15 +569,20 @@ def question_html(question: dict, uid: str, lang: str = "en", *, words: dict | N
             kind_attr = "checkbox" if several else "radio"
             items = "".join(
                 f'<label class="pq-option"><input type="{kind_attr}" name="{fid}" value="{html.escape(str(o))}">'
-                f"<span>{html.escape(page['position'].format(p=o) if kind == 'positions' else str(o))}</span></label>"
-                for o in field["options"]
+                f"<span>{html.escape(page['position'].format(p=o) if kind == 'positions' else str(label))}</span>"
+                "</label>"
+                for o, label in zip(field["options"], field.get("labels") or field["options"], strict=True)
             )
             inputs.append(f'<fieldset class="pq-field" data-field="{i}"><legend>{legend}</legend>{items}</fieldset>')
         else:
             mode = "text"  # a formula such as log(6)/2 needs letters
+            fmt = (field.get("format") or {}).get("zh" if lang == "zh" else "en")
+            hint = f'<span class="pq-format" id="{fid}-format">{html.escape(fmt)}</span>' if fmt else ""
+            described = f' aria-describedby="{fid}-format"' if fmt else ""
             inputs.append(
-                f'<div class="pq-field" data-field="{i}"><label for="{fid}">{legend}</label> '
-                f'<input id="{fid}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false"></div>'
+                f'<div class="pq-field" data-field="{i}"><label for="{fid}">{legend}</label> {hint}'
+                f'<input id="{fid}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false"{described}>'
+                "</div>"
             )
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     return (
@@ -547,6 +617,7 @@ STYLE = """<style id="page-questions">
 .pq-option input {width: 1.2rem; height: 1.2rem}
 .pq-field input[type=text] {font-size: 1rem; padding: .35rem .5rem; min-height: 44px; box-sizing: border-box;
   width: 16rem; max-width: 100%; border: 1px solid #555; border-radius: 3px}
+.pq-format {display: block; font-size: .9rem; color: #333; margin: .1rem 0 .2rem}
 .pq-check {font-size: 1rem; min-height: 44px; padding: .3rem 1rem; margin: .3rem 0; border-radius: 4px;
   border: 0; background: #005A8C; color: #fff; font-weight: 600; cursor: pointer}
 .pq-check:hover {background: #00466E}

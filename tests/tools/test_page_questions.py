@@ -159,7 +159,7 @@ def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answe
     y = np.sin(x) + np.random.default_rng(0).normal(0, 0.6, x.size)
     h_calm = loo_bandwidth(x, np.sin(x) + np.random.default_rng(0).normal(0, 0.3, x.size))
     namespace = {"check_noise_prediction": check, "x": x, "y": y, "h_calm": h_calm}
-    source = 'prediction = ...\nh_noisy = ...\ncheck_noise_prediction(prediction, h_noisy, x, y, h_calm)\n'
+    source = "prediction = ...\nh_noisy = ...\ncheck_noise_prediction(prediction, h_noisy, x, y, h_calm)\n"
     cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
     question = page_questions.evaluate(check, page_questions.exercise_calls({"cells": [cell]})[0], namespace)
     assert question["left"] == ["h_noisy"]
