@@ -185,7 +185,23 @@
     show(box, Object.assign({}, wrong[0], { messages: messages }), notes, words);
   }
 
+  // the notebook's cells out of the tab order (nbconvert makes each one a stop), except a cell that holds a control
+  // or scrolls (a keyboard needs to reach it to scroll it)
+  function untab() {
+    var stops = document.querySelectorAll('.jp-Cell [tabindex="0"], .jp-Cell[tabindex="0"]');
+    function scrolls(node) {
+      return node.scrollWidth > node.clientWidth + 1 || node.scrollHeight > node.clientHeight + 1;
+    }
+    for (var i = 0; i < stops.length; i++) {
+      var node = stops[i];
+      if (node.querySelector("a[href], button, input, select, textarea, details, [contenteditable]")) continue;
+      if (scrolls(node) || Array.prototype.some.call(node.querySelectorAll("pre, table"), scrolls)) continue;
+      node.removeAttribute("tabindex");
+    }
+  }
+
   function start() {
+    untab();
     var forms = document.querySelectorAll("form.page-question");
     for (var i = 0; i < forms.length; i++) {
       forms[i].addEventListener("submit", function (event) {

@@ -25,6 +25,7 @@ import html
 import itertools
 import json
 import math
+import sys
 from pathlib import Path
 
 __all__ = [
@@ -295,6 +296,15 @@ def evaluate(check, call, namespace, solution=None) -> dict:
     variables = {p: bound[p] for p in spec if p in bound}
     asked = [p for p in spec if spec[p]["kind"] not in ("solution", "left")]
 
+    # what the check says of a right function (a module's ``FUNCTION_RIGHT``), dropped where the page runs the course's
+    said = getattr(sys.modules.get(check.__module__), "FUNCTION_RIGHT", None)
+    solution_said = set()
+    if said and any(spec[p]["kind"] == "solution" for p in spec):
+        from attention_lab.exercises.feedback import Feedback
+        from attention_lab.i18n import _
+
+        solution_said = set(Feedback("", False, _(said)).record(html=True)["messages"])
+
     def run(values: dict):
         ns = dict(namespace)
         ns["__page_answers__"] = values
@@ -307,6 +317,8 @@ def evaluate(check, call, namespace, solution=None) -> dict:
                     ns[name] = getattr(solution, name)
             result = eval(compile(ast.Expression(last.value), "<exercise>", "eval"), ns)  # noqa: S307
         record = result.record(html=True)
+        if solution_said:  # the page ran the course's function, not the reader's: no word on "your function"
+            record["messages"] = [m for m in record["messages"] if m not in solution_said]
         if left and not record["passed"] and not record["attempted"]:  # past the asked part: the rest is measured
             record["left"] = True
         return record

@@ -166,3 +166,30 @@ def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answe
     marked = {json.loads(k)[0]: bool(r.get("left")) for k, r in question["answers"].items()}
     assert sum(marked.values()) == 1, marked
     assert not any(r["passed"] for r in question["answers"].values())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_answered_with_the_courses_function_says_nothing_of_the_readers(lang):
+    """05: the page runs the course's function, so no verdict tells the reader "your function is right"; a
+    prediction of ln 8 as the page prints it (2.08, uniform) is read as a prediction, not rejected as out of range."""
+    from attention_lab.exercises import notebook_05
+    from attention_lab.i18n import _
+
+    check = exercises.check_unscaled_entropy
+    source = "predicted_entropy = ...\ncheck_unscaled_entropy(predicted_entropy, unscaled_attention_weights)\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    call = page_questions.exercise_calls({"cells": [cell]})[0]
+    solution = page_questions._solution_module(check)
+    namespace = {"check_unscaled_entropy": check, "unscaled_attention_weights": solution.unscaled_attention_weights}
+    set_language(lang)
+    try:
+        said = _(notebook_05.FUNCTION_RIGHT)
+        question = page_questions.evaluate(check, call, namespace, solution)
+        in_the_notebook = check(2.08, solution.unscaled_attention_weights)
+    finally:
+        set_language("en")
+    assert question["solution"]
+    assert said in in_the_notebook.record()["messages"], "the notebook tells its reader the function is right"
+    records = question["answers"]
+    assert not [k for k, r in records.items() if any(said in m for m in r["messages"])]
+    assert records['["2.08"]']["attempted"] and records['["2.08"]']["hint"], "2.08 is judged as a prediction"
