@@ -185,8 +185,8 @@
     show(box, Object.assign({}, wrong[0], { messages: messages }), notes, words);
   }
 
-  // the notebook's cells out of the tab order (nbconvert makes each one a stop), except a cell that holds a control
-  // or scrolls (a keyboard needs to reach it to scroll it)
+  // the notebook's cells out of the tab order (nbconvert makes each one a stop; their links and controls stay
+  // stops), except a cell that scrolls with nothing focusable inside (a keyboard needs to reach it to scroll it)
   function untab() {
     var stops = document.querySelectorAll('.jp-Cell [tabindex="0"], .jp-Cell[tabindex="0"]');
     function scrolls(node) {
@@ -194,8 +194,10 @@
     }
     for (var i = 0; i < stops.length; i++) {
       var node = stops[i];
-      if (node.querySelector("a[href], button, input, select, textarea, details, [contenteditable]")) continue;
-      if (scrolls(node) || Array.prototype.some.call(node.querySelectorAll("pre, table"), scrolls)) continue;
+      var focusable = node.querySelector("a[href], button, input, select, textarea, summary, [tabindex='0']");
+      if (!focusable && (scrolls(node) || Array.prototype.some.call(node.querySelectorAll("pre, table"), scrolls))) {
+        continue;
+      }
       node.removeAttribute("tabindex");
     }
   }
