@@ -135,8 +135,9 @@
     var found = matchNumber(field, value);
     if (!found) return { unknown: text.trim() };
     var shown = String(Number(readNumber(field.options[found.index]).toPrecision(6)));
+    var inRange = (field.right || []).some(function (r) { return value >= r[0] && value <= r[1]; });
     return {
-      keys: [field.keys[found.index]],
+      keys: [field.keys[found.index]], typed: text.trim(), right: field.right ? inRange : undefined,
       note: found.exact ? null : words.within.replace(/\{typed\}/g, text.trim()).replace(/\{value\}/g, shown)
     };
   }
@@ -162,7 +163,13 @@
     if (unknown.length) {  // no verdict of another value: the check's "not yet", and what the page cannot say
       var failed = all.filter(function (r) { return !r.passed && r.attempted; })[0] || all[0];
       show(box, { exercise: failed.exercise, status: failed.status, passed: false, hint: "", fix: "",
-        messages: unknown.map(function (g) { return escapeText(words.unknown.replace("{typed}", g.unknown)); }) },
+        messages: got.map(function (g, i) {  // the other numbers: right or not, by the check's own range
+          var name = q.fields[i].variable;
+          if (g.unknown !== undefined) return escapeText(words.unknown.replace("{typed}", g.unknown));
+          if (g.right === undefined) return "";
+          return escapeText((g.right ? words.fieldRight : words.fieldWrong).replace("{name}", name)
+            .replace("{typed}", g.typed));
+        }).filter(Boolean) },
         notes, words);
       return;
     }

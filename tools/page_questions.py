@@ -180,6 +180,8 @@ WORDS = {
         "within": "Your {typed} is within the check's tolerance of {value}; here is the check's feedback for {value}.",
         "unknown": "{typed} is not the answer the check accepts (nor one of the values whose detailed feedback this "
         "page holds). Run the notebook's check for its feedback on your exact value.",
+        "fieldRight": "{name} = {typed} is right.",
+        "fieldWrong": "{name} = {typed} is not right.",
         "leftStatus": "✅ right so far",
         "left": "Your answer here is right. The rest of this exercise ({names}) is measured in the notebook: run it "
         "there (Colab, Binder or locally).",
@@ -200,6 +202,8 @@ WORDS = {
         "within": "你的 {typed} 在检查函数对 {value} 的容差之内；下面是检查函数对 {value} 的反馈。",
         "unknown": "{typed} 不是检查函数接受的答案（也不在本页存有详细反馈的数值之中）。"
         "要得到对你确切数值的反馈，请在笔记本中运行检查。",
+        "fieldRight": "{name} = {typed} 是对的。",
+        "fieldWrong": "{name} = {typed} 不对。",
         "leftStatus": "✅ 目前正确",
         "left": "你在本页的答案正确。这道练习的其余部分（{names}）要在笔记本中测量："
         "请在那里运行（Colab、Binder 或本地）。",

@@ -195,7 +195,7 @@ def test_a_typed_number_is_judged_by_the_checks_own_range_and_never_replaced(chr
         right_error = set(record[(-0.25, -0.8)]["messages"]) - set(record[(-0.25, -1.0)]["messages"])
         assert right_error, "the check says when the error exponent is right"
         shown, classes = answer("-1/4", "-3/4")
-        assert "pq-wrong" in classes and "-3/4" in shown
+        assert "pq-wrong" in classes and "-3/4" in shown and "-1/4 is not right" in shown
         assert not [m for m in right_error if re.sub(r"<[^>]+>", "", m) in shown]
         assert feedback.locator("details").count() == 0 or passed["status"] not in shown
         colours = {answer(*a)[1]: feedback.evaluate("b => getComputedStyle(b).borderLeftColor") for a in
