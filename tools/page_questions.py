@@ -440,7 +440,7 @@ def _option_label(option) -> str:
     if get_language() != "zh" or len(text) < 2 or not text[0].isalpha():
         return text
     shown = _OPTION_WORDS.get(text) or display_name(text)
-    return text if shown == text else f"{shown} ({text})"
+    return text if shown == text else f"{shown}（{text}）"
 
 
 def _list_text(values) -> str:

@@ -148,8 +148,10 @@ def test_a_number_question_exports_the_checks_own_range_of_right_answers(name):
             assert not check(**{**right, field["name"]: outside}).passed, (field["name"], outside)
 
 
-def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answer():
-    """03's noise: the right prediction with h_noisy left to the notebook is marked ``left``, a wrong one is not."""
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answer(lang):
+    """03's noise: the right prediction with h_noisy left to the notebook is marked ``left``, a wrong one is not;
+    on a zh page its words show in Chinese, beside the word the check takes."""
     import numpy as np
 
     from attention_lab.kernels import loo_bandwidth
@@ -161,8 +163,17 @@ def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answe
     namespace = {"check_noise_prediction": check, "x": x, "y": y, "h_calm": h_calm}
     source = "prediction = ...\nh_noisy = ...\ncheck_noise_prediction(prediction, h_noisy, x, y, h_calm)\n"
     cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
-    question = page_questions.evaluate(check, page_questions.exercise_calls({"cells": [cell]})[0], namespace)
+    set_language(lang)
+    try:
+        question = page_questions.evaluate(check, page_questions.exercise_calls({"cells": [cell]})[0], namespace)
+    finally:
+        set_language("en")
     assert question["left"] == ["h_noisy"]
+    field = question["fields"][0]
+    if lang == "zh":
+        assert all(o in label and label != o for o, label in zip(field["options"], field["labels"], strict=True))
+    else:
+        assert "labels" not in field
     marked = {json.loads(k)[0]: bool(r.get("left")) for k, r in question["answers"].items()}
     assert sum(marked.values()) == 1, marked
     assert not any(r["passed"] for r in question["answers"].values())
