@@ -417,8 +417,8 @@ def _right_ranges(verdict, field) -> list[list[float]]:
 
 
 def _edge(verdict, wrong: float, right: float) -> float:
-    """The last number from ``right`` towards ``wrong`` that the check passes (bisection, 50 steps)."""
-    for _ in range(50):
+    """The last number from ``right`` towards ``wrong`` that the check passes (bisection: 2^-36 of the gap)."""
+    for _ in range(36):
         middle = (wrong + right) / 2
         if verdict(middle)["passed"]:
             right = middle
