@@ -65,7 +65,7 @@
       if (Math.abs(p - value) <= tol && Math.abs(p - value) < gap) { matched = i; gap = Math.abs(p - value); }
     }
     if (matched >= 0) return { index: matched, exact: false };
-    var ranges = field.right || [];
+    var ranges = field.integer && Math.round(value) !== value ? [] : field.right || [];
     for (var r = 0; r < ranges.length; r++) {
       if (value < ranges[r][0] || value > ranges[r][1]) continue;
       var best = -1;

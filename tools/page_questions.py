@@ -395,11 +395,12 @@ def evaluate(check, call, namespace, solution=None) -> dict:
 def _right_ranges(verdict, field) -> list[list[float]]:
     """The ranges of numbers the check passes, [[low, high], ...]: around each run of passing probes, bisected
     against the failing probes beside it (``verdict(x)``: the check's record for the number ``x``). A run with no
-    failing probe on one side stops at its last probe there; an integer answer is its values alone."""
+    failing probe on one side stops at its last probe there; a whole-number answer is judged at every whole number
+    between its probes."""
     values = sorted({float(k) for k in field["keys"] if math.isfinite(float(k))})
+    if field.get("integer") and values and values[-1] - values[0] <= 200:  # every whole number between
+        values = [float(v) for v in range(int(values[0]), int(values[-1]) + 1)]
     passes = [verdict(int(v) if field.get("integer") else v)["passed"] for v in values]
-    if field.get("integer"):
-        return [[v, v] for v, ok in zip(values, passes, strict=True) if ok]
     ranges = []
     for i, ok in enumerate(passes):
         if not ok or (i and passes[i - 1]):
@@ -408,6 +409,9 @@ def _right_ranges(verdict, field) -> list[list[float]]:
         while j + 1 < len(values) and passes[j + 1]:
             j += 1
         low, high = values[i], values[j]
+        if field.get("integer"):
+            ranges.append([low, high])
+            continue
         if i:
             low = _edge(verdict, values[i - 1], values[i])
         if j + 1 < len(values):
