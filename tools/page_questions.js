@@ -157,6 +157,20 @@
     }
     var notes = got.filter(function (g) { return g.note; }).map(function (g) { return g.note; });
     if (q.solution) notes.unshift(words.solution);
+    // numbers judged together (04's learning rate and epochs): only their catalogued combinations are judged
+    var joint = q.fields.some(function (f) { return f.joint; });
+    if (joint && got.some(function (g) { return g.note || g.unknown !== undefined; })) {
+      box.innerHTML = "";
+      box.classList.remove("pq-right", "pq-wrong");
+      box.appendChild(el("p", "pq-status", "<strong>" + escapeText(words.undecidedStatus) + "</strong>"));
+      got.forEach(function (g) {
+        if (g.note || g.unknown !== undefined) {
+          box.appendChild(el("p", "", escapeText(words.undecided.replace("{typed}", g.unknown !== undefined ? g.unknown : g.typed))));
+        }
+      });
+      box.focus();
+      return;
+    }
     var unknown = got.filter(function (g) { return g.unknown !== undefined; });
     var all = q.mode === "table" ? Object.keys(q.answers).map(function (k) { return q.answers[k]; }) :
       Object.keys(q.answers[q.fields[0].name]).map(function (k) { return q.answers[q.fields[0].name][k]; });

@@ -62,15 +62,16 @@ def choice(options=None, *, several=False, from_argument=None):
     return {"kind": "choice", "options": options, "several": several, "from": from_argument}
 
 
-def number(probes, *, tolerance=1e-9, relative=0.0, integer=False, format=None):
+def number(probes, *, tolerance=1e-9, relative=0.0, integer=False, format=None, joint=False):
     """A typed number: the check is called on each of ``probes``; the reader's number takes the verdict of a probe
     within ``tolerance`` (+ ``relative`` times its size), which must be no wider than the range in which the check
     gives that probe's feedback (a message that prints the value needs the default, an exact match). A number within
     the check's own range of right answers (found by bisection at build time, ``right``) passes; any other number
     gets the page's "not one of these values" verdict, never a nearby value's. ``format``: {language: what to
-    type}, shown beside the box."""
+    type}, shown beside the box. ``joint``: whether this number is right depends on the question's other numbers (its
+    range holds only at their right values), so the page judges only the catalogued combinations."""
     return {"kind": "number", "probes": [float(p) for p in probes], "tolerance": tolerance, "relative": relative,
-            "integer": integer, "format": format}  # fmt: skip
+            "integer": integer, "format": format, "joint": joint}  # fmt: skip
 
 
 def positions(n):
@@ -140,11 +141,13 @@ QUESTIONS = {
         "learning_rate": number(
             _log_grid(0.01, 1000, 4),
             relative=1e-3,
+            joint=True,
             format={"en": "a learning rate > 0", "zh": "学习率 > 0"},
         ),
         "epochs": number(
             [1, 2, 5, 10, 20, 30, 40, 50],
             integer=True,
+            joint=True,
             format={"en": "a whole number of epochs, 1 to 50", "zh": "轮数，1 到 50 的整数"},
         ),
     },
@@ -180,6 +183,9 @@ WORDS = {
         "within": "Your {typed} is within the check's tolerance of {value}; here is the check's feedback for {value}.",
         "unknown": "{typed} is not the answer the check accepts (nor one of the values whose detailed feedback this "
         "page holds). Run the notebook's check for its feedback on your exact value.",
+        "undecided": "The page cannot judge {typed} with these other values: whether it is right depends on them, and "
+        "it holds the check's feedback for some combinations only. Run the notebook's check for your exact values.",
+        "undecidedStatus": "❔ not judged here",
         "fieldRight": "{name} = {typed} is right.",
         "fieldWrong": "{name} = {typed} is not right.",
         "leftStatus": "✅ right so far",
@@ -202,6 +208,9 @@ WORDS = {
         "within": "你的 {typed} 在检查函数对 {value} 的容差之内；下面是检查函数对 {value} 的反馈。",
         "unknown": "{typed} 不是检查函数接受的答案（也不在本页存有详细反馈的数值之中）。"
         "要得到对你确切数值的反馈，请在笔记本中运行检查。",
+        "undecided": "本页无法在其他数值如此时判断 {typed}：它对不对取决于其他数值，而本页只存有部分组合的反馈。"
+        "要检查你的确切数值，请在笔记本中运行检查。",
+        "undecidedStatus": "❔ 本页无法判断",
         "fieldRight": "{name} = {typed} 是对的。",
         "fieldWrong": "{name} = {typed} 不对。",
         "leftStatus": "✅ 目前正确",
@@ -458,7 +467,9 @@ def _key(keys: list) -> str:
 
 def _public(spec) -> dict:
     return {
-        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n", "format")
+        k: v
+        for k, v in spec.items()
+        if k in ("kind", "several", "tolerance", "relative", "integer", "n", "format", "joint")
     }
 
 
