@@ -54,27 +54,29 @@
     return at === tokens.length ? value : NaN;
   }
 
-  function scale(x) {  // numbers compared on a log-like scale: 0.01 is nearer 0.02 than 1 is to 2
-    if (!isFinite(x)) return x > 0 ? 1e9 : -1e9;
-    return Math.sign(x) * Math.log1p(Math.abs(x) * 100);
-  }
-
-  // the indices of the options for this number: [the matching one] or all, nearest first (unmatched)
+  // a typed number: the catalogued value it is (within the field's tolerance, no wider than the check's), else
+  // the passing value of the check's own range of right answers it lies in, else nothing the page may claim
   function matchNumber(field, value) {
-    var matched = -1, gap = Infinity;  // the nearest value within its tolerance
+    var matched = -1, gap = Infinity;
     for (var i = 0; i < field.options.length; i++) {
       var p = readNumber(field.options[i]);
       var tol = (field.tolerance || 0) + (field.relative || 0) * Math.abs(p);
-      if (p === value) return [[i], true];
+      if (p === value) return { index: i, exact: true };
       if (Math.abs(p - value) <= tol && Math.abs(p - value) < gap) { matched = i; gap = Math.abs(p - value); }
     }
-    if (matched >= 0) return [[matched], true];
-    var order = field.options.map(function (_, j) { return j; });
-    order.sort(function (a, b) {
-      return Math.abs(scale(readNumber(field.options[a])) - scale(value)) -
-        Math.abs(scale(readNumber(field.options[b])) - scale(value));
-    });
-    return [order, false];
+    if (matched >= 0) return { index: matched, exact: false };
+    var ranges = field.integer && Math.round(value) !== value ? [] : field.right || [];
+    for (var r = 0; r < ranges.length; r++) {
+      if (value < ranges[r][0] || value > ranges[r][1]) continue;
+      var best = -1;
+      for (var j = 0; j < field.options.length; j++) {
+        var q = readNumber(field.options[j]);
+        if (q >= ranges[r][0] && q <= ranges[r][1] && (best < 0 || Math.abs(q - value) <
+          Math.abs(readNumber(field.options[best]) - value))) best = j;
+      }
+      if (best >= 0) return { index: best, exact: false };
+    }
+    return null;
   }
 
   function el(tag, cls, html) {
@@ -92,13 +94,16 @@
 
   function show(box, record, notes, words) {
     box.innerHTML = "";
+    var right = record.passed || record.left;
+    box.classList.toggle("pq-right", !!right);
+    box.classList.toggle("pq-wrong", !right);
     notes.forEach(function (note) { box.appendChild(el("p", "pq-note", escapeText(note))); });
     box.appendChild(el("p", "pq-status", "<strong>" + escapeText(record.exercise + ": " + record.status) + "</strong>"));
     var list = el("ul", "pq-messages");
     record.messages.forEach(function (m) { list.appendChild(el("li", "", m)); });
     box.appendChild(list);
     [["hint", record.hint], ["fix", record.fix]].forEach(function (step) {
-      if (!step[1]) return;
+      if (!step[1] || right) return;  // nothing further to reveal after a right answer
       var details = el("details", "pq-" + step[0]);
       details.appendChild(el("summary", "", escapeText(words[step[0]])));
       details.appendChild(el("div", "", step[1]));
@@ -109,6 +114,7 @@
 
   function problem(box, text) {
     box.innerHTML = "";
+    box.classList.remove("pq-right", "pq-wrong");
     box.appendChild(el("p", "pq-problem", escapeText(text)));
     box.focus();
   }
@@ -127,10 +133,12 @@
     var value = readNumber(text);
     if (isNaN(value)) return { problem: words.unreadable };
     var found = matchNumber(field, value);
+    if (!found) return { unknown: text.trim() };
+    var shown = String(Number(readNumber(field.options[found.index]).toPrecision(6)));
+    var inRange = (field.right || []).some(function (r) { return value >= r[0] && value <= r[1]; });
     return {
-      keys: found[0].map(function (j) { return field.keys[j]; }),
-      shown: found[0].map(function (j) { return String(Number(readNumber(field.options[j]).toPrecision(4))); }),
-      matched: found[1]
+      keys: [field.keys[found.index]], typed: text.trim(), right: field.right ? inRange : undefined,
+      note: found.exact ? null : words.within.replace(/\{typed\}/g, text.trim()).replace(/\{value\}/g, shown)
     };
   }
 
@@ -147,20 +155,45 @@
       if (one.problem) { problem(box, one.problem); return; }
       got.push(one);
     }
-    // a number that matches none of the values takes the nearest value whose verdict is "not yet": a pass only
-    // for an answer the check itself passed
-    var keys = got.map(function (g) { return g.keys[0]; }), notes = [];
-    got.forEach(function (g, i) {
-      if (g.matched) return;
-      for (var c = 0; c < g.keys.length; c++) {
-        keys[i] = g.keys[c];
-        var r = lookup(q, q.fields[i], keys, i);
-        if (r && !r.passed) break;
-      }
-      notes.push(words.nearest.replace("{value}", g.shown[c < g.keys.length ? c : 0]));
-    });
+    var notes = got.filter(function (g) { return g.note; }).map(function (g) { return g.note; });
+    if (q.solution) notes.unshift(words.solution);
+    // numbers judged together (04's learning rate and epochs): only their catalogued combinations are judged
+    var joint = q.fields.some(function (f) { return f.joint; });
+    if (joint && got.some(function (g) { return g.note || g.unknown !== undefined; })) {
+      box.innerHTML = "";
+      box.classList.remove("pq-right", "pq-wrong");
+      box.appendChild(el("p", "pq-status", "<strong>" + escapeText(words.undecidedStatus) + "</strong>"));
+      got.forEach(function (g) {
+        if (g.note || g.unknown !== undefined) {
+          box.appendChild(el("p", "", escapeText(words.undecided.replace("{typed}", g.unknown !== undefined ? g.unknown : g.typed))));
+        }
+      });
+      box.focus();
+      return;
+    }
+    var unknown = got.filter(function (g) { return g.unknown !== undefined; });
+    var all = q.mode === "table" ? Object.keys(q.answers).map(function (k) { return q.answers[k]; }) :
+      Object.keys(q.answers[q.fields[0].name]).map(function (k) { return q.answers[q.fields[0].name][k]; });
+    if (unknown.length) {  // no verdict of another value: the check's "not yet", and what the page cannot say
+      var failed = all.filter(function (r) { return !r.passed && r.attempted; })[0] || all[0];
+      show(box, { exercise: failed.exercise, status: failed.status, passed: false, hint: "", fix: "",
+        messages: got.map(function (g, i) {  // the other numbers: right or not, by the check's own range
+          var name = q.fields[i].variable;
+          if (g.unknown !== undefined) return escapeText(words.unknown.replace("{typed}", g.unknown));
+          if (g.right === undefined) return "";
+          return escapeText((g.right ? words.fieldRight : words.fieldWrong).replace("{name}", name)
+            .replace("{typed}", g.typed));
+        }).filter(Boolean) },
+        notes, words);
+      return;
+    }
+    var keys = got.map(function (g) { return g.keys[0]; });
     if (q.mode === "table") {
       var record = q.answers[JSON.stringify(keys)];
+      if (record && record.left) {
+        record = { exercise: record.exercise, status: words.leftStatus, left: true,
+          messages: [escapeText(words.left.replace("{names}", q.left.join(", ")))], hint: "", fix: "" };
+      }
       if (record) show(box, record, notes, words);
       return;
     }
@@ -173,7 +206,25 @@
     show(box, Object.assign({}, wrong[0], { messages: messages }), notes, words);
   }
 
+  // the notebook's cells out of the tab order (nbconvert makes each one a stop; their links and controls stay
+  // stops), except a cell that scrolls with nothing focusable inside (a keyboard needs to reach it to scroll it)
+  function untab() {
+    var stops = document.querySelectorAll('.jp-Cell [tabindex="0"], .jp-Cell[tabindex="0"]');
+    function scrolls(node) {
+      return node.scrollWidth > node.clientWidth + 1 || node.scrollHeight > node.clientHeight + 1;
+    }
+    for (var i = 0; i < stops.length; i++) {
+      var node = stops[i];
+      var focusable = node.querySelector("a[href], button, input, select, textarea, summary, [tabindex='0']");
+      if (!focusable && (scrolls(node) || Array.prototype.some.call(node.querySelectorAll("pre, table"), scrolls))) {
+        continue;
+      }
+      node.removeAttribute("tabindex");
+    }
+  }
+
   function start() {
+    untab();
     var forms = document.querySelectorAll("form.page-question");
     for (var i = 0; i < forms.length; i++) {
       forms[i].addEventListener("submit", function (event) {

@@ -7,7 +7,8 @@ in the notebook's own kernel after its last cell (so in its language, with its d
 calls each such check on every answer the page can take (each option or set of options; for a number, the
 values :data:`QUESTIONS` lists: the right ones, the check's catalogued wrong ones and a grid) and hands over the
 verdicts (``Feedback.record``); the page embeds them as JSON and ``page_questions.js`` looks the reader's answer
-up. A typed number that is none of those values gets the verdict of the nearest one, and the page says so. A
+up. A typed number passes when it lies in the check's own range of right answers (bisected at build time); any
+other number that is none of those values gets a plain "not this value" (never a nearby value's feedback). A
 code exercise says in the page what to write and where to run it.
 
 :data:`QUESTIONS` says, per check (by its name) and per argument, what kind of answer the page asks for; the
@@ -24,6 +25,7 @@ import html
 import itertools
 import json
 import math
+import sys
 from pathlib import Path
 
 __all__ = [
@@ -60,11 +62,16 @@ def choice(options=None, *, several=False, from_argument=None):
     return {"kind": "choice", "options": options, "several": several, "from": from_argument}
 
 
-def number(probes, *, tolerance=1e-9, relative=0.0, integer=False):
+def number(probes, *, tolerance=1e-9, relative=0.0, integer=False, format=None, joint=False):
     """A typed number: the check is called on each of ``probes``; the reader's number takes the verdict of a probe
-    within ``tolerance`` (+ ``relative`` times its size), else of the nearest wrong probe (the page says so)."""
+    within ``tolerance`` (+ ``relative`` times its size), which must be no wider than the range in which the check
+    gives that probe's feedback (a message that prints the value needs the default, an exact match). A number within
+    the check's own range of right answers (found by bisection at build time, ``right``) passes; any other number
+    gets the page's "not one of these values" verdict, never a nearby value's. ``format``: {language: what to
+    type}, shown beside the box. ``joint``: whether this number is right depends on the question's other numbers (its
+    range holds only at their right values), so the page judges only the catalogued combinations."""
     return {"kind": "number", "probes": [float(p) for p in probes], "tolerance": tolerance, "relative": relative,
-            "integer": integer}  # fmt: skip
+            "integer": integer, "format": format, "joint": joint}  # fmt: skip
 
 
 def positions(n):
@@ -78,35 +85,78 @@ LEFT = {"kind": "left"}  # not asked: left as ``...`` (the check then says what 
 # per check (its name in the notebook) and argument (the check's parameter): what the page asks for
 _GRID = [-1.0, 0.0, *_log_grid(0.01, 1e6, 10)]
 QUESTIONS = {
-    "check_uniform_temperature": {"temperature": number([math.inf, *_GRID])},
+    "check_uniform_temperature": {
+        "temperature": number(
+            [math.inf, *_GRID], format={"en": "a temperature T ≥ 0, or inf (∞)", "zh": "温度 T ≥ 0，或 inf（∞）"}
+        )
+    },
     "check_reachable_outputs": {"reachable": choice(several=True, from_argument="candidates")},
     "check_dot_product_winner": {"label": choice(from_argument="labels")},
-    "check_temperature_for_weight": {"temperature": number(_log_grid(0.01, 100, 100), relative=0.012)},
+    "check_temperature_for_weight": {
+        "temperature": number(
+            _log_grid(0.01, 100, 100),
+            format={"en": "a temperature T > 0, such as 2 or 0.35", "zh": "温度 T > 0，例如 2 或 0.35"},
+        )
+    },
     "check_smooth_max_gap": {
         "bound": number(
             [0.5 * math.log(6), math.log(6), 0.5 * math.log(5), math.log(5), 2 * math.log(6), 0, 0.5, 1, 2, 5],
             tolerance=1e-6,
+            format={
+                "en": "the exact value (within 10⁻⁶): a formula such as log(2)/3",
+                "zh": "精确值（误差 10⁻⁶ 以内）：可写成公式，例如 log(2)/3",
+            },
         ),  # fmt: skip
         # in the page, a choice among score lists (typed scores would need the check's own arithmetic)
         "scores": choice([[0, 1, 2, 3, 4, 5], [10, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [3, 3, 3, 3, 3, 0]]),
     },
     "check_bandwidth_rate": {
-        "h_exponent": number([-0.2, 0.2, -1 / 3, -0.25, -1, 5, -5, 0, -0.5, -0.8], tolerance=1e-3),
-        "error_exponent": number([-0.8, -1, 0.8, -0.4, -0.2, 0, -0.5, 0.2, -2], tolerance=1e-3),
+        "h_exponent": number(
+            [-0.2, 0.2, -1 / 3, -0.25, -1, 5, -5, 0, -0.5, -0.8],
+            tolerance=1e-3,
+            format={
+                "en": "the power r in h* ~ n^r, such as -1/2 (within 0.01)",
+                "zh": "h* ~ n^r 中的指数 r，例如 -1/2（误差 0.01 以内）",
+            },
+        ),
+        "error_exponent": number(
+            [-0.8, -1, 0.8, -0.4, -0.2, 0, -0.5, 0.2, -2],
+            tolerance=1e-3,
+            format={
+                "en": "the power r in error ~ n^r, such as -1/2 (within 0.01)",
+                "zh": "误差 ~ n^r 中的指数 r，例如 -1/2（误差 0.01 以内）",
+            },
+        ),
     },
     "check_noise_prediction": {"prediction": choice(["larger", "smaller", "the same"]), "h_noisy": LEFT},
     "check_w_symmetry": {
-        "same_as_w2": number([-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3]),
+        "same_as_w2": number(
+            [-2, 2, 0, 1, -1, 0.5, -0.5, 4, -4, 3, -3],
+            format={"en": "a value of w, such as 0.5", "zh": "w 的一个值，例如 0.5"},
+        ),
         "start_at_zero": choice(["a", "b", "c", "d"]),
     },
     "check_no_loo_prediction": {"answer": choice(["a", "b", "c"])},
     "check_sgd_settings": {  # the course's own answer (solutions/) is one of the values
-        "learning_rate": number(_log_grid(0.01, 1000, 4), relative=1e-3),
-        "epochs": number([1, 2, 5, 10, 20, 30, 40, 50], integer=True),
+        "learning_rate": number(
+            _log_grid(0.01, 1000, 4),
+            relative=1e-3,
+            joint=True,
+            format={"en": "a learning rate > 0", "zh": "学习率 > 0"},
+        ),
+        "epochs": number(
+            [1, 2, 5, 10, 20, 30, 40, 50],
+            integer=True,
+            joint=True,
+            format={"en": "a whole number of epochs, 1 to 50", "zh": "轮数，1 到 50 的整数"},
+        ),
     },
     "check_laplace_prediction": {"answer": choice(["a", "b", "c", "d"])},
     "check_unscaled_entropy": {
-        "prediction": number([x / 50 for x in range(151)] + [-1, 5], tolerance=0.01),
+        "prediction": number(
+            [x / 50 for x in range(151)] + [-1, 5],
+            format={"en": "an entropy in nats, from 0 to ln 8 ≈ 2.08", "zh": "以奈特为单位的熵，0 到 ln 8 ≈ 2.08"},
+        ),
         "fn": SOLUTION,
     },  # fmt: skip
     "check_uniform_attention_prediction": {"answer": choice(["A", "B", "C"])},
@@ -118,7 +168,10 @@ QUESTIONS = {
     },
     "check_tempting_reshape": {"positions_in_head_0": positions(4)},
     "check_no_position_prediction": {
-        "prediction": number([x / 100 for x in range(101)] + [30, -1], tolerance=0.005)
+        "prediction": number(
+            [x / 100 for x in range(101)] + [30, -1],
+            format={"en": "a fraction from 0 to 1", "zh": "0 到 1 之间的比例"},
+        )
     },  # fmt: skip
     "check_cross_attention_cache": {"answer": choice(["A", "B", "C", "D"])},
 }
@@ -127,8 +180,19 @@ QUESTIONS = {
 WORDS = {
     "en": {
         "check": "Check my answer",
-        "nearest": "The page holds the check's feedback for some values only; here is its feedback for {value}, "
-        "the nearest to yours. Run the notebook for your exact value.",
+        "within": "Your {typed} is within the check's tolerance of {value}; here is the check's feedback for {value}.",
+        "unknown": "{typed} is not the answer the check accepts (nor one of the values whose detailed feedback this "
+        "page holds). Run the notebook's check for its feedback on your exact value.",
+        "undecided": "The page cannot judge {typed} with these other values: whether it is right depends on them, and "
+        "it holds the check's feedback for some combinations only. Run the notebook's check for your exact values.",
+        "undecidedStatus": "❔ not judged here",
+        "fieldRight": "{name} = {typed} is right.",
+        "fieldWrong": "{name} = {typed} is not right.",
+        "leftStatus": "✅ right so far",
+        "left": "Your answer here is right. The rest of this exercise ({names}) is measured in the notebook: run it "
+        "there (Colab, Binder or locally).",
+        "solution": "In the page, the code part of this exercise uses the course's own function (the notebook asks "
+        "you to write it); the feedback below is about your prediction.",
         "unreadable": "Write a number, such as 0.5, 1/2, log(6)/2 or inf.",
         "choose": "Choose an answer first.",
         "legend": "Your answer",
@@ -141,8 +205,18 @@ WORDS = {
     },
     "zh": {
         "check": "检查我的答案",
-        "nearest": "本页只存有检查函数对部分数值的反馈；下面是对最接近你答案的 {value} 的反馈。"
-        "要检查你的确切数值，请运行笔记本。",
+        "within": "你的 {typed} 在检查函数对 {value} 的容差之内；下面是检查函数对 {value} 的反馈。",
+        "unknown": "{typed} 不是检查函数接受的答案（也不在本页存有详细反馈的数值之中）。"
+        "要得到对你确切数值的反馈，请在笔记本中运行检查。",
+        "undecided": "本页无法在其他数值如此时判断 {typed}：它对不对取决于其他数值，而本页只存有部分组合的反馈。"
+        "要检查你的确切数值，请在笔记本中运行检查。",
+        "undecidedStatus": "❔ 本页无法判断",
+        "fieldRight": "{name} = {typed} 是对的。",
+        "fieldWrong": "{name} = {typed} 不对。",
+        "leftStatus": "✅ 目前正确",
+        "left": "你在本页的答案正确。这道练习的其余部分（{names}）要在笔记本中测量："
+        "请在那里运行（Colab、Binder 或本地）。",
+        "solution": "在本页，这道练习的代码部分用的是课程自己的函数（笔记本要你自己写）；下面的反馈针对你的预测。",
         "unreadable": "请写一个数，例如 0.5、1/2、log(6)/2 或 inf。",
         "choose": "请先选择一个答案。",
         "legend": "你的答案",
@@ -235,6 +309,15 @@ def evaluate(check, call, namespace, solution=None) -> dict:
     variables = {p: bound[p] for p in spec if p in bound}
     asked = [p for p in spec if spec[p]["kind"] not in ("solution", "left")]
 
+    # what the check says of a right function (a module's ``FUNCTION_RIGHT``), dropped where the page runs the course's
+    said = getattr(sys.modules.get(check.__module__), "FUNCTION_RIGHT", None)
+    solution_said = set()
+    if said and any(spec[p]["kind"] == "solution" for p in spec):
+        from attention_lab.exercises.feedback import Feedback
+        from attention_lab.i18n import _
+
+        solution_said = set(Feedback("", False, _(said)).record(html=True)["messages"])
+
     def run(values: dict):
         ns = dict(namespace)
         ns["__page_answers__"] = values
@@ -246,9 +329,14 @@ def evaluate(check, call, namespace, solution=None) -> dict:
                 if kind == "solution" and name is not None and solution is not None:
                     ns[name] = getattr(solution, name)
             result = eval(compile(ast.Expression(last.value), "<exercise>", "eval"), ns)  # noqa: S307
-        return result.record(html=True)
+        record = result.record(html=True)
+        if solution_said:  # the page ran the course's function, not the reader's: no word on "your function"
+            record["messages"] = [m for m in record["messages"] if m not in solution_said]
+        if left and not record["passed"] and not record["attempted"]:  # past the asked part: the rest is measured
+            record["left"] = True
+        return record
 
-    spaces, shown = {}, {}
+    spaces, shown, labels = {}, {}, {}
     for parameter in asked:
         spec = {**QUESTIONS[call["check"]]}
         answer = getattr(solution, str(variables.get(parameter, "")).upper(), None) if solution is not None else None
@@ -260,6 +348,8 @@ def evaluate(check, call, namespace, solution=None) -> dict:
         if source is not None:
             argument = eval(bound[source], dict(namespace))  # noqa: S307 - the notebook's own argument
         spaces[parameter], shown[parameter] = _space(spec[parameter], argument)
+        if spec[parameter]["kind"] == "choice":
+            labels[parameter] = [_option_label(o) for o in shown[parameter]]
     spec = QUESTIONS[call["check"]]
     fields = [
         {
@@ -267,6 +357,7 @@ def evaluate(check, call, namespace, solution=None) -> dict:
             "variable": variables.get(p, p),
             **_public(spec[p]),
             "options": shown[p],
+            **({"labels": labels[p]} if p in labels and labels[p] != shown[p] else {}),
             "keys": [k for k, _ in spaces[p]],
         }
         for p in asked
@@ -274,12 +365,22 @@ def evaluate(check, call, namespace, solution=None) -> dict:
     left = {p: ... for p in spec if spec[p]["kind"] == "left"}
     total = math.prod(len(spaces[p]) for p in asked)
     question = {"check": call["check"], "cell": call["id"], "fields": fields}
+    if left:
+        question["left"] = [variables.get(p, p) for p in left]
+    if any(spec[p]["kind"] == "solution" for p in spec):
+        question["solution"] = True
     if total <= _MAX_ANSWERS:
         answers = {}
         for combo in itertools.product(*(spaces[p] for p in asked)):
             values = {**left, **{p: v for p, (_, v) in zip(asked, combo, strict=True)}}
             answers[_key([k for k, _ in combo])] = run(values)
         question.update(mode="table", answers=answers)
+        passing = next((json.loads(k) for k, r in answers.items() if r["passed"]), None)
+        for field in fields:
+            if field["kind"] != "number" or passing is None:
+                continue
+            values = {p: next(v for k, v in spaces[p] if k == passing[j]) for j, p in enumerate(asked)}
+            field["right"] = _right_ranges(lambda x, p=field["name"], o=values: run({**left, **o, p: x}), field)
         return question
     # each argument alone, the others right: the check's messages are one list per argument, in order
     right = {}
@@ -293,7 +394,66 @@ def evaluate(check, call, namespace, solution=None) -> dict:
         others = {q: right[q] for q in asked if q != p}
         per_field[p] = {key: run({**left, **others, p: value}) for key, value in spaces[p]}
     question.update(mode="fields", answers=per_field)
+    for field in fields:
+        if field["kind"] == "number":
+            others = {q: right[q] for q in asked if q != field["name"]}
+            field["right"] = _right_ranges(lambda x, p=field["name"], o=others: run({**left, **o, p: x}), field)
     return question
+
+
+def _right_ranges(verdict, field) -> list[list[float]]:
+    """The ranges of numbers the check passes, [[low, high], ...]: around each run of passing probes, bisected
+    against the failing probes beside it (``verdict(x)``: the check's record for the number ``x``). A run with no
+    failing probe on one side stops at its last probe there; a whole-number answer is judged at every whole number
+    between its probes."""
+    values = sorted({float(k) for k in field["keys"] if math.isfinite(float(k))})
+    if field.get("integer") and values and values[-1] - values[0] <= 200:  # every whole number between
+        values = [float(v) for v in range(int(values[0]), int(values[-1]) + 1)]
+    passes = [verdict(int(v) if field.get("integer") else v)["passed"] for v in values]
+    ranges = []
+    for i, ok in enumerate(passes):
+        if not ok or (i and passes[i - 1]):
+            continue
+        j = i
+        while j + 1 < len(values) and passes[j + 1]:
+            j += 1
+        low, high = values[i], values[j]
+        if field.get("integer"):
+            ranges.append([low, high])
+            continue
+        if i:
+            low = _edge(verdict, values[i - 1], values[i])
+        if j + 1 < len(values):
+            high = _edge(verdict, values[j + 1], values[j])
+        ranges.append([low, high])
+    return ranges
+
+
+def _edge(verdict, wrong: float, right: float) -> float:
+    """The last number from ``right`` towards ``wrong`` that the check passes (bisection: 2^-36 of the gap)."""
+    for _ in range(36):
+        middle = (wrong + right) / 2
+        if verdict(middle)["passed"]:
+            right = middle
+        else:
+            wrong = middle
+    return right
+
+
+_OPTION_WORDS = {"larger": "更大", "smaller": "更小", "the same": "不变"}  # 03's prediction, as the zh page shows it
+
+
+def _option_label(option) -> str:
+    """An option as the page shows it, in the kernel's language: a word the catalogue translates (01's fruit) or
+    one of 03's words, with the word the check takes beside it; letters, numbers and lists as they are."""
+    from attention_lab.examples import display_name
+    from attention_lab.i18n import get_language
+
+    text = str(option)
+    if get_language() != "zh" or len(text) < 2 or not text[0].isalpha():
+        return text
+    shown = _OPTION_WORDS.get(text) or display_name(text)
+    return text if shown == text else f"{shown}（{text}）"
 
 
 def _list_text(values) -> str:
@@ -306,7 +466,11 @@ def _key(keys: list) -> str:
 
 
 def _public(spec) -> dict:
-    return {k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n")}
+    return {
+        k: v
+        for k, v in spec.items()
+        if k in ("kind", "several", "tolerance", "relative", "integer", "n", "format", "joint")
+    }
 
 
 def _with_answers(node, variables: dict, values: dict):
@@ -436,15 +600,20 @@ def question_html(question: dict, uid: str, lang: str = "en", *, words: dict | N
             kind_attr = "checkbox" if several else "radio"
             items = "".join(
                 f'<label class="pq-option"><input type="{kind_attr}" name="{fid}" value="{html.escape(str(o))}">'
-                f"<span>{html.escape(page['position'].format(p=o) if kind == 'positions' else str(o))}</span></label>"
-                for o in field["options"]
+                f"<span>{html.escape(page['position'].format(p=o) if kind == 'positions' else str(label))}</span>"
+                "</label>"
+                for o, label in zip(field["options"], field.get("labels") or field["options"], strict=True)
             )
             inputs.append(f'<fieldset class="pq-field" data-field="{i}"><legend>{legend}</legend>{items}</fieldset>')
         else:
             mode = "text"  # a formula such as log(6)/2 needs letters
+            fmt = (field.get("format") or {}).get("zh" if lang == "zh" else "en")
+            hint = f'<span class="pq-format" id="{fid}-format">{html.escape(fmt)}</span>' if fmt else ""
+            described = f' aria-describedby="{fid}-format"' if fmt else ""
             inputs.append(
-                f'<div class="pq-field" data-field="{i}"><label for="{fid}">{legend}</label> '
-                f'<input id="{fid}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false"></div>'
+                f'<div class="pq-field" data-field="{i}"><label for="{fid}">{legend}</label> {hint}'
+                f'<input id="{fid}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false"{described}>'
+                "</div>"
             )
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     return (
@@ -479,12 +648,15 @@ STYLE = """<style id="page-questions">
 .pq-option input {width: 1.2rem; height: 1.2rem}
 .pq-field input[type=text] {font-size: 1rem; padding: .35rem .5rem; min-height: 44px; box-sizing: border-box;
   width: 16rem; max-width: 100%; border: 1px solid #555; border-radius: 3px}
+.pq-format {display: block; font-size: .9rem; color: #333; margin: .1rem 0 .2rem}
 .pq-check {font-size: 1rem; min-height: 44px; padding: .3rem 1rem; margin: .3rem 0; border-radius: 4px;
   border: 0; background: #005A8C; color: #fff; font-weight: 600; cursor: pointer}
 .pq-check:hover {background: #00466E}
 .pq-feedback:empty {display: none}
 .pq-feedback {margin-top: .4rem; padding: .4rem .6rem; background: #f6f6f6; border-radius: 3px;
   overflow-wrap: anywhere}
+.pq-feedback.pq-right {border-left: 6px solid #1B7F3B; background: #EEF7F0}
+.pq-feedback.pq-wrong {border-left: 6px solid #B3261E; background: #FBEEEE}
 .pq-feedback:focus {outline: 3px solid #B35900; outline-offset: 2px}
 .pq-feedback .pq-note {font-style: italic; color: #333}
 .pq-feedback pre {white-space: pre-wrap}

@@ -114,3 +114,93 @@ def test_every_number_question_has_a_right_and_a_catalogued_wrong_value():
         for parameter, field in spec.items():
             if field["kind"] == "number":
                 assert len(field["probes"]) >= 2, (name, parameter)
+
+
+def _standalone_question(name, lang="en"):
+    spec = page_questions.QUESTIONS[name]
+    source = "".join(f"{p} = ...\n" for p in spec) + f"{name}({', '.join(f'{p}={p}' for p in spec)})\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    call = page_questions.exercise_calls({"cells": [cell]})[0]
+    check = getattr(exercises, name)
+    set_language(lang)
+    try:
+        return check, page_questions.evaluate(check, call, {name: check})
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("name", ["check_bandwidth_rate", "check_smooth_max_gap"])
+def test_a_number_question_exports_the_checks_own_range_of_right_answers(name):
+    """Just inside each exported range the check passes, just outside it fails (the others at their right value)."""
+    check, question = _standalone_question(name)
+    passing = next(json.loads(k) for k, r in question["answers"].items() if r["passed"])
+    right = {f["name"]: _answer(f, k) for f, k in zip(question["fields"], passing, strict=True)}
+    numbers = [f for f in question["fields"] if f["kind"] == "number"]
+    assert numbers
+    for field in numbers:
+        assert len(field["right"]) == 1
+        low, high = field["right"][0]
+        width = high - low
+        assert 0 < width < 0.1
+        for inside in (low + width * 1e-3, high - width * 1e-3):
+            assert check(**{**right, field["name"]: inside}).passed, (field["name"], inside)
+        for outside in (low - width * 1e-2, high + width * 1e-2):
+            assert not check(**{**right, field["name"]: outside}).passed, (field["name"], outside)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_whose_rest_is_measured_in_the_notebook_marks_its_right_answer(lang):
+    """03's noise: the right prediction with h_noisy left to the notebook is marked ``left``, a wrong one is not;
+    on a zh page its words show in Chinese, beside the word the check takes."""
+    import numpy as np
+
+    from attention_lab.kernels import loo_bandwidth
+
+    check = exercises.check_noise_prediction
+    x = np.linspace(0, 5, 60)
+    y = np.sin(x) + np.random.default_rng(0).normal(0, 0.6, x.size)
+    h_calm = loo_bandwidth(x, np.sin(x) + np.random.default_rng(0).normal(0, 0.3, x.size))
+    namespace = {"check_noise_prediction": check, "x": x, "y": y, "h_calm": h_calm}
+    source = "prediction = ...\nh_noisy = ...\ncheck_noise_prediction(prediction, h_noisy, x, y, h_calm)\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    set_language(lang)
+    try:
+        question = page_questions.evaluate(check, page_questions.exercise_calls({"cells": [cell]})[0], namespace)
+    finally:
+        set_language("en")
+    assert question["left"] == ["h_noisy"]
+    field = question["fields"][0]
+    if lang == "zh":
+        assert all(o in label and label != o for o, label in zip(field["options"], field["labels"], strict=True))
+    else:
+        assert "labels" not in field
+    marked = {json.loads(k)[0]: bool(r.get("left")) for k, r in question["answers"].items()}
+    assert sum(marked.values()) == 1, marked
+    assert not any(r["passed"] for r in question["answers"].values())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_answered_with_the_courses_function_says_nothing_of_the_readers(lang):
+    """05: the page runs the course's function, so no verdict tells the reader "your function is right"; a
+    prediction of ln 8 as the page prints it (2.08, uniform) is read as a prediction, not rejected as out of range."""
+    from attention_lab.exercises import notebook_05
+    from attention_lab.i18n import _
+
+    check = exercises.check_unscaled_entropy
+    source = "predicted_entropy = ...\ncheck_unscaled_entropy(predicted_entropy, unscaled_attention_weights)\n"
+    cell = {"cell_type": "code", "metadata": {"tags": ["exercise"]}, "source": source, "id": "x"}
+    call = page_questions.exercise_calls({"cells": [cell]})[0]
+    solution = page_questions._solution_module(check)
+    namespace = {"check_unscaled_entropy": check, "unscaled_attention_weights": solution.unscaled_attention_weights}
+    set_language(lang)
+    try:
+        said = _(notebook_05.FUNCTION_RIGHT)
+        question = page_questions.evaluate(check, call, namespace, solution)
+        in_the_notebook = check(2.08, solution.unscaled_attention_weights)
+    finally:
+        set_language("en")
+    assert question["solution"]
+    assert said in in_the_notebook.record()["messages"], "the notebook tells its reader the function is right"
+    records = question["answers"]
+    assert not [k for k, r in records.items() if any(said in m for m in r["messages"])]
+    assert records['["2.08"]']["attempted"] and records['["2.08"]']["hint"], "2.08 is judged as a prediction"

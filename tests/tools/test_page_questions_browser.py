@@ -160,3 +160,51 @@ def test_a_question_of_several_position_sets_composes_the_checks_messages(chromi
         assert outside == [] and errors == []
     finally:
         context.close()
+
+
+def test_a_typed_number_is_judged_by_the_checks_own_range_and_never_replaced(chromium, tmp_path):
+    """03's exponents: the right numbers pass, and so does one within the check's tolerance (the page says which
+    catalogued value's feedback it shows); a number just outside fails; -1/4 with -3/4 is not told its error exponent
+    is right (the feedback of -4/5 is never lent to -3/4); an uncatalogued number is never shown as another one."""
+    path, question = _standalone_page(tmp_path, "check_bandwidth_rate", "en")
+    h_keys, e_keys = (f["keys"] for f in question["fields"])
+    record = {tuple(float(v) for v in json.loads(k)): r for k, r in question["answers"].items()}
+    context = chromium.new_context(viewport=PHONE)
+    page = context.new_page()
+    outside, errors = files_only(page), console_errors(page)
+    try:
+        page.goto(path.as_uri())
+        form = page.locator("form.page-question")
+        feedback = form.locator(".pq-feedback")
+
+        def answer(h, e):
+            inputs = form.locator("input[type=text]")
+            inputs.nth(0).fill(h)
+            inputs.nth(1).fill(e)
+            form.locator("button").click()
+            return feedback.inner_text(), feedback.get_attribute("class")
+
+        passed = record[(-0.2, -0.8)]
+        assert passed["passed"]
+        shown, classes = answer("-1/5", "-4/5")
+        assert passed["status"] in shown and "pq-right" in classes
+        page.screenshot(path=str(tmp_path / "right.png"))
+        shown, classes = answer("-0.205", "-0.8")  # within the check's 0.01: passes, and says whose feedback it is
+        assert passed["status"] in shown and "-0.205" in shown and "pq-right" in classes
+        shown, classes = answer("-0.2", "-0.815")  # just outside the check's 0.01
+        assert passed["status"] not in shown and "pq-wrong" in classes and "-0.815" in shown
+        page.screenshot(path=str(tmp_path / "wrong.png"))
+        right_error = set(record[(-0.25, -0.8)]["messages"]) - set(record[(-0.25, -1.0)]["messages"])
+        assert right_error, "the check says when the error exponent is right"
+        shown, classes = answer("-1/4", "-3/4")
+        assert "pq-wrong" in classes and "-3/4" in shown and "-1/4 is not right" in shown
+        assert not [m for m in right_error if re.sub(r"<[^>]+>", "", m) in shown]
+        assert feedback.locator("details").count() == 0 or passed["status"] not in shown
+        colours = {answer(*a)[1]: feedback.evaluate("b => getComputedStyle(b).borderLeftColor") for a in
+                   (("-1/5", "-4/5"), ("-1", "-1"))}  # fmt: skip
+        assert len(set(colours.values())) == 2, colours
+        _, violations = axe_violations(page, WCAG_21_AA, preload=False)
+        assert not violations
+        assert outside == [] and errors == []
+    finally:
+        context.close()

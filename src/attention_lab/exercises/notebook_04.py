@@ -66,7 +66,7 @@ def check_w_symmetry(name, same_as_w2, start_at_zero) -> Feedback:
     stays = float(w.grad) == 0.0  # exact: d alpha / d w = -(x_i - x_j)^2 w is 0 for every pair
     # fmt: off
     second = check_choice(name, start_at_zero, {
-        "a": "from w = 1 it does. At w = 0, what is d alpha_ij / d w = -(x_i - x_j)^2 w for a pair?",
+        "a": "gradient descent moves w when it starts from w = 1, but here it starts from w = 0. At w = 0, what is d alpha_ij / d w = -(x_i - x_j)^2 w for a pair?",
         "b": "",
         "c": "to move to negative w the first step needs dL/dw > 0 at w = 0. L is the same at w and -w (part (i)): what is the slope of an even function at 0?",
         "d": "at w = 0 every score is 0 and every weight 1/n_k: nothing is infinite. What is dL/dw there?",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..i18n import _
+from ..i18n import N_, _
 from ..normalisers import entropy, softmax
 from .answers import read_number
 from .feedback import Feedback, exercise
@@ -141,9 +141,14 @@ def _entropy_prediction(value):
     number, why = read_number(value, "Your prediction")
     if why is None and not np.isfinite(number):
         why = _("Your prediction is {number}, not a finite number of nats.").format(number=number)
-    if why is None and not -1e-9 <= number <= np.log(8) + 1e-9:
+    if why is None and not -1e-9 <= number <= round(np.log(8), 2):  # ln 8 = 2.079 as the message prints it, 2.08
         why = _("An entropy of weights over 8 keys lies between 0 (one-hot) and ln 8 = {ln8:.2f} (uniform); your prediction {number:g} is outside that range.").format(ln8=np.log(8), number=number)  # fmt: skip
     return (None, why) if why else (number, None)
+
+
+FUNCTION_RIGHT = N_(
+    "Your function is right."
+)  # its own message: the static page, which runs the course's function, drops it
 
 
 def _near(wrong):  # float32 arithmetic is fine: the mistakes differ by far more than 1e-3
@@ -187,12 +192,12 @@ def check_unscaled_entropy(title, prediction, fn) -> Feedback:
     if abs(predicted - measured) <= 0.3:
         return Feedback(title, True, [report, _("You predicted {p:g}: close. The weights are nearly one-hot.").format(p=predicted)])  # fmt: skip
     if predicted > measured:
-        says = _("Your function is right; your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?")  # fmt: skip
+        says = _("Your prediction {p:g} is too spread out (a wrong prediction is not passed; change it and run again). Without the scaling, how large is the standard deviation of the scores at d = 512, and what does a gap of that size between the two largest scores do to the runner-up's weight?")  # fmt: skip
         hint = _("The median gap between a query's two largest scores is {gap:.1f} here; the runner-up's weight is at most exp(-gap).")  # fmt: skip
     else:
-        says = _("Your function is right; your prediction {p:g} is more peaked than what it measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?")  # fmt: skip
+        says = _("Your prediction {p:g} is more peaked than what your function measures (a wrong prediction is not passed; change it and run again). Are all 200 queries' two largest scores far apart?")  # fmt: skip
         hint = _("A few queries whose two largest scores happen to be close keep some spread.")
-    return Feedback(title, False, says.format(p=predicted), hint=hint.format(gap=gap), fix=report)
+    return Feedback(title, False, [_(FUNCTION_RIGHT), says.format(p=predicted)], hint=hint.format(gap=gap), fix=report)
 
 
 def query_jacobian_reference(q, K):

@@ -181,7 +181,7 @@ check_split_heads = implement("split into heads", [
     doc="Exercise: ``fn(x, num_heads)``: (b, n, d_model) -> (b, num_heads, n, d_k), head m gets features m*d_k...")
 
 _RESHAPE_MISTAKES = [
-    Mistake(when=lambda got, right: got == {0, 1, 2, 3}, says="Every position in head 0 is what the right split gives (reshape to (b, n, heads, d_k), then transpose). This reshape ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
+    Mistake(when=lambda got, right: got == {0, 1, 2, 3}, says="All four positions in head 0: that is what the right split gives (reshape to (b, n, heads, d_k), then transpose), not this reshape. This one ignores which axis is which: it refills the new shape with the numbers in memory order, position after position. Count how many numbers head 0 takes, and whose they are."),
     Mistake(when=lambda got, right: got != {0, 1, 2, 3}, says="Not {got}. reshape refills the new shape in memory order: write x for b = 1 as the 6 numbers of position 0, then the 6 of position 1, and so on; reshape to (1, 2, 4, 3) fills head 0 with the first 4 x 3 numbers in that order. Whose are they?"),
 ]
 # fmt: on
