@@ -61,3 +61,12 @@ def test_an_error_exponent_is_read_back_to_the_student_and_the_hint_follows_a_ri
 def test_the_smooth_max_gap_counts_keys_with_n_k():
     assert ex.check_smooth_max_gap(0.5 * np.log(4), [1.0, 1.0, 1.0, 1.0], n_k=4, temperature=0.5).passed
     assert not ex.check_smooth_max_gap(0.5 * np.log(4), [1.0, 1.0, 1.0], n_k=4, temperature=0.5).passed
+
+
+def test_a_reversed_default_sort_is_told_as_reversed_first_not_as_unstable():
+    """np.argsort(alpha)[::-1] is two mistakes: reversed (ties in reverse index order) and unstable; the reversal
+    is the one that a stable sort alone does not fix, so it is named first (a student's report, issue 42)."""
+    reversed_default = ex.check_top_k(_top_k(lambda a, k: np.argsort(a)[::-1][:k]))
+    reversed_stable = ex.check_top_k(_top_k(lambda a, k: np.argsort(a, kind="stable")[::-1][:k]))
+    unstable = ex.check_top_k(_top_k(lambda a, k: np.argsort(-a)[:k]))
+    assert not reversed_default.passed and reversed_default.mistake == reversed_stable.mistake != unstable.mistake
