@@ -19,7 +19,8 @@ _CODE = re.compile(
     r"|\b[A-Za-z_][\w]*(?:\.[\w]+)+(?:\(\))?"  # dotted names: np.argmax, F.cross_entropy, .hint()
     r"|\b\w+\([^()]*\)"  # calls and functions of maths: exp(alpha_i / T), softmax(x)
     r"|\b[A-Za-z]+_[\w]+"  # names with an underscore: d_k, n_c, zero_grad
-    r"|<[^>]*>",  # tags
+    r"|<[^>]*>"  # tags
+    r"|（[A-Za-z][A-Za-z \-]*）",  # a term's English gloss after its Chinese: 核（nucleus）
     flags=re.S,
 )
 _NAMES = {
@@ -84,6 +85,26 @@ _NAMES = {
     "fix",
     "stable",
     "reinforce",
+    # maths written in Latin letters (the Greek letters' names, as the code and the feedback's formulas write them)
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "eps",
+    "lambda",
+    "sigma",
+    "mu",
+    "tau",
+    "kappa",
+    "rho",
+    "omega",
+    "theta",
+    "phi",
+    "infinity",
+    "dim",
+    "probs",
+    "unbiased",
     "reshape",
     "transpose",
     "permute",
@@ -162,3 +183,30 @@ def test_a_zh_notebooks_exercise_feedback_is_chinese(path, executed):
     assert not english, f"{path.name}: English in the feedback of cells " + "; ".join(
         f"{index}: {' '.join(words[:8])}" for index, words in english.items()
     )
+
+
+def _implement_checks():
+    from attention_lab import exercises as ex
+
+    for name in ex.__all__:
+        check = getattr(ex, name)
+        for index, mistake in enumerate(getattr(check, "mistakes", ())):
+            if mistake.wrong is not None:
+                yield pytest.param(check, mistake.wrong, id=f"{name}-{index}")
+
+
+@pytest.mark.parametrize(("check", "wrong"), list(_implement_checks()))
+def test_every_catalogued_mistake_is_told_in_chinese_at_every_step(check, wrong):
+    """Each known wrong function of a check's table, as a student would write it, checked in zh: the verdict, the
+    hint, the fix and the HTML say nothing in English (code, maths and names aside)."""
+    from attention_lab import set_language
+
+    set_language("zh")
+    try:
+        feedback = check(lambda *args: wrong(*args))
+        shown = [repr(feedback), feedback.hint(), feedback.fix(), feedback._repr_html_()]
+    finally:
+        set_language("en")
+    assert not feedback.passed
+    english = [words for text in shown if (words := english_words(text))]
+    assert not english, f"English in {feedback.exercise!r}: {english}"

@@ -42,7 +42,7 @@ def _additive_cases():
 
 
 # fmt: off
-check_additive_scores = implement("additive scores for every pair at once", _additive_cases(), additive_reference, [
+check_additive_scores = implement("additive scores for every pair at once", _additive_cases, additive_reference, [
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: (np.tanh(Q @ W_q.T) @ w_v)[:, None] + (np.tanh(K @ W_k.T) @ w_v)[None, :], says="{where} You took a tanh of each part, tanh(W_q q) + tanh(W_k k): the score is then a query term plus a key term. What does the softmax over the keys do to a term that depends on the query only?", hint="The tanh must act on the sum W_q q + W_k k: that is where query and key interact."),
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: _both(Q, K, W_q, W_k) @ w_v, says="{where} There is no tanh: w_v^T (W_q q + W_k k) is a query term plus a key term. What happens to the query term in the softmax?", hint="The tanh of the sum is what lets them interact."),
     Mistake(wrong=lambda Q, K, W_q, W_k, w_v: np.tanh(_both(Q, K, W_q, W_k) @ w_v), says="{where} the tanh comes before w_v in w_v^T tanh(W_q q + W_k k). Where is yours?", hint="tanh of each hidden unit, then the weighted sum with w_v."),

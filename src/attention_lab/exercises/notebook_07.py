@@ -133,7 +133,7 @@ _VAR_FIX = "```\nreturn d_model / num_heads * sigma**4\n```"
 
 
 # fmt: off
-check_head_score_variance = implement("the variance of one head's score q . k", [
+check_head_score_variance = implement("the variance of one head's score q . k", lambda: [  # named when checked
     Case((d, h, s), _("For d_model = {d_model}, {heads} heads, sigma = {sigma}").format(d_model=d, heads=h, sigma=s))
     for d, h, s in ((96, 3, 2.0), (64, 8, 1.0), (512, 8, 1.0), (64, 4, 0.5))
 ], head_score_variance_reference, [

@@ -137,7 +137,7 @@ check_reheat = implement("from the distribution at T = 1 to any T", [
 # fmt: on
 
 
-# --- exercise 3: the cache's memory -----------------------------------------------------------------------------
+# --- exercise 4: the cache's memory -----------------------------------------------------------------------------
 
 
 def kv_cache_bytes_reference(n_layers, d_model, num_heads, bytes_per_number):
@@ -163,7 +163,7 @@ check_kv_cache_bytes = implement("the KV cache's memory per position", [
 # fmt: on
 
 
-# --- exercise 4: the cached attention step -------------------------------------------------------------------------
+# --- exercise 3: the cached attention step -------------------------------------------------------------------------
 
 
 def cached_step_reference(q, k, v, K_cache, V_cache):
@@ -207,7 +207,7 @@ def _cached_cases():
     ]
 
 
-_CACHE_FIX = "```\nK = np.vstack([K_cache, k])\nV = np.vstack([V_cache, v])\nweights = softmax(K @ q / np.sqrt(len(q)))\nreturn weights @ V, K, V\n```"
+_CACHE_FIX = "```\nK = np.vstack([K_cache, k])\nV = np.vstack([V_cache, v])\nweights = al.softmax(K @ q / np.sqrt(len(q)))\nreturn weights @ V, K, V\n```"
 _APPEND = "The cache grows by one row per step: np.vstack([K_cache, k]), and the same for the values."
 
 
@@ -273,7 +273,7 @@ def check_cached_step(title, fn) -> Feedback:
     # fmt: on
 
 
-# --- exercise 4: a model change, sliding-window attention ---------------------------------------------------------
+# --- exercise 5: a model change, sliding-window attention ---------------------------------------------------------
 
 
 def window_mask_reference(n, window):

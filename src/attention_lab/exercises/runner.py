@@ -278,7 +278,8 @@ def implement(title: str, cases, reference: Callable, mistakes: Sequence[Mistake
     """An implement-check from its table: ``check(fn)`` runs :func:`check_function` with ``table``'s keywords.
 
     ``cases`` is a list of :class:`Case` or a function that builds it (when the check runs); ``doc`` says what
-    the student's function must do (the check's docstring).
+    the student's function must do (the check's docstring). The check keeps its table's ``mistakes`` (what the
+    tests and the gradebook replay: each known wrong function, as a student would write it).
     """
 
     @exercise(title)
@@ -286,4 +287,5 @@ def implement(title: str, cases, reference: Callable, mistakes: Sequence[Mistake
         return check_function(name, fn, cases() if callable(cases) else cases, reference, mistakes, **table)
 
     check.__doc__ = doc
+    check.mistakes = tuple(mistakes)
     return check
