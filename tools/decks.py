@@ -426,7 +426,9 @@ def lecture_plan(slides, lang: str = "en") -> str:
         minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
         minutes[1 if slide["extension"] else 0] += slide["minutes"]
     rows = [
-        row.format(name=name.replace("$", ""), core=core) + (more.format(extra=extra) if extra else "")
+        # "1. Title" escaped, or Markdown reads a list item inside the bullet (an empty bullet, then "1.")
+        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", name.replace("$", "")), core=core)
+        + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
     core, extra = sum(c for c, _ in sections.values()), sum(e for _, e in sections.values())
