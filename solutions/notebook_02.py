@@ -8,9 +8,9 @@ def smooth_max(alpha, temperature):
     return m + temperature * np.log(np.sum(np.exp((alpha - m) / temperature)))
 
 
-def top_k(alpha, k):
+def top_k(alpha, k_top):
     weights = np.zeros_like(alpha, dtype=float)
-    weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k
+    weights[np.argsort(-alpha, kind="stable")[:k_top]] = 1 / k_top
     return weights
 
 

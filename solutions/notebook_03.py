@@ -3,10 +3,10 @@
 import numpy as np
 
 
-def knn_regression(x_query, x_keys, y_values, k):
-    """Each query averages the values of its k nearest keys (ties at the k-th distance: the lower index first)."""
+def knn_regression(x_query, x_keys, y_values, k_top):
+    """Each query averages the values of its k_top nearest keys (ties at the k_top-th distance: lower index first)."""
     distance = np.abs(x_query[:, None] - x_keys[None, :])  # (n_q, n_k)
-    nearest = np.argsort(distance, axis=1, kind="stable")[:, :k]  # (n_q, k)
+    nearest = np.argsort(distance, axis=1, kind="stable")[:, :k_top]  # (n_q, k_top)
     return y_values[nearest].mean(axis=1)  # (n_q,)
 
 

@@ -7,7 +7,8 @@ nbconvert's SlidesExporter with the template in ``templates/course_reveal`` as `
 slide is the notebook's own ``slideshow`` metadata (``slide_metadata.py``). Explorers stay live as in the
 pages, with the pages' frames and script (``live_pages.py``), enlarged to the slide's width: drawn in the
 normal style, in the layout they were designed for (lecture mode's larger fonts crowd their fixed pixel
-size). A slider keeps the arrow keys while it has the focus, so moving it does not turn the slide.
+size). A slider reached with Tab keeps the arrow keys while it has the focus; after a drag with the mouse the
+focus goes back to the deck, so a presenter's clicker (ArrowRight, PageDown) turns the slide.
 
 Offline like the pages: reveal.js is the copy in ``vendor/reveal.js`` (two files, MIT, see its README),
 served from ``OUTDIR/reveal.js`` with the course's own small theme (no web fonts); math is the site's
@@ -252,7 +253,8 @@ def write_decks(
 #             a sentence, a bullet, a display formula "$$...$$" (or a part of one, between its own $$); a phrase
 #             the source no longer holds fails the build
 #   code      true (the cell's code) or an excerpt of it; at most CODE_LINES lines
-#   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result)
+#   output    true: the cell's outputs (its lecture-style figure, its live explorer, a printed result);
+#             "printed": what the cell prints alone, when it also draws a figure (a result for a slide of its own)
 #   question  {"ask": "...", "choices": [...], "answer": "...", "why": "..."}: a question for the room (its
 #             question in bold under the phrases shown, then the choices), the answer and why on a fragment
 #   notes     what to say, what to ask the room, the transition (the speaker view, S)
@@ -264,6 +266,7 @@ LECTURE_KEY = "lecture"
 CODE_LINES = 12  # lines of code a slide shows at most
 SLIDE_WORDS = 60  # words of prose a slide shows at most
 CORE_MINUTES, FULL_MINUTES = 50, 90
+PRINTED = "printed"  # "output": "printed": what the cell prints, not its figure
 OUTPUT_ONLY_TAG = "deck-output-only"  # a code cell whose input the deck hides (nbconvert's TagRemovePreprocessor)
 PLAN_WORDS = {  # the minutes' unit, the mark of an extension slide's notes, the answer's label
     "en": ("min", "EXTENSION (90-minute lecture only). ", "Answer"),
@@ -342,6 +345,8 @@ def mark_problems(nb, name: str = "notebook", lang: str = "en") -> list[str]:
                     problems.append(f"{where}: {len(shown.strip().splitlines())} lines of code (at most {CODE_LINES})")
             if mark.get("output") and cell.get("cell_type") != "code":
                 problems.append(f"{where}: output is marked on a markdown cell")
+            if mark.get("output") not in (None, False, True, PRINTED):
+                problems.append(f"{where}: output must be true or {PRINTED!r}, got {mark['output']!r}")
             question = mark.get("question") or {}
             said = [
                 *mark.get("show", []),
@@ -395,7 +400,7 @@ def lecture_slides(nb, lang: str = "en") -> list[dict]:
                 code = re.sub(r"(?m)(\S) {3,}#", r"\1  #", code)  # comments aligned far right: two spaces in
                 slide["parts"].append(("code", code, cell if mark.get("output") else None))
             elif mark.get("output"):
-                slide["parts"].append(("output", cell))
+                slide["parts"].append(("output", cell, mark["output"] == PRINTED))
             if mark.get("question"):
                 slide["question"] = mark["question"]
             if mark.get("notes"):
@@ -418,6 +423,12 @@ PLAN = {
 }
 
 
+def _short(section: str) -> str:
+    """A section's title for the plan, one line in the speaker view: up to its subtitle (": ...") or its
+    parenthesis."""
+    return re.split(r": | \(|（", section, maxsplit=1)[0].strip() or section
+
+
 def lecture_plan(slides, lang: str = "en") -> str:
     """The first slide's notes' plan: minutes per section, the core lecture and its extension."""
     head, row, more = PLAN[lang]
@@ -425,9 +436,8 @@ def lecture_plan(slides, lang: str = "en") -> str:
     for slide in slides:
         minutes = sections.setdefault(slide["section"] or slide["title"], [0.0, 0.0])
         minutes[1 if slide["extension"] else 0] += slide["minutes"]
-    rows = [
-        # "1. Title" escaped, or Markdown reads a list item inside the bullet (an empty bullet, then "1.")
-        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", name.replace("$", "")), core=core)
+    rows = [  # "1. A section" escaped: a bullet of its own, not an empty bullet around a numbered list
+        row.format(name=re.sub(r"^(\d+)\.", r"\1\\.", _short(name).replace("$", "")), core=core)
         + (more.format(extra=extra) if extra else "")
         for name, (core, extra) in sections.items()
     ]
@@ -435,9 +445,19 @@ def lecture_plan(slides, lang: str = "en") -> str:
     return head.format(core=core, extra=extra) + "\n\n" + "\n".join(rows)
 
 
-def _shown_outputs(outputs) -> list:
+def _escaped(text: str) -> str:
+    """Authored notes or question text for markdown with ``<``, ``>`` and ``&`` shown as written (``<bos>`` is a
+    token, not a tag); TeX ``$...$`` and code spans are left as they are (their renderers escape them)."""
+    parts = re.split(r"(\$\$.*?\$\$|\$[^$]*\$|`[^`]*`)", text, flags=re.S)
+    return "".join(part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts))
+
+
+def _shown_outputs(outputs, printed: bool = False) -> list:
     """A cell's outputs for its figure slide: its figures and live explorers alone if it shows any (what it
-    prints stays in the notebook), else all of them (a printed result is the slide's point)."""
+    prints stays in the notebook), else all of them (a printed result is the slide's point); ``printed``: what
+    it prints on standard output alone (a result printed beside a figure, for a slide of its own)."""
+    if printed:
+        return copy.deepcopy([o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout"])
     pictures = [o for o in outputs if {"image/png", "image/svg+xml", "text/html"} & set(o.get("data", {}))]
     return copy.deepcopy(pictures or list(outputs))
 
@@ -473,17 +493,25 @@ def lecture_notebook(nb, lang: str = "en"):
                 add(code)
             else:
                 shown = nbformat.v4.new_code_cell(_source_text(part[1]))
-                shown.outputs = _shown_outputs(part[1].get("outputs", []))
+                shown.outputs = _shown_outputs(part[1].get("outputs", []), part[2])
                 shown.metadata["tags"] = [OUTPUT_ONLY_TAG]
                 add(shown)
-        question = slide["question"]
+        question = {key: _escaped(v) if isinstance(v, str) else v for key, v in (slide["question"] or {}).items()}
         if question:
             text += [f"**{question['ask']}**"] if question.get("ask") else []
-            choices = [f"**{chr(65 + i)}.** {choice}" for i, choice in enumerate(question.get("choices", []))]
+            choices = [f"**{chr(65 + i)}.** {_escaped(c)}" for i, c in enumerate(question.get("choices", []))]
             if choices:  # short choices on one line, long ones one a line
                 text.append((" · " if sum(map(len, choices)) < 90 else "  \n").join(choices))
         if text:
             add(nbformat.v4.new_markdown_cell("\n\n".join(text)))
+        notes = _escaped("\n\n".join(slide["notes"]))
+        if slide["extension"]:
+            notes = words[1] + notes
+        if number == 0:
+            notes = lecture_plan(slides, lang) + "\n\n" + notes
+        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
+        # the notes before the answer's fragment: inside it, the speaker view would hide them until the reveal
+        add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
         if question:
             add(
                 nbformat.v4.new_markdown_cell(
@@ -491,13 +519,6 @@ def lecture_notebook(nb, lang: str = "en"):
                 ),
                 "fragment",
             )
-        notes = "\n\n".join(slide["notes"])
-        if slide["extension"]:
-            notes = words[1] + notes
-        if number == 0:
-            notes = lecture_plan(slides, lang) + "\n\n" + notes
-        minutes = f"*({slide['minutes']:g} {words[0]})* " if slide["minutes"] else ""
-        add(nbformat.v4.new_markdown_cell(minutes + notes), "notes")
     out = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(dict(nb.metadata)))
     for i, cell in enumerate(out.cells):
         cell["id"] = f"deck-{i}"

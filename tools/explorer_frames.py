@@ -29,8 +29,7 @@ import time
 
 import numpy as np
 
-from attention_lab.explorers.base import SLIDERS
-from attention_lab.explorers.controls import positions
+from attention_lab.explorers.controls import SLIDERS, positions
 from tools.peak_memory import peak_mb
 
 __all__ = ["MIME", "FRAME_BUDGET", "AFTER_NOTEBOOK", "positions", "frame_plan", "export_explorer", "publish_frames"]

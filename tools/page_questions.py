@@ -306,9 +306,7 @@ def _key(keys: list) -> str:
 
 
 def _public(spec) -> dict:
-    return {
-        k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n")
-    }
+    return {k: v for k, v in spec.items() if k in ("kind", "several", "tolerance", "relative", "integer", "n")}
 
 
 def _with_answers(node, variables: dict, values: dict):

@@ -139,15 +139,15 @@ def logsumexp(scores, temperature=1.0, *, axis=-1, mask=None):
     return np.where(count > 0, result, -np.inf)
 
 
-def hard_attention(scores, k=1, *, axis=-1, mask=None):
-    """Hard (top-k) attention: lambda_i = 1/k on the k largest scores, 0 elsewhere.
+def hard_attention(scores, k_top=1, *, axis=-1, mask=None):
+    """Hard (top-k) attention: lambda_i = 1/k_top on the k_top largest scores, 0 elsewhere.
 
-    ``k=1`` is one-hot(argmax alpha). Ties are broken in favour of the earlier index. A row with fewer
-    than k allowed entries spreads its weight equally over the ones it has; a row with none gets zeros.
+    ``k_top=1`` is one-hot(argmax alpha). Ties are broken in favour of the earlier index. A row with fewer
+    than k_top allowed entries spreads its weight equally over the ones it has; a row with none gets zeros.
     """
     alpha, axis = checked_scores(scores, axis, mask)
-    k = check_count(k, "k", 1, alpha.shape[axis])
-    return np.moveaxis(_top_k_weights(np.moveaxis(alpha, axis, -1), k), -1, axis)
+    k_top = check_count(k_top, "k_top", 1, alpha.shape[axis])
+    return np.moveaxis(_top_k_weights(np.moveaxis(alpha, axis, -1), k_top), -1, axis)
 
 
 def _top_k_weights(alpha, k):
@@ -160,14 +160,16 @@ def _top_k_weights(alpha, k):
     return normalise_rows(chosen.astype(np.float64))
 
 
-def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=None):
-    """Stochastic hard attention: k draws i ~ softmax(alpha / T) with replacement, lambda_i = count_i / k.
+def sample_attention(scores, n_samples=1, *, temperature=1.0, rng=None, axis=-1, mask=None):
+    """Stochastic hard attention: n_samples draws i ~ softmax(alpha / T), lambda_i = count_i / n_samples.
 
-    Its expectation is the soft attention softmax(alpha / T); the error shrinks like 1 / sqrt(k).
+    The draws are with replacement.
+
+    Its expectation is the soft attention softmax(alpha / T); the error shrinks like 1 / sqrt(n_samples).
     ``rng`` is a seed or a ``numpy.random.Generator``, so results are reproducible.
     """
     T = check_temperature(temperature)
-    k = check_count(k, "k", 1)
+    n_samples = check_count(n_samples, "n_samples", 1)
     generator = as_rng(rng)
     alpha, axis = checked_scores(scores, axis, mask)
     p = np.moveaxis(stable_softmax(alpha, T, axis), axis, -1)  # (..., n)
@@ -175,8 +177,8 @@ def sample_attention(scores, k=1, *, temperature=1.0, rng=None, axis=-1, mask=No
     counts = np.zeros_like(rows)
     for r, row in enumerate(rows):
         if row.sum() > 0:  # a fully masked row has nothing to draw from
-            counts[r] = generator.multinomial(k, row / row.sum())
-    return np.moveaxis((counts / k).reshape(p.shape), -1, axis)
+            counts[r] = generator.multinomial(n_samples, row / row.sum())
+    return np.moveaxis((counts / n_samples).reshape(p.shape), -1, axis)
 
 
 def sparsemax(scores, temperature=1.0, *, axis=-1, mask=None):

@@ -186,6 +186,17 @@ def test_hard_attention_top_k():
     np.testing.assert_array_equal(hard_attention([5.0, 1.0], mask=np.array([False, False])), [0, 0])
 
 
+def test_each_count_has_its_own_keyword():
+    """k_top counts the kept keys, n_samples the draws; neither is called k, the course's key (issue 42)."""
+    alpha = [0.1, 0.9, 0.5, 0.3]
+    np.testing.assert_allclose(hard_attention(alpha, k_top=2), [0, 0.5, 0.5, 0])
+    np.testing.assert_allclose(sample_attention(alpha, n_samples=4, rng=0).sum(), 1.0)
+    assert np.all(sample_attention(alpha, n_samples=4, rng=0) * 4 % 1 == 0)  # counts of 4 draws
+    for call in (lambda: hard_attention(alpha, k=2), lambda: sample_attention(alpha, k=4, rng=0)):
+        with pytest.raises(TypeError, match="k"):
+            call()
+
+
 @given(score_arrays, st.integers(1, 6))
 def test_hard_attention_properties(alpha, k):
     k = min(k, alpha.shape[-1])
@@ -291,10 +302,10 @@ def test_entropy_of_one_hot_and_uniform():
         (lambda: softmax(np.zeros(3), mask=np.ones(3)), r"mask must be a boolean array.*float64"),
         (lambda: softmax(np.zeros(3), axis=1), r"axis must be an integer in \[-1, 0\].*got 1"),
         (lambda: logsumexp([1.0], -2), r"temperature must be"),
-        (lambda: hard_attention([1.0, 2.0], 3), r"k must be an integer >= 1 and <= 2, got 3"),
-        (lambda: hard_attention([1.0, 2.0], 0), r"k must be an integer >= 1 and <= 2, got 0"),
-        (lambda: hard_attention([1.0, 2.0], 1.5), r"k must be an integer >= 1 and <= 2, got 1.5"),
-        (lambda: sample_attention([1.0, 2.0], 0), r"k must be an integer >= 1, got 0"),
+        (lambda: hard_attention([1.0, 2.0], 3), r"k_top must be an integer >= 1 and <= 2, got 3"),
+        (lambda: hard_attention([1.0, 2.0], 0), r"k_top must be an integer >= 1 and <= 2, got 0"),
+        (lambda: hard_attention([1.0, 2.0], 1.5), r"k_top must be an integer >= 1 and <= 2, got 1.5"),
+        (lambda: sample_attention([1.0, 2.0], 0), r"n_samples must be an integer >= 1, got 0"),
         (lambda: sample_attention([1.0, 2.0], rng="seed"), r"rng must be None, an integer seed or a numpy"),
         (lambda: sparsemax([1.0, 2.0], -0.5), r"temperature must be"),
         (lambda: gumbel_softmax([np.nan]), r"scores must not contain NaN"),

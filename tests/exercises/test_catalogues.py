@@ -111,41 +111,53 @@ SMOOTH_MAX = [
 
 
 def _topk(pick):
-    def top_k(alpha, k):
+    def top_k(alpha, k_top):
         w = np.zeros(len(alpha))
-        w[pick(np.asarray(alpha), k)] = 1 / k
+        w[pick(np.asarray(alpha), k_top)] = 1 / k_top
         return w
 
     return top_k
 
 
 TOP_K = [
-    ("k + 1 keys", _topk(lambda a, k: np.argsort(-a, kind="stable")[: k + 1]), "k + 1 keys"),
-    ("threshold keeps ties", _topk(lambda a, k: a >= np.sort(a)[-k]), "more than k keys"),
-    ("reversed argsort", _topk(lambda a, k: np.argsort(a, kind="stable")[::-1][:k]), "later key among tied"),
-    ("last k of argsort", _topk(lambda a, k: np.argsort(a, kind="stable")[-k:]), "later key among tied"),
-    ("k smallest", _topk(lambda a, k: np.argsort(a, kind="stable")[:k]), "k smallest"),
-    ("weight 1", lambda a, k: k * _topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k), "sum to k"),
+    ("k_top + 1 keys", _topk(lambda a, k_top: np.argsort(-a, kind="stable")[: k_top + 1]), "k_top + 1 keys"),
+    ("threshold keeps ties", _topk(lambda a, k_top: a >= np.sort(a)[-k_top]), "more than k_top keys"),
+    ("reversed argsort", _topk(lambda a, k_top: np.argsort(a, kind="stable")[::-1][:k_top]), "later key among tied"),
+    ("last k_top of argsort", _topk(lambda a, k_top: np.argsort(a, kind="stable")[-k_top:]), "later key among tied"),
+    ("k_top smallest", _topk(lambda a, k_top: np.argsort(a, kind="stable")[:k_top]), "k_top smallest"),
+    (
+        "weight 1",
+        lambda a, k_top: k_top * _topk(lambda a, k_top: np.argsort(-a, kind="stable")[:k_top])(a, k_top),
+        "sum to k_top",
+    ),
     (
         "softmax of the chosen",
-        lambda a, k: (
-            np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, np.exp(a - a.max()), 0)
-            / np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, np.exp(a - a.max()), 0).sum()
+        lambda a, k_top: (
+            np.where(
+                _topk(lambda a, k_top: np.argsort(-a, kind="stable")[:k_top])(a, k_top) > 0, np.exp(a - a.max()), 0
+            )
+            / np.where(
+                _topk(lambda a, k_top: np.argsort(-a, kind="stable")[:k_top])(a, k_top) > 0, np.exp(a - a.max()), 0
+            ).sum()
         ),
         "softmax",
     ),
     (
         "weights 1/n",
-        lambda a, k: np.where(_topk(lambda a, k: np.argsort(-a, kind="stable")[:k])(a, k) > 0, 1 / len(a), 0.0),
+        lambda a, k_top: np.where(
+            _topk(lambda a, k_top: np.argsort(-a, kind="stable")[:k_top])(a, k_top) > 0, 1 / len(a), 0.0
+        ),
         "do not sum to 1",
     ),
-    ("largest by size", _topk(lambda a, k: np.argsort(-np.abs(a), kind="stable")[:k]), None),
-    ("unstable argsort", _topk(lambda a, k: np.argsort(-a)[:k]), "not stable"),
-    ("argpartition", _topk(lambda a, k: np.argpartition(-a, k - 1)[:k]), "not stable"),
+    ("largest by size", _topk(lambda a, k_top: np.argsort(-np.abs(a), kind="stable")[:k_top]), None),
+    ("unstable argsort", _topk(lambda a, k_top: np.argsort(-a)[:k_top]), "not stable"),
+    ("argpartition", _topk(lambda a, k_top: np.argpartition(-a, k_top - 1)[:k_top]), "not stable"),
     (
-        "1/(k + 1) on k + 1 keys",
-        lambda a, k: (k / (k + 1)) * _topk(lambda a, k: np.argsort(-a, kind="stable")[: k + 1])(a, k),
-        "1/(k + 1) each",
+        "1/(k_top + 1) on k_top + 1 keys",
+        lambda a, k_top: (
+            (k_top / (k_top + 1)) * _topk(lambda a, k_top: np.argsort(-a, kind="stable")[: k_top + 1])(a, k_top)
+        ),
+        "1/(k_top + 1) each",
     ),
 ]
 
@@ -176,18 +188,18 @@ POSITION = [
 # --- 03 ex1: k nearest neighbours ----------------------------------------------------------------------------
 
 
-def _knn(score=np.abs, k_of=lambda k: k, reverse=False, values=lambda xk, y: y, kind="stable"):
-    def knn_regression(x_query, x_keys, y_values, k):
+def _knn(score=np.abs, k_of=lambda k_top: k_top, reverse=False, values=lambda xk, y: y, kind="stable"):
+    def knn_regression(x_query, x_keys, y_values, k_top):
         order = np.argsort(score(x_query[:, None] - x_keys[None, :]), axis=1, kind=kind)
-        chosen = order[:, ::-1][:, : k_of(k)] if reverse else order[:, : k_of(k)]
+        chosen = order[:, ::-1][:, : k_of(k_top)] if reverse else order[:, : k_of(k_top)]
         return values(x_keys, y_values)[chosen].mean(axis=1)
 
     return knn_regression
 
 
-def _knn_threshold(x_query, x_keys, y_values, k):
+def _knn_threshold(x_query, x_keys, y_values, k_top):
     d = np.abs(x_query[:, None] - x_keys[None, :])
-    inside = d <= np.sort(d, axis=1)[:, k - 1 : k]
+    inside = d <= np.sort(d, axis=1)[:, k_top - 1 : k_top]
     return (inside * y_values).sum(axis=1) / inside.sum(axis=1)
 
 
@@ -195,23 +207,23 @@ KNN = [
     ("farthest", _knn(reverse=True), "farthest"),
     ("signed x_i - x", _knn(score=lambda d: -d), "with its sign"),
     ("signed x - x_i", _knn(score=lambda d: d), "with its sign"),
-    ("k + 1", _knn(k_of=lambda k: k + 1), "k + 1 keys"),
-    ("sum", lambda xq, xk, y, k: k * _knn()(xq, xk, y, k), "sum of the k nearest"),
+    ("k_top + 1", _knn(k_of=lambda k_top: k_top + 1), "k_top + 1 keys"),
+    ("sum", lambda xq, xk, y, k_top: k_top * _knn()(xq, xk, y, k_top), "sum of the k_top nearest"),
     ("keys averaged", _knn(values=lambda xk, y: xk), "keys x_i themselves"),
     ("indices averaged", _knn(values=lambda xk, y: np.arange(len(xk), dtype=float)), "indices"),
-    ("threshold keeps ties", _knn_threshold, "more than k"),
+    ("threshold keeps ties", _knn_threshold, "more than k_top"),
     (
         "gaussian instead",
-        lambda xq, xk, y, k: (
+        lambda xq, xk, y, k_top: (
             ex.runner.np.exp(-((xq[:, None] - xk) ** 2)) @ y / np.exp(-((xq[:, None] - xk) ** 2)).sum(1)
         ),
         None,
     ),
-    ("sorted keys", lambda xq, xk, y, k: np.full(len(xq), y[np.argsort(xk)[:k]].mean()), "with its sign"),
+    ("sorted keys", lambda xq, xk, y, k_top: np.full(len(xq), y[np.argsort(xk)[:k_top]].mean()), "with its sign"),
     ("unstable argsort", _knn(kind=None), "not stable"),
     (
         "argpartition",
-        lambda xq, xk, y, k: y[np.argpartition(np.abs(xq[:, None] - xk), k - 1, axis=1)[:, :k]].mean(1),
+        lambda xq, xk, y, k_top: y[np.argpartition(np.abs(xq[:, None] - xk), k_top - 1, axis=1)[:, :k_top]].mean(1),
         "not stable",
     ),
 ]
@@ -547,8 +559,8 @@ def test_the_hint_ladder_folds_steps_two_and_three_in_html_and_calls_them_in_tex
 def test_a_wrong_shape_or_an_exception_is_told_in_the_students_terms():
     shape = text(ex.check_softmax(lambda alpha, temperature: alpha[:, None]))
     assert "should have shape (3,)" in shape and "yours has shape (3, 1)" in shape
-    crash = text(ex.check_top_k(lambda alpha, k: alpha[k + 10]))
-    assert "Your function raised IndexError" in crash and "alpha=ndarray of shape (4,), k=1" in crash
+    crash = text(ex.check_top_k(lambda alpha, k_top: alpha[k_top + 10]))
+    assert "Your function raised IndexError" in crash and "alpha=ndarray of shape (4,), k_top=1" in crash
 
 
 def test_a_fenced_fix_is_a_pre_block_in_html_with_no_stray_backticks():
@@ -569,7 +581,7 @@ def test_the_case_and_the_diagnosis_are_joined_by_punctuation():
 
 
 def test_a_wrong_shape_is_told_in_words_with_a_fix():
-    feedback = ex.check_knn_regression(lambda x_query, x_keys, y_values, k: np.zeros((len(x_query), 1)))
+    feedback = ex.check_knn_regression(lambda x_query, x_keys, y_values, k_top: np.zeros((len(x_query), 1)))
     assert "one prediction per query: (n_q,)" in feedback.hint() and "comment" not in feedback.hint()
     assert "an axis too many" in feedback.fix() and "No fix" not in feedback.fix()
     assert feedback._repr_html_().count("<details>") == 2
@@ -577,6 +589,6 @@ def test_a_wrong_shape_is_told_in_words_with_a_fix():
 
 def test_a_tie_is_told_at_the_query_where_the_answer_is_wrong():
     right = load_solution("notebook_03").knn_regression
-    later_below_1 = lambda xq, xk, y, k: np.where(xq == 0.25, 0.5, right(xq, xk, y, k))  # noqa: E731
+    later_below_1 = lambda xq, xk, y, k_top: np.where(xq == 0.25, 0.5, right(xq, xk, y, k_top))  # noqa: E731
     said = text(ex.check_knn_regression(later_below_1))
     assert "the query 0.25" in said and "1.5" not in said, said

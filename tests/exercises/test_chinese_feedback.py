@@ -30,6 +30,7 @@ _NAMES = {
     "gumbel",
     "nadaraya",
     "watson",
+    "laplace",
     "softmax",
     "logsumexp",
     "argmax",
@@ -83,6 +84,9 @@ _NAMES = {
     "fix",
     "stable",
     "reinforce",
+    "reshape",
+    "transpose",
+    "permute",
     "mergesort",
     "quicksort",
     "kind",
@@ -109,6 +113,7 @@ def test_the_extractor_finds_every_kind_of_message_and_no_code():
 """A module docstring: not feedback."""
 RATES = {-1: "1/n is the rate without bias: what does the bias do?", 0.8: "A positive exponent: which sign?"}
 FRAGMENTS = (("Expected target size", "Expected 2D"), "F.cross_entropy could not pair the logits with the targets.")
+STEPS = [("bs", "mean", "your first step is right, the later ones are not.", "PyTorch accumulates gradients.")]
 
 
 def check(answer):
@@ -126,6 +131,8 @@ def check(answer):
         "1/n is the rate without bias: what does the bias do?",
         "A positive exponent: which sign?",
         "F.cross_entropy could not pair the logits with the targets.",
+        "your first step is right, the later ones are not.",
+        "PyTorch accumulates gradients.",
         "it lies outside the range of the values. Can an average exceed the largest value?",
         "correct",
         "{kept}: right.",

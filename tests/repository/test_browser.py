@@ -235,8 +235,9 @@ def tour_cells() -> tuple[list[str], int]:
         "from attention_lab.training import LiveLoss\nloss = LiveLoss(3)\n"
         "for epoch in range(1, 4):\n    loss.update(epoch, train=1 / epoch)",
         "al.diagrams.hard_vs_soft()",
-        "from attention_lab.exercises import check_top_k\ncheck_top_k(lambda alpha, k: al.hard_attention(alpha, k))",
-        "check_top_k(lambda alpha, k: k * al.hard_attention(alpha, k))",
+        "from attention_lab.exercises import check_top_k\n"
+        "check_top_k(lambda alpha, k_top: al.hard_attention(alpha, k_top))",
+        "check_top_k(lambda alpha, k_top: k_top * al.hard_attention(alpha, k_top))",
     ]
     return cells, len(classes)
 

@@ -37,6 +37,26 @@ def zh_texts(*, code: bool = True):
         if "msgstr" in block:
             yield "attention_lab.po", "".join(re.findall(r'"(.*)"', block.split("msgstr", 1)[1]))
     yield "README.zh.md", (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    guide = ROOT / "notebooks" / "zh" / "LECTURERS.md"
+    if guide.exists():
+        yield "notebooks/zh/LECTURERS.md", guide.read_text(encoding="utf-8")
+    for path in ZH_NOTEBOOKS:  # the lecture decks' Chinese marks: titles, quoted phrases, questions, speaker notes
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            marks = cell.get("metadata", {}).get("lecture", {}).get("zh")
+            if marks:
+                yield f"{path.name} cell {index} (lecture marks)", "\n\n".join(_strings(marks))
+
+
+def _strings(value):
+    """Every string inside a JSON value (a mark's title, phrases, notes, question)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def test_the_glossary_names_the_variants():

@@ -125,3 +125,39 @@ def test_the_pdf_has_one_page_per_slide_and_the_notes_pdf_a_notes_page_each(buil
         with_notes = decks.deck_pdf(page, deck, notes=True, target=tmp_path / "notes.pdf")
     assert decks.pdf_pages(slides) == total
     assert decks.pdf_pages(with_notes) >= 2 * total
+
+
+def test_a_clicker_turns_the_slide_after_a_drag_on_a_slider(chromium, tmp_path):
+    """After the mouse lets go of a slider on a slide, ArrowRight and PageDown (what a presenter's clicker sends)
+    turn the slide and leave the slider's value alone (B3)."""
+    cell = nbformat.v4.new_code_cell("explorer")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"text/html": '<input type="range" min="0" max="10" value="5" id="h">'}
+        )
+    ]
+    cell.metadata["lecture"] = {"en": [dict(title="Explore", output=True, notes="Drag h.", minutes=50)]}
+    more = nbformat.v4.new_markdown_cell("More.\n\nAnd more.")
+    more.metadata["lecture"] = {
+        "en": [
+            dict(title="Next", show=["More."], notes="n", minutes=0),
+            dict(title="Last", show=["And more."], notes="n", minutes=40, extension=True),
+        ]
+    }
+    decks.copy_reveal(tmp_path)
+    deck = tmp_path / "probe.slides.html"
+    nb = decks.lecture_notebook(nbformat.v4.new_notebook(cells=[cell, more]))
+    deck.write_text(decks.deck_html(nb, "probe", lecture=True), encoding="utf-8")
+    with _opened(chromium, deck) as (page, _):
+        slider = page.locator("#h")
+        box = slider.bounding_box()
+        page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
+        page.mouse.up()
+        dragged = slider.input_value()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => Reveal.getIndices().h === 1", timeout=5_000)
+        page.keyboard.press("PageDown")
+        page.wait_for_function("() => Reveal.getIndices().h === 2", timeout=5_000)
+        assert slider.input_value() == dragged != "5"

@@ -29,7 +29,7 @@ import test_lesson as lesson
 from helpers import NOTEBOOKS, ROOT
 
 GLOSSARY = ROOT / "notebooks" / "glossary.md"
-NOT_YET_DECLARED = {"04", "05", "06"}  # the lead empties this set
+NOT_YET_DECLARED: set[str] = set()  # every notebook declares its symbols
 SHARED_CODE_NAMES = {
     "num_hiddens": "d2l's argument name, kept by the library both for the additive score's hidden units (d_h) and "
     "for the seq2seq GRU's state size (d_s)",
@@ -41,10 +41,7 @@ SHARED_CODE_NAMES = {
     "attention_weights": "the weights lambda_ij, whose axis 1 counts the heads m in multi-head attention",
 }
 # A notebook's code name that still means something else, with the reason it stands (reported in issue 42's note)
-KNOWN_CLASHES = {
-    ("03", "k"): "exercise 1's argument keeps the keyword of the library's top-k, hard_attention(alpha, k=...), "
-    "which the feedback names; the prose writes the count k_top",
-}
+KNOWN_CLASHES = {}
 STOP = set(
     "the a an of in on at to for and or with by its their from as is are be this that which what each one two "
     "into over per not only all any here there where when".split()

@@ -2,6 +2,7 @@
 fail the build when their source text changes and they do not; notes, minutes, questions."""
 
 import copy
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
@@ -123,10 +124,10 @@ def test_the_deck_has_notes_on_every_slide_the_plan_first_and_the_answer_on_a_fr
     kinds = [c.metadata["slideshow"]["slide_type"] for c in deck.cells]
     assert kinds.count("slide") == 3 and kinds.count("notes") == 3
     fragment = deck.cells[kinds.index("fragment")]
-    assert "B, 3" in fragment.source and "3 > 2." in fragment.source
+    assert "B, 3" in fragment.source and "3 &gt; 2." in fragment.source  # shown as written, not a tag
     notes = [c.source for c in deck.cells if c.metadata["slideshow"]["slide_type"] == "notes"]
     assert "50 min" in notes[0] and "+40 min" in notes[0] and "Say the idea." in notes[0]
-    assert "1. A section: 30 min (+40 min)" in notes[0]
+    assert "1\\. A section: 30 min (+40 min)" in notes[0]
     assert notes[2].startswith("*(40 min)* EXTENSION") and "Only in the long lecture." in notes[2]
     html = decks.deck_html(deck, "probe", lecture=True)
     assert html.count('<aside class="notes">') == 3 and "plugin/notes/notes.js" in html
@@ -167,3 +168,111 @@ def test_a_figure_slide_shows_the_figure_not_what_the_cell_prints():
     shown = [c for c in deck.cells if c.cell_type == "code"]
     assert len(shown) == 1 and [o.output_type for o in shown[0].outputs] == ["display_data"]
     assert decks.OUTPUT_ONLY_TAG in shown[0].metadata["tags"]
+
+
+class _Nesting(HTMLParser):
+    """Each ``<aside class="notes">`` of a deck's HTML with the classes of the elements around it, and the text
+    of each ``<li>`` the notes hold."""
+
+    VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr", "col", "area", "base", "embed", "track"}
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.notes, self.items = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = dict(attrs).get("class") or ""
+        if tag == "aside" and "notes" in classes.split():
+            self.notes.append([c for _, c in self.open])
+        if tag == "li" and any(t == "aside" for t, _ in self.open):
+            self.items.append("")
+        self.open.append((tag, classes))
+
+    def handle_endtag(self, tag):
+        while self.open and self.open.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        if self.items and any(t == "li" for t, _ in self.open):
+            self.items[-1] += data
+
+
+def _question_deck():
+    return _notebook(
+        _markdown(
+            "## 1. A section\n\nWhich is larger, 2 or 3?",
+            [
+                dict(
+                    title="Predict",
+                    show=["Which is larger, 2 or 3?"],
+                    question=dict(choices=["2", "3"], answer="B, 3", why="3 > 2 & <bos> < 4."),
+                    notes="Vote first. The decoder starts from <bos> & reads `<eos>` and $a < b$.",
+                    minutes=50,
+                ),
+                dict(title="More", show=["A section"], notes="Later.", minutes=40, extension=True),
+            ],
+        )
+    )
+
+
+def _parsed(nb):
+    parser = _Nesting()
+    parser.feed(decks.deck_html(decks.lecture_notebook(nb), "probe", lecture=True))
+    return parser
+
+
+def test_a_question_slides_notes_are_in_the_speaker_view_before_the_answer():
+    """reveal.js's speaker view shows a slide's notes only if they are outside its fragments (B1)."""
+    parser = _parsed(_question_deck())
+    assert len(parser.notes) == 2
+    assert not any("fragment" in classes.split() for around in parser.notes for classes in around)
+
+
+def test_notes_show_angle_brackets_and_ampersands_as_written():
+    deck = decks.lecture_notebook(_question_deck())
+    html = decks.deck_html(deck, "probe", lecture=True)
+    assert "from &lt;bos&gt; &amp; reads" in html and "<bos>" not in html
+    assert "&lt;eos&gt;</code>" in html, "a code span shows its text once, not escaped twice"
+    assert "2 &amp; &lt;bos&gt; &lt; 4" in html
+
+
+def test_the_plan_lists_each_section_as_one_bullet_with_its_name():
+    """A section named "1. A section" must not become an empty bullet around a numbered list (B5)."""
+    parser = _parsed(_question_deck())
+    assert [item.strip() for item in parser.items] == ["1. A section: 50 min (+40 min)"]
+
+
+def test_a_result_printed_beside_a_figure_gets_a_slide_of_its_own():
+    cell = nbformat.v4.new_code_cell("print(1)\nplt.show()")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="exact match 97.0%\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+    ]
+    cell.metadata["lecture"] = {
+        "en": [
+            dict(title="A figure", output=True, notes="Point.", minutes=30),
+            dict(title="Its numbers", output="printed", notes="Read them.", minutes=20),
+        ]
+    }
+    extra = _markdown("More.", [dict(title="U", notes="say", minutes=40, extension=True)])
+    nb = _notebook(cell, extra)
+    assert decks.mark_problems(nb) == []
+    shown = [c for c in decks.lecture_notebook(nb).cells if c.cell_type == "code"]
+    assert [[o.output_type for o in c.outputs] for c in shown] == [["display_data"], ["stream"]]
+    assert shown[1].outputs[0].text == "exact match 97.0%\n"
+    cell.metadata["lecture"]["en"][1]["output"] = "text"
+    assert any("output must be true or 'printed'" in p for p in decks.mark_problems(nb))
+
+
+def test_the_plan_names_a_section_up_to_its_subtitle():
+    nb = _notebook(
+        _markdown(
+            "## 2. Bias and variance: what $h$ trades\n\nOne.", [dict(title="T", show=["One."], notes="n", minutes=50)]
+        ),
+        _markdown("## 3. A context (Bahdanau, 2015)\n\nTwo.", [dict(title="U", notes="n", minutes=40, extension=True)]),
+    )
+    plan = decks.lecture_plan(decks.lecture_slides(nb))
+    assert "- 2\\. Bias and variance: 50 min\n- 3\\. A context: 0 min (+40 min)" in plan

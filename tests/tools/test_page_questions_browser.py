@@ -91,7 +91,9 @@ def test_every_question_of_a_notebook_is_answerable_in_its_page(built_site):
 
     site = built_site[0]
     for notebook in [*NOTEBOOKS, *ZH_NOTEBOOKS]:
-        page = (site / ("zh" if notebook.parent.name == "zh" else "") / f"{notebook.stem}.html").read_text("utf-8")
+        page = (site / ("zh" if notebook.parent.name == "zh" else "") / f"{notebook.stem}.html").read_text(
+            encoding="utf-8"
+        )
         calls = page_questions.exercise_calls(json.loads(notebook.read_text(encoding="utf-8")))
         asked = [c["check"] for c in calls if c["check"] in page_questions.QUESTIONS]
         blocks = re.findall(r'<script class="pq-data" type="application/json">(.*?)</script>', page, re.S)

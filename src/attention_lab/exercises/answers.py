@@ -53,7 +53,7 @@ def check_choice(title, answer, options: dict, right: str, *, success: str, hint
         return Feedback(title, True, success)
     messages = [_("{x}: {why}").format(x=x, why=_(options[x]) if options[x] else _("not right: what rules it out?")) for x in sorted(chosen - right_set)]  # fmt: skip
     if chosen & right_set:
-        messages.append(_("{kept}: right.").format(kept=" and ".join(sorted(chosen & right_set))))
+        messages.append(_("{kept}: right.").format(kept=_(" and ").join(sorted(chosen & right_set))))
     missing = len(right_set - chosen)
     if missing == 1 and len(right_set) > 1:
         messages.append(_("1 of the options you left out is right too: which?"))

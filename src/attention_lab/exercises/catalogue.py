@@ -34,7 +34,7 @@ def _docstrings(tree) -> set[int]:
 
 def _never_shown(tree) -> set[int]:
     """The ids of string nodes that are code, not words: docstrings, ``doc=`` values, dict keys, comparison
-    operands, subscripts and tuples of strings (a library's error texts to match)."""
+    operands, subscripts and the codes of a ``((codes, ...), message)`` row (a library's error texts to match)."""
     skip = _docstrings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in _NOT_SHOWN:
@@ -45,12 +45,10 @@ def _never_shown(tree) -> set[int]:
             skip |= {id(n) for n in (node.left, *node.comparators)}
         elif isinstance(node, ast.Subscript):
             skip |= {id(n) for n in ast.walk(node.slice)}
-        elif isinstance(node, ast.Tuple) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
-        ):
-            skip |= {
-                id(e) for e in node.elts
-            }  # a tuple of strings is a set of codes (a library's error texts to match)
+        elif isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Tuple):
+            codes = node.elts[0].elts  # a row (codes, message): the codes are a library's error texts to match
+            if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in codes):
+                skip |= {id(e) for e in codes}
     return skip
 
 
@@ -78,13 +76,11 @@ def table_messages(source: str) -> list[tuple[int, str]]:
 
 
 def _words(text: str) -> bool:
-    """Whether ``text`` is words for the student: outside its code and placeholders, two words or more (a fix that is
-    only code, an option value such as "stable" or a dtype is not translated)."""
+    """Whether ``text`` is words for the student: outside its code and placeholders, a word of three letters or more,
+    and more than one token (a fix that is only code, an option value such as "stable", a dtype or a name such as
+    "mean" is not translated; "For w = 1.3 and 4 queries" is)."""
     prose = re.sub(r"```.*?```|`[^`]*`|\{[^{}]*\}|<[^>]*>", " ", text, flags=re.S)  # code, placeholders, tags aside
-    return (
-        re.search(r"\b[A-Za-z]{2,}[,;:.]?\s+[A-Za-z]{2,}\b", prose) is not None
-        and re.search(r"[A-Za-z]{3,}", prose) is not None
-    )
+    return re.search(r"[A-Za-z]{3,}", prose) is not None and re.fullmatch(r"\s*[\w.\-]*\s*", prose) is None
 
 
 def extract(fileobj, keywords, comment_tags, options):

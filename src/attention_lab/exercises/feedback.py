@@ -79,6 +79,8 @@ class Feedback:
 
     def _title(self):
         """The exercise's name and its verdict, joined as the language joins them (a full-width colon in Chinese)."""
+        if self.exercise.endswith(("?", "？")):  # a question needs no colon before its verdict
+            return f"{self.exercise} {self._status()}"
         return _("{exercise}: {status}").format(exercise=self.exercise, status=self._status())
 
     def _more(self):
@@ -104,7 +106,7 @@ class Feedback:
             for label, text in ((_("A further hint"), self._hint), (_("The fix"), self._fix))
             if text and not self.passed
         )
-        title = _("{exercise}: {status}").format(exercise=_html(self.exercise), status=self._status())
+        title = _html(self._title())
         return f"<p><strong>{title}</strong></p><ul>{items}</ul>{folded}"
 
 

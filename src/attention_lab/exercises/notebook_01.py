@@ -97,7 +97,7 @@ def check_reachable_outputs(name, reachable, values, candidates) -> Feedback:
             options[letter] = "the only weights that give it include a weight of exactly 0. Can exp(alpha_i) / sum_j exp(alpha_j) be 0 for a finite score?"  # fmt: skip
     # fmt: off
     return check_choice(name, reachable, options, right, several=True,
-        success=_("{right}: the outputs whose weights are all positive. A softmax gives any positive weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention outputs exactly the points strictly inside the tetrahedron of the four values.").format(right=" and ".join(right)),
+        success=_("{right}: the outputs whose weights are all positive. A softmax gives any positive weights summing to 1 (from the scores T log lambda_i, plus any constant), and only those: attention outputs exactly the points strictly inside the tetrahedron of the four values.").format(right=_(" and ").join(right)),
         hint="For each candidate solve the four equations for its weights (np.linalg.solve); then ask which weights a softmax can produce: all > 0, summing to 1.", fix=_("The reachable candidates are {right}: their weights are all positive.").format(right=right))
     # fmt: on
 

@@ -39,7 +39,7 @@ check_logsumexp = implement("the smooth maximum T logsumexp(alpha / T)", [
 ], lambda alpha, temperature: float(logsumexp(alpha, temperature)), [
     Mistake.of(lambda a, t: a.max() + t * np.log(np.sum(np.exp(a / t - a.max()))), "{where} you returned {got}: you subtract max(alpha) from alpha / T, so the exponents are <= 0 only at T = 1. Of which numbers must the subtracted maximum be the largest?", "The numbers inside exp are alpha_i / T; their largest is max(alpha) / T."),
     Mistake.of(_lse, "{where} you returned {got}: exp of these scores overflows (above 709.8) or underflows to 0 (below -745). What could you pull out of the sum before taking exp?", _PULL),
-    Mistake.of(lambda a, t: a.max(), "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?", "The gap is between 0 and T log n."),
+    Mistake.of(lambda a, t: a.max(), "{where} you returned {got}, the hard max: the T -> 0 limit. Is the smooth max above or below the max, and by how much at most?", "The gap is between 0 and T log n_k."),
     Mistake.of(lambda a, t: _lse(a, t) / t, "{where} you returned {got}: logsumexp(alpha / T) without the factor T in front. What are the units of the smooth max as T grows?", "T logsumexp(alpha / T) -> max(alpha) as T -> 0."),
     Mistake.of(lambda a, t: a.max() + (_lse(a, t) - a.max()) / t, "{where} you returned {got}: the max is pulled out, but the log term lacks its factor T. Which terms does the T in front multiply?", "T log sum exp(...) multiplies the whole log."),
     Mistake.of(lambda a, t: _lse(a, 1.0), "{where} you returned {got}: the temperature is ignored. Where does T enter, inside and outside?", "Divide inside exp, multiply the log."),
@@ -56,22 +56,22 @@ check_logsumexp = implement("the smooth maximum T logsumexp(alpha / T)", [
 # fmt: on
 
 
-def _keep(alpha, idx, k):
+def _keep(alpha, idx, k_top):
     w = np.zeros(alpha.size)
-    w[idx] = 1 / k
+    w[idx] = 1 / k_top
     return w
 
 
-def _other_tied_keys(got, alpha, k, reversed_order):
-    """1/k on k keys holding the k largest scores, but not the tie rule's keys: tied keys taken from the end
+def _other_tied_keys(got, alpha, k_top, reversed_order):
+    """1/k_top on k_top keys holding the k_top largest scores, but not the tie rule's keys: tied keys taken from the end
     (``reversed_order``, an ascending sort read backwards) or in another order (an unstable sort)."""
     chosen = np.flatnonzero(got)
-    if chosen.size != k or not np.allclose(got[chosen], 1 / k):
+    if chosen.size != k_top or not np.allclose(got[chosen], 1 / k_top):
         return False
-    if not np.array_equal(np.sort(alpha[chosen]), np.sort(alpha)[alpha.size - k :]):
+    if not np.array_equal(np.sort(alpha[chosen]), np.sort(alpha)[alpha.size - k_top :]):
         return False
-    from_the_end = set(np.argsort(alpha, kind="stable")[::-1][:k].tolist())
-    return set(chosen.tolist()) != set(np.argsort(-alpha, kind="stable")[:k].tolist()) and (
+    from_the_end = set(np.argsort(alpha, kind="stable")[::-1][:k_top].tolist())
+    return set(chosen.tolist()) != set(np.argsort(-alpha, kind="stable")[:k_top].tolist()) and (
         (set(chosen.tolist()) == from_the_end) == reversed_order
     )
 
@@ -83,30 +83,30 @@ def _equal_shares(got, count):
 
 # fmt: off
 check_top_k = implement("top-k hard attention", [
-    Case((_A([0.1, 0.9, 0.5, 0.3]), 1), "For scores [0.1, 0.9, 0.5, 0.3] and k = 1"),
-    Case((_A([0.1, 0.9, 0.5, 0.3]), 2), "For scores [0.1, 0.9, 0.5, 0.3] and k = 2"),
-    Case((_A([2.0, -1.0, 5.0]), 3), "For scores [2, -1, 5] and k = 3"),
-    Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3), "For scores [1.2, 3, 0.5, 2.6, -0.8, 1.9] and k = 3"),
-    Case((np.tile(_A([0.0, 1.0, 2.0, 2.0, 1.0]), 40), 30), "For 200 scores [0, 1, 2, 2, 1] repeated 40 times (80 keys tied at the largest score 2) and k = 30"),
-    Case((_A([1.0, 3.0, 2.0, 3.0]), 1), "For the tied scores [1, 3, 2, 3] and k = 1"),
-    Case((_A([2.0, 5.0, 2.0, 2.0, 0.0]), 2), "For the tied scores [2, 5, 2, 2, 0] and k = 2"),
-    Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1), "For the near-tie [1, 1 + 1e-12, 0] and k = 1"),
-    Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2), "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k = 2"),
-], lambda alpha, k: hard_attention(alpha, k), [  # 1/k on the first k of np.argsort(-alpha, kind="stable")
-    Mistake(when=lambda got, a, k: np.count_nonzero(got) > k and np.sum(a == np.sort(a)[-k]) > 1, says="{where} your weights {got} put weight on more than k keys: every key that ties with the k-th largest score is kept. The tie rule (among tied scores, the key with the lower index is chosen first) keeps exactly k: which ones?", hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can."),
-    Mistake.of(lambda a, k: _keep(a, np.argsort(-a, kind="stable")[: k + 1], k), "{where} your weights {got} keep k + 1 keys: one more than asked. Where does your count of keys stop?", "Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more."),
-    Mistake(when=lambda got, a, k: _equal_shares(got, k + 1), says="{where} your weights {got} give k + 1 keys an equal share, 1/(k + 1) each: one key more than asked. Where does your count of keys stop?", hint="Slicing [:k] keeps k entries; a comparison with the (k+1)-th largest keeps one more."),
-    Mistake(when=lambda got, a, k: _other_tied_keys(got, a, k, reversed_order=True), says="{where} your weights {got} choose a later key among tied scores: an ascending sort read backwards puts equal scores in reverse index order. Tie rule: among tied scores, the key with the lower index is chosen first. Which order of the indices does your sort give to equal scores?", hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably."),
-    Mistake(when=lambda got, a, k: _other_tied_keys(got, a, k, reversed_order=False), says="{where} your weights {got} are 1/k on keys with the k largest scores, but among the tied keys not the ones with the lowest indices: your sort does not keep equal scores in index order. np.argsort's default sort is not stable: on longer arrays it may put tied keys in any order, and another order on another machine. Which kind of sort keeps ties in index order?", hint="A stable sort keeps equal scores in the order of their indices (np.argsort's kind argument chooses the sort)."),
-    Mistake.of(lambda a, k: hard_attention(-a, k), "{where} your weights {got} sit on the k smallest scores. Which end of the sorted order holds the largest?", "np.argsort sorts in ascending order."),
-    Mistake.of(lambda a, k: k * hard_attention(a, k), "{where} your weights {got} are 1 on each chosen key: they sum to k. How do k keys share the attention?", "The weights still sum to 1."),
-    Mistake(when=lambda got, a, k: np.count_nonzero(got) == k and len(set(np.round(got[got > 0], 9))) > 1, says="{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's weight in hard top-k attention?", hint="Each chosen key gets the same weight."),
-    Mistake(when=lambda got, a, k: abs(got.sum() - 1) > 1e-6, says="{where} your weights {got} do not sum to 1. What does each chosen key get?", hint="k keys, equal shares."),
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 1), "For scores [0.1, 0.9, 0.5, 0.3] and k_top = 1"),
+    Case((_A([0.1, 0.9, 0.5, 0.3]), 2), "For scores [0.1, 0.9, 0.5, 0.3] and k_top = 2"),
+    Case((_A([2.0, -1.0, 5.0]), 3), "For scores [2, -1, 5] and k_top = 3"),
+    Case((_A([1.2, 3.0, 0.5, 2.6, -0.8, 1.9]), 3), "For scores [1.2, 3, 0.5, 2.6, -0.8, 1.9] and k_top = 3"),
+    Case((np.tile(_A([0.0, 1.0, 2.0, 2.0, 1.0]), 40), 30), "For 200 scores [0, 1, 2, 2, 1] repeated 40 times (80 keys tied at the largest score 2) and k_top = 30"),
+    Case((_A([1.0, 3.0, 2.0, 3.0]), 1), "For the tied scores [1, 3, 2, 3] and k_top = 1"),
+    Case((_A([2.0, 5.0, 2.0, 2.0, 0.0]), 2), "For the tied scores [2, 5, 2, 2, 0] and k_top = 2"),
+    Case((_A([1.0, 1.0 + 1e-12, 0.0]), 1), "For the near-tie [1, 1 + 1e-12, 0] and k_top = 1"),
+    Case((_A([-1e300, 1e300, 0.0, 1e-300]), 2), "For the huge and tiny scores [-1e300, 1e300, 0, 1e-300] and k_top = 2"),
+], lambda alpha, k_top: hard_attention(alpha, k_top), [  # 1/k_top on the first k_top of np.argsort(-alpha, kind="stable")
+    Mistake(when=lambda got, a, k_top: np.count_nonzero(got) > k_top and np.sum(a == np.sort(a)[-k_top]) > 1, says="{where} your weights {got} put weight on more than k_top keys: every key that ties with the k_top-th largest score is kept. The tie rule (among tied scores, the key with the lower index is chosen first) keeps exactly k_top: which ones?", hint="A threshold `alpha >= kth largest` cannot break ties; an ordering of the indices can."),
+    Mistake.of(lambda a, k_top: _keep(a, np.argsort(-a, kind="stable")[: k_top + 1], k_top), "{where} your weights {got} keep k_top + 1 keys: one more than asked. Where does your count of keys stop?", "Slicing [:k_top] keeps k_top entries; a comparison with the (k_top+1)-th largest keeps one more."),
+    Mistake(when=lambda got, a, k_top: _equal_shares(got, k_top + 1), says="{where} your weights {got} give k_top + 1 keys an equal share, 1/(k_top + 1) each: one key more than asked. Where does your count of keys stop?", hint="Slicing [:k_top] keeps k_top entries; a comparison with the (k_top+1)-th largest keeps one more."),
+    Mistake(when=lambda got, a, k_top: _other_tied_keys(got, a, k_top, reversed_order=True), says="{where} your weights {got} choose a later key among tied scores: an ascending sort read backwards puts equal scores in reverse index order. Tie rule: among tied scores, the key with the lower index is chosen first. Which order of the indices does your sort give to equal scores?", hint="np.argsort(alpha)[::-1] reverses the order of ties as well; sort -alpha instead, stably."),
+    Mistake(when=lambda got, a, k_top: _other_tied_keys(got, a, k_top, reversed_order=False), says="{where} your weights {got} are 1/k_top on keys with the k_top largest scores, but among the tied keys not the ones with the lowest indices: your sort does not keep equal scores in index order. np.argsort's default sort is not stable: on longer arrays it may put tied keys in any order, and another order on another machine. Which kind of sort keeps ties in index order?", hint="A stable sort keeps equal scores in the order of their indices (np.argsort's kind argument chooses the sort)."),
+    Mistake.of(lambda a, k_top: hard_attention(-a, k_top), "{where} your weights {got} sit on the k_top smallest scores. Which end of the sorted order holds the largest?", "np.argsort sorts in ascending order."),
+    Mistake.of(lambda a, k_top: k_top * hard_attention(a, k_top), "{where} your weights {got} are 1 on each chosen key: they sum to k_top. How do k_top keys share the attention?", "The weights still sum to 1."),
+    Mistake(when=lambda got, a, k_top: np.count_nonzero(got) == k_top and len(set(np.round(got[got > 0], 9))) > 1, says="{where} your weights {got} follow a softmax of the chosen scores. Does a score change a chosen key's weight in hard top-k attention?", hint="Each chosen key gets the same weight."),
+    Mistake(when=lambda got, a, k_top: abs(got.sum() - 1) > 1e-6, says="{where} your weights {got} do not sum to 1. What does each chosen key get?", hint="k_top keys, equal shares."),
 ], shape="one weight per score",
-    otherwise=Mistake("{where} your weights {got} are not 1/k on the k keys with the largest scores. How many keys did you choose, which ones, and what are their scores?", "Sort the indices by score, largest first, ties by index."),
-    success="1/k on exactly k keys, the largest scores, ties to the lower index (also among 80 tied keys), and for huge and tiny scores.",
-    fix='`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k]] = 1 / k`.',
-    doc="Exercise: ``fn(alpha, k)``: 1/k on the k largest scores, 0 elsewhere; ties go to the lower index.")
+    otherwise=Mistake("{where} your weights {got} are not 1/k_top on the k_top keys with the largest scores. How many keys did you choose, which ones, and what are their scores?", "Sort the indices by score, largest first, ties by index."),
+    success="1/k_top on exactly k_top keys, the largest scores, ties to the lower index (also among 80 tied keys), and for huge and tiny scores.",
+    fix='`weights = np.zeros(len(alpha)); weights[np.argsort(-alpha, kind="stable")[:k_top]] = 1 / k_top`.',
+    doc="Exercise: ``fn(alpha, k_top)``: 1/k_top on the k_top largest scores, 0 elsewhere; ties go to the lower index.")
 # fmt: on
 
 
@@ -128,19 +128,19 @@ def check_temperature_for_weight(name, temperature, scores, target=0.5, toleranc
     # fmt: on
 
 
-@exercise(lambda bound, scores, n=6, temperature=0.5: _("the largest gap between the smooth max and the max (n = {n}, T = {t:g})").format(n=n, t=temperature))  # fmt: skip
-def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
-    """Predict-then-check: ``bound`` = max over n scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
+@exercise(lambda bound, scores, n_k=6, temperature=0.5: _("the largest gap between the smooth max and the max (n_k = {n_k}, T = {t:g})").format(n_k=n_k, t=temperature))  # fmt: skip
+def check_smooth_max_gap(name, bound, scores, n_k=6, temperature=0.5) -> Feedback:
+    """Predict-then-check: ``bound`` = max over n_k scores of T logsumexp(alpha / T) - max(alpha); ``scores`` reach it."""
     value, why = read_number(bound, "Your bound")
     if why is not None:
         return Feedback(name, False, why)
-    truth, hints = temperature * np.log(n), []
+    truth, hints = temperature * np.log(n_k), []
     if abs(value - truth) > 1e-6:
         known = {
-            np.log(n): "That is the largest gap at T = 1. How does the gap scale with T?",
-            temperature * np.log(n - 1): "Does the sum count the winner's own term?",
-            np.log(n - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
-            np.log(n) / temperature: "Must the gap grow or shrink as T -> 0?",
+            np.log(n_k): "That is the largest gap at T = 1. How does the gap scale with T?",
+            temperature * np.log(n_k - 1): "Does the sum count the winner's own term?",
+            np.log(n_k - 1): "Does the sum count the winner's own term, and how does the gap scale with T?",
+            np.log(n_k) / temperature: "Must the gap grow or shrink as T -> 0?",
             -np.inf: "Some scores give a larger gap. How large can each term exp((alpha_i - max) / T) be?",
             np.inf: "No scores reach that gap: how large can each term exp((alpha_i - max) / T) be?",
         }
@@ -148,10 +148,10 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
             next((v for k, v in known.items() if abs(value - k) < 1e-6), known[np.sign(value - truth) * np.inf])
         )
     if unanswered(scores):
-        return Feedback(name, False, [*hints, "Now give n scores that reach your bound (replace the `...`)."])
+        return Feedback(name, False, [*hints, "Now give n_k scores that reach your bound (replace the `...`)."])
     array, why = to_float_array(scores, "Your scores")
-    if why is None and (array.shape != (n,) or not np.all(np.isfinite(array))):
-        why = _("Give {n} finite scores (shape ({n},)); got shape {shape}.").format(n=n, shape=array.shape)
+    if why is None and (array.shape != (n_k,) or not np.all(np.isfinite(array))):
+        why = _("Give {n_k} finite scores (shape ({n_k},)); got shape {shape}.").format(n_k=n_k, shape=array.shape)
     if why is not None:
         return Feedback(name, False, [*hints, why])
     gap = float(logsumexp(array, temperature)) - float(array.max())
@@ -159,7 +159,7 @@ def check_smooth_max_gap(name, bound, scores, n=6, temperature=0.5) -> Feedback:
         hints.append(_("Your scores give a gap of {gap:.4f}. Which scores make every term as large as it can be?").format(gap=gap))  # fmt: skip
     if hints:
         return Feedback(name, False, hints, hint="Each term exp((alpha_i - max) / T) is at most 1, the winner's exactly 1.")  # fmt: skip
-    return Feedback(name, True, _("The gap is at most T log n = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.").format(truth=truth))  # fmt: skip
+    return Feedback(name, True, _("The gap is at most T log n_k = {truth:.4f}, reached exactly when all scores are equal: the smooth max overshoots most when there is no clear winner.").format(truth=truth))  # fmt: skip
 
 
 def _reinforce_truth(alpha, losses):

@@ -21,32 +21,34 @@ __all__ = [
 _A = np.array
 
 
-def _knn(x_query, x_keys, y_values, k):
-    order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]  # (n_q, k)
+def _knn(x_query, x_keys, y_values, k_top):
+    order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k_top]  # (n_q, k_top)
     return y_values[order].mean(axis=1)  # (n_q,)
 
 
-def _knn_by(score, k_of=lambda k: k, pick=lambda order, k: order[:, :k]):
-    def wrong(xq, xk, y, k):
+def _knn_by(score, k_of=lambda k_top: k_top, pick=lambda order, k_top: order[:, :k_top]):
+    def wrong(xq, xk, y, k_top):
         order = np.argsort(score(xq[:, None] - xk[None, :]), axis=1, kind="stable")
-        return y[pick(order, k_of(k))].mean(axis=1)
+        return y[pick(order, k_of(k_top))].mean(axis=1)
 
     return wrong
 
 
-def _tie_at_k(xq, xk, k):  # (n_q,): keys tie at the k-th smallest distance, more of them than the k places left
+def _tie_at_k(
+    xq, xk, k_top
+):  # (n_q,): keys tie at the k_top-th smallest distance, more of them than the k_top places left
     d = np.abs(xq[:, None] - xk[None, :])  # (n_q, n_k)
-    return np.sum(d <= np.sort(d, axis=1)[:, k - 1 : k], axis=1) > k
+    return np.sum(d <= np.sort(d, axis=1)[:, k_top - 1 : k_top], axis=1) > k_top
 
 
-def _other_tied_keys(got, xq, xk, y, k):  # right wherever no tie decides, wrong where one does: not reversed
-    reversed_sort = y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1)  # fmt: skip
-    wrong = ~np.isclose(got, _knn(xq, xk, y, k))
-    return wrong.any() and not wrong[~_tie_at_k(xq, xk, k)].any() and not np.allclose(got, reversed_sort)
+def _other_tied_keys(got, xq, xk, y, k_top):  # right wherever no tie decides, wrong where one does: not reversed
+    reversed_sort = y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k_top]].mean(axis=1)  # fmt: skip
+    wrong = ~np.isclose(got, _knn(xq, xk, y, k_top))
+    return wrong.any() and not wrong[~_tie_at_k(xq, xk, k_top)].any() and not np.allclose(got, reversed_sort)
 
 
-def _knn_threshold(xq, xk, y, k):  # every key within the k-th smallest distance
-    inside = (lambda d: d <= np.sort(d, axis=1)[:, k - 1 : k])(np.abs(xq[:, None] - xk))
+def _knn_threshold(xq, xk, y, k_top):  # every key within the k_top-th smallest distance
+    inside = (lambda d: d <= np.sort(d, axis=1)[:, k_top - 1 : k_top])(np.abs(xq[:, None] - xk))
     return (inside * y).sum(1) / inside.sum(1)
 
 
@@ -55,31 +57,31 @@ _REACH = np.sort(np.abs(_COURSE.x_test[:, None] - _COURSE.x_train[None, :]), axi
 _DIST = "The distance from a query to a key is |x - x_i|, one row per query: (n_q, n_k)."
 # fmt: off
 check_knn_regression = implement("k-nearest-neighbour pooling (a model change)", [
-    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1), "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k = 1"),
-    Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2), "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k = 2"),
-    Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4), "For queries [1, -50], four keys and k = 4 (every key)"),
-    Case((_A([0.0, 0.1]), np.tile(_A([1.0, -1.0, 2.0, -2.0]), 50), np.arange(200.0), 60), "For the queries [0, 0.1], 200 keys [1, -1, 2, -2] repeated 50 times (100 keys tied at distance 1 from the query 0), values 0, 1, ..., 199, and k = 60"),
-    Case((_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 1.5, midway between the keys 1 and 2, and k = 1 (a tie)"),
-    Case((_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 0.25, midway between the keys 0 and 0.5, and k = 1 (a tie)"),
-    Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2), "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k = 2"),
-    Case((_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2), "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k = 2"),
+    Case((_A([0.1, 1.7, 2.9]), _A([0.0, 1.0, 2.2, 3.1, 4.0]), _A([5.0, 6.0, 7.0, 8.0, 9.0]), 1), "For queries [0.1, 1.7, 2.9], keys [0, 1, 2.2, 3.1, 4] and k_top = 1"),
+    Case((_A([0.4, 2.5, 3.9]), _A([3.0, 0.0, 4.0, 1.0, 2.0, 0.5]), _A([1.0, -2.0, 3.0, 0.5, 2.0, -1.0]), 2), "For queries [0.4, 2.5, 3.9], the unsorted keys [3, 0, 4, 1, 2, 0.5] and k_top = 2"),
+    Case((_A([1.0, -50.0]), _A([0.0, 2.0, 0.5, 3.0]), _A([1.0, 2.0, 3.0, 4.0]), 4), "For queries [1, -50], four keys and k_top = 4 (every key)"),
+    Case((_A([0.0, 0.1]), np.tile(_A([1.0, -1.0, 2.0, -2.0]), 50), np.arange(200.0), 60), "For the queries [0, 0.1], 200 keys [1, -1, 2, -2] repeated 50 times (100 keys tied at distance 1 from the query 0), values 0, 1, ..., 199, and k_top = 60"),
+    Case((_A([1.5]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 1.5, midway between the keys 1 and 2, and k_top = 1 (a tie)"),
+    Case((_A([0.25]), _A([1.0, 2.0, 0.0, 0.5]), _A([2.0, 6.0, -1.0, 0.5]), 1), "For the query 0.25, midway between the keys 0 and 0.5, and k_top = 1 (a tie)"),
+    Case((_A([3.0]), _A([1.0, 3.5, 2.5, 3.0, 3.5]), _A([-1.0, 2.0, 5.0, 0.0, 4.0]), 2), "For the query 3 with keys 2.5 and 3.5 (twice) tied at distance 0.5, and k_top = 2"),
+    Case((_A([1e8, -1e-9]), _A([0.0, 1e-12, 2.0]), _A([1.0, 3.0, 5.0]), 2), "For a query far from every key (1e8), one at -1e-9 next to the near-tie 0 and 1e-12, and k_top = 2"),
 ], _knn, [
-    Mistake.of(_knn_by(np.abs, pick=lambda o, k: o[:, o.shape[1] - k :]), "{where} you returned {got}: the average of the k farthest keys. Which end of the sorted distances holds the nearest?", "np.argsort sorts in ascending order."),
+    Mistake.of(_knn_by(np.abs, pick=lambda o, k_top: o[:, o.shape[1] - k_top :]), "{where} you returned {got}: the average of the k_top farthest keys. Which end of the sorted distances holds the nearest?", "np.argsort sorts in ascending order."),
     Mistake.of(_knn_by(lambda d: -d), "{where} you returned {got}: you sort x_i - x with its sign, so keys far to the left count as near. What is the distance between two points on a line?", _DIST),
     Mistake.of(_knn_by(lambda d: d), "{where} you returned {got}: you sort x - x_i with its sign, so keys far to the right count as near. What is the distance between two points on a line?", _DIST),
-    Mistake.of(_knn_threshold, "{where} you returned {got}: you average every key within the k-th smallest distance, so tied keys are all kept, more than k. The tie rule (among keys tied at the k-th smallest distance, the one with the lower index is chosen first) keeps exactly k: which ones?", "A threshold cannot break ties; a stable ordering of the indices can."),
-    Mistake.of(_knn_by(np.abs, k_of=lambda k: k + 1), "{where} you returned {got}: the average of k + 1 keys. Where does your count stop?", "Slicing [:, :k] keeps k columns."),
-    Mistake.of(lambda xq, xk, y, k: k * _knn(xq, xk, y, k), "{where} you returned {got}: the sum of the k nearest values. A sum or an average?", "Each of the k nearest keys gets the weight 1/k."),
-    Mistake.of(lambda xq, xk, y, k: _knn(xq, xk, xk, k), "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?", "Keys decide who is near; values are averaged."),
-    Mistake.of(lambda xq, xk, y, k: _knn(xq, xk, np.arange(xk.size, dtype=float), k), "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?", "Index the values with them."),
-    Mistake.of(lambda xq, xk, y, k: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k]].mean()), "{where} you returned {got}: the first k values, whatever the query. Did you sort the keys by position instead of by distance to each query?", _DIST),
-    Mistake.of(lambda xq, xk, y, k: y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k]].mean(axis=1), "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?", "A reversed sort reorders ties too."),
-    Mistake(when=_other_tied_keys, says="{where} you returned {got}: right wherever no tie decides, but where keys tie at the k-th smallest distance you did not take the tied keys with the lowest indices. Your sort does not keep equal distances in index order: np.argsort's default sort (and np.argpartition) is not stable, so on longer rows it may put tied keys in any order, and another order on another machine. Which kind of sort keeps ties in index order?", hint="A stable sort keeps equal distances in the order of their indices (np.argsort's kind argument chooses the sort)."),
+    Mistake.of(_knn_threshold, "{where} you returned {got}: you average every key within the k_top-th smallest distance, so tied keys are all kept, more than k_top. The tie rule (among keys tied at the k_top-th smallest distance, the one with the lower index is chosen first) keeps exactly k_top: which ones?", "A threshold cannot break ties; a stable ordering of the indices can."),
+    Mistake.of(_knn_by(np.abs, k_of=lambda k_top: k_top + 1), "{where} you returned {got}: the average of k_top + 1 keys. Where does your count stop?", "Slicing [:, :k_top] keeps k_top columns."),
+    Mistake.of(lambda xq, xk, y, k_top: k_top * _knn(xq, xk, y, k_top), "{where} you returned {got}: the sum of the k_top nearest values. A sum or an average?", "Each of the k_top nearest keys gets the weight 1/k_top."),
+    Mistake.of(lambda xq, xk, y, k_top: _knn(xq, xk, xk, k_top), "{where} you returned {got}: averages of the nearest keys x_i themselves. What should be averaged?", "Keys decide who is near; values are averaged."),
+    Mistake.of(lambda xq, xk, y, k_top: _knn(xq, xk, np.arange(xk.size, dtype=float), k_top), "{where} you returned {got}: averages of the nearest keys' indices. What should the indices select?", "Index the values with them."),
+    Mistake.of(lambda xq, xk, y, k_top: np.full(xq.size, y[np.argsort(xk, kind="stable")[:k_top]].mean()), "{where} you returned {got}: the first k_top values, whatever the query. Did you sort the keys by position instead of by distance to each query?", _DIST),
+    Mistake.of(lambda xq, xk, y, k_top: y[xk.size - 1 - np.argsort(np.abs(xq[:, None] - xk[None, :])[:, ::-1], axis=1, kind="stable")[:, :k_top]].mean(axis=1), "{where} you returned {got}: among tied keys you chose a later one. Tie rule: among keys tied at the k_top-th smallest distance, the one with the lower index is chosen first. What order does your sort give equal distances?", "A reversed sort reorders ties too."),
+    Mistake(when=_other_tied_keys, says="{where} you returned {got}: right wherever no tie decides, but where keys tie at the k_top-th smallest distance you did not take the tied keys with the lowest indices. Your sort does not keep equal distances in index order: np.argsort's default sort (and np.argpartition) is not stable, so on longer rows it may put tied keys in any order, and another order on another machine. Which kind of sort keeps ties in index order?", hint="A stable sort keeps equal distances in the order of their indices (np.argsort's kind argument chooses the sort)."),
 ], shape="one prediction per query: (n_q,)",
-    otherwise=Mistake("{where} you returned {got}: not the average of the k nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k-th smallest distance, the one with the lower index is chosen first)?", _DIST),
-    success=_("Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.").format(near=_REACH.min(), far=_REACH.max()),
-    fix='`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k]; return y_values[order].mean(axis=1)`',
-    doc="Exercise: ``fn(x_query, x_keys, y_values, k)``: each query averages the values of its k nearest keys.")
+    otherwise=Mistake("{where} you returned {got}: not the average of the k_top nearest values. For one query, which keys did you pick, and in what order are tied ones taken (among keys tied at the k_top-th smallest distance, the one with the lower index is chosen first)?", _DIST),
+    success=_("Your k-nearest-neighbour pooling is top-k hard attention on the score -|x - x_i| (notebook 02). Its window adapts: on the course data with k_top = 5 the fifth nearest key lies {near:.2f} from a query where keys are dense and {far:.2f} where they are sparse, where a Gaussian uses one h everywhere; and, unlike the compact kernels of section 6, it never leaves a query without keys.").format(near=_REACH.min(), far=_REACH.max()),
+    fix='`order = np.argsort(np.abs(x_query[:, None] - x_keys[None, :]), axis=1, kind="stable")[:, :k_top]; return y_values[order].mean(axis=1)`',
+    doc="Exercise: ``fn(x_query, x_keys, y_values, k_top)``: each query averages the values of its k_top nearest keys.")
 # fmt: on
 
 

@@ -38,13 +38,18 @@ from matplotlib.figure import Figure
 
 from ..i18n import N_, _, get_language, speaking
 from ..plots import in_language_fonts
-from .controls import check_control_value, describe_control, index_of, positions_or_none, tooltip_trait, widget_bundle
+from .controls import (
+    check_control_value,
+    control_entries,
+    describe_control,
+    index_of,
+    positions_or_none,
+    widget_bundle,
+)
 from .frames import NOTE_BROWSER, FrameCache, FrameView, explorer_html, frame_png
 
 # The words the reader sees, in one place (translated where they are shown: attention_lab.i18n).
 NOTE_KERNEL = N_("Kernel path: the kernel draws every step (the fast path's front end, anywidget, did not load here).")
-KINDS = {widgets.Dropdown: "select"}
-SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
 
 __all__ = ["Explorer", "explorer_classes", "live_explorers"]
 
@@ -217,30 +222,13 @@ class Explorer:
         return [index_of(self._positions[name], control.value) for name, control in self.controls.items()]
 
     def manifest(self, offered: dict | None = None) -> dict:
-        """The controls as the front end shows them: name, label, kind, the labels of the positions offered
-        (``offered[name]``: indices into every position; default all), the current one, how many there are;
-        and ``language``, the one its labels and frames speak (the page's notes follow it)."""
-        entries = []
-        for name, control in self.controls.items():
-            every = self._positions[name]
-            chosen = (offered or {}).get(name, range(len(every)))
-            here = index_of(every, control.value)
-            entries.append(
-                {
-                    "name": name,
-                    "label": control.description or name,
-                    "kind": "slider" if isinstance(control, SLIDERS) else KINDS.get(type(control), "buttons"),
-                    "labels": [every[j][0] for j in chosen],
-                    "current": list(chosen).index(here) if here in chosen else 0,
-                    "positions": len(every),
-                    "tooltip": getattr(control, tooltip_trait(control), None) or "",
-                }
-            )
+        """The controls as the front end shows them (:func:`~.controls.control_entries`; ``offered[name]``: the
+        indices of the positions offered, default all) and ``language``, the one its labels and frames speak."""
         return {
             "class": type(self).__name__,
             "width": int(round(self.figure.bbox.width)),
             "height": int(round(self.figure.bbox.height)),
-            "controls": entries,
+            "controls": control_entries(self.controls, self._positions, offered),
             "language": self.language,
         }
 

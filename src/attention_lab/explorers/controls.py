@@ -38,6 +38,8 @@ __all__ = [
     "describe_control",
     "tooltip_trait",
     "widget_bundle",
+    "control_entries",
+    "SLIDERS",
 ]
 
 
@@ -230,6 +232,32 @@ def positions_or_none(control) -> list | None:
         return positions(control)
     except TypeError:
         return None
+
+
+KINDS = {widgets.Dropdown: "select"}  # how the front end draws a control that is not a slider nor buttons
+SLIDERS = (widgets.SelectionSlider, widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
+
+
+def control_entries(controls: dict, every: dict, offered: dict | None = None) -> list[dict]:
+    """Each control as the front end shows it: name, label, kind, the labels of the positions offered
+    (``offered[name]``: indices into ``every[name]``, its positions; default all), the current one, how many."""
+    entries = []
+    for name, control in controls.items():
+        chosen = (offered or {}).get(name, range(len(every[name])))
+        here = index_of(every[name], control.value)
+        kind = "slider" if isinstance(control, SLIDERS) else KINDS.get(type(control), "buttons")
+        entries.append(
+            {
+                "name": name,
+                "label": control.description or name,
+                "kind": kind,
+                "labels": [every[name][j][0] for j in chosen],
+                "current": list(chosen).index(here) if here in chosen else 0,
+                "positions": len(every[name]),
+                "tooltip": getattr(control, tooltip_trait(control), None) or "",
+            }
+        )
+    return entries
 
 
 def index_of(options: list, value) -> int:
