@@ -97,7 +97,7 @@ def test_the_typography_rule(text, bad):
 def typography_problems(text: str) -> list[str]:
     prose = _prose(text)
     found = re.findall(f"{HAN}[,:;?!](?=\\s|{HAN}|$)|{HAN}[,:;?!]\\s", prose)
-    found += re.findall(r"\s[“”‘’]|[“”‘’]\s(?![\s\-|#*>])", prose)
+    found += re.findall(r"[ \t][“”‘’]|[“”‘’][ \t](?![\s\-|#*>])", prose)  # a line may start or end with one
     return found
 
 
