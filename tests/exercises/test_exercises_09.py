@@ -264,7 +264,7 @@ GARBAGE = [
 test_garbage_gets_feedback_never_an_exception = garbage_test(FUNCTION_CHECKS, GARBAGE)
 
 
-# --- exercise 4: the cached attention step ----------------------------------------------------------------------
+# --- exercise 3: the cached attention step ----------------------------------------------------------------------
 
 
 def _sm(a):

@@ -322,7 +322,7 @@ def check_window_mask(title, fn) -> Feedback:
     # fmt: on
 
 
-# --- exercise 5: which keys can an encoder-decoder keep? ------------------------------------------------------------
+# --- exercise 6: which keys can an encoder-decoder keep? ------------------------------------------------------------
 
 # fmt: off
 check_cross_attention_cache = multiple_choice("predict: which keys an encoder-decoder keeps while it writes", {
